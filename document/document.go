@@ -1,0 +1,74 @@
+// Package document is the Kong declarative configuration (format 3.0) that the translator
+// produces and the sync loop posts: a thin layer over go-kong's entity types that adds decK's
+// nesting (routes in services, targets in upstreams, SNIs in certificates) and a canonical
+// encoding, so that the same document always gives the same bytes and the same hash.
+package document
+
+import (
+	"github.com/kong/go-kong/kong"
+)
+
+// FormatVersion is the declarative format kongsync emits.
+const FormatVersion = "3.0"
+
+// Document is one complete Kong declarative configuration. Every list is sorted by the
+// translator; encoders never reorder.
+type Document struct {
+	FormatVersion  string                `json:"_format_version"`
+	CACertificates []*kong.CACertificate `json:"ca_certificates,omitempty"`
+	Certificates   []*Certificate        `json:"certificates,omitempty"`
+	Consumers      []*Consumer           `json:"consumers,omitempty"`
+	Plugins        []*kong.Plugin        `json:"plugins,omitempty"`
+	Services       []*Service            `json:"services,omitempty"`
+	Upstreams      []*Upstream           `json:"upstreams,omitempty"`
+}
+
+// Service is a Kong service with its routes and plugins nested, as decK's file format nests them.
+type Service struct {
+	kong.Service
+	Routes  []*Route       `json:"routes,omitempty"`
+	Plugins []*kong.Plugin `json:"plugins,omitempty"`
+}
+
+// Route is a Kong route with its plugins nested.
+type Route struct {
+	kong.Route
+	Plugins []*kong.Plugin `json:"plugins,omitempty"`
+}
+
+// Upstream is a Kong upstream with its targets nested.
+type Upstream struct {
+	kong.Upstream
+	Targets []*kong.Target `json:"targets,omitempty"`
+}
+
+// Certificate is a Kong certificate with SNI objects nested (decK's shape: each SNI names its
+// certificate by id), which go-kong's Certificate, with SNIs as plain strings, cannot express.
+type Certificate struct {
+	ID   *string   `json:"id,omitempty"`
+	Cert *string   `json:"cert,omitempty"`
+	Key  *string   `json:"key,omitempty"`
+	SNIs []*SNI    `json:"snis,omitempty"`
+	Tags []*string `json:"tags,omitempty"`
+}
+
+// SNI is a server name bound to a certificate.
+type SNI struct {
+	Name        *string         `json:"name,omitempty"`
+	Certificate *CertificateRef `json:"certificate,omitempty"`
+	Tags        []*string       `json:"tags,omitempty"`
+}
+
+// CertificateRef points at a certificate by id.
+type CertificateRef struct {
+	ID *string `json:"id,omitempty"`
+}
+
+// Consumer is a Kong consumer with its plugins nested. Credentials come with the CRD issue.
+type Consumer struct {
+	kong.Consumer
+	Plugins []*kong.Plugin `json:"plugins,omitempty"`
+}
+
+// New returns an empty document of the current format version.
+func New() *Document { return &Document{FormatVersion: FormatVersion} }

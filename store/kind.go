@@ -1,0 +1,91 @@
+// Package store keeps the Kubernetes objects kongsync translates, indexed for the lookups the
+// translator makes, and hands out immutable snapshots of them. It is fed either by informers
+// (the live controller) or by manifest files (the offline dump); it never imports the translator.
+package store
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// Object is what the store holds: any typed Kubernetes object with metadata.
+type Object interface {
+	metav1.Object
+	runtime.Object
+}
+
+// Kind names a kind of object the store knows. Informer objects arrive without TypeMeta, so the
+// store derives the kind from the Go type rather than trusting apiVersion/kind fields.
+type Kind string
+
+// The kinds the store holds. Adding a kind means adding it here, in kindOf and in GVK.
+const (
+	KindIngress       Kind = "Ingress"
+	KindIngressClass  Kind = "IngressClass"
+	KindService       Kind = "Service"
+	KindEndpointSlice Kind = "EndpointSlice"
+	KindSecret        Kind = "Secret"
+)
+
+// Kinds lists every kind the store holds, in a fixed order (used for deterministic iteration).
+var Kinds = []Kind{KindIngress, KindIngressClass, KindService, KindEndpointSlice, KindSecret}
+
+// GVK is the group/version/kind of each stored kind; tags and events need it because objects
+// fetched by informers carry no TypeMeta.
+func (k Kind) GVK() schema.GroupVersionKind {
+	switch k {
+	case KindIngress, KindIngressClass:
+		return networkingv1.SchemeGroupVersion.WithKind(string(k))
+	case KindEndpointSlice:
+		return discoveryv1.SchemeGroupVersion.WithKind(string(k))
+	default:
+		return corev1.SchemeGroupVersion.WithKind(string(k))
+	}
+}
+
+// KindOf returns the store kind of a typed object, or an error for a type the store does not hold.
+func KindOf(obj runtime.Object) (Kind, error) {
+	switch obj.(type) {
+	case *networkingv1.Ingress:
+		return KindIngress, nil
+	case *networkingv1.IngressClass:
+		return KindIngressClass, nil
+	case *corev1.Service:
+		return KindService, nil
+	case *discoveryv1.EndpointSlice:
+		return KindEndpointSlice, nil
+	case *corev1.Secret:
+		return KindSecret, nil
+	}
+	return "", fmt.Errorf("store: unsupported object type %T", obj)
+}
+
+// Ref identifies one object: the unit problems, events and exclusions are keyed by.
+type Ref struct {
+	Kind      Kind
+	Namespace string
+	Name      string
+}
+
+// String renders a ref the way problems and logs name objects: "Kind namespace/name".
+func (r Ref) String() string {
+	if r.Namespace == "" {
+		return string(r.Kind) + " " + r.Name
+	}
+	return string(r.Kind) + " " + r.Namespace + "/" + r.Name
+}
+
+// RefOf returns the ref of a typed object the store holds.
+func RefOf(obj Object) (Ref, error) {
+	k, err := KindOf(obj)
+	if err != nil {
+		return Ref{}, err
+	}
+	return Ref{Kind: k, Namespace: obj.GetNamespace(), Name: obj.GetName()}, nil
+}

@@ -1,0 +1,199 @@
+package store
+
+import (
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+)
+
+// DefaultClassAnnotation marks an IngressClass as the cluster default.
+const DefaultClassAnnotation = "ingressclass.kubernetes.io/is-default-class"
+
+// Snapshot is an immutable view of the store at one version. Objects in it must never be
+// mutated: they are shared with the store and with other snapshots. Every list it returns is
+// sorted by namespace, then name, so consumers iterate deterministically.
+type Snapshot struct {
+	version uint64
+	views   map[Kind]*kindView
+}
+
+// kindView is one kind's objects, sorted list and secondary indexes.
+type kindView struct {
+	objs   map[nsName]Object
+	sorted []Object
+	// bySvc indexes EndpointSlices by namespace and kubernetes.io/service-name label.
+	bySvc map[nsName][]*discoveryv1.EndpointSlice
+}
+
+func newSnapshot(version uint64, kinds map[Kind]map[nsName]Object, prev *Snapshot, shared map[Kind]bool) *Snapshot {
+	snap := &Snapshot{version: version, views: make(map[Kind]*kindView, len(kinds))}
+	for _, k := range Kinds {
+		if prev != nil && shared[k] {
+			snap.views[k] = prev.views[k]
+			continue
+		}
+		snap.views[k] = buildView(k, kinds[k])
+	}
+	return snap
+}
+
+func buildView(k Kind, objs map[nsName]Object) *kindView {
+	v := &kindView{objs: objs, sorted: make([]Object, 0, len(objs))}
+	for _, o := range objs {
+		v.sorted = append(v.sorted, o)
+	}
+	sort.Slice(v.sorted, func(i, j int) bool {
+		a, b := v.sorted[i], v.sorted[j]
+		if a.GetNamespace() != b.GetNamespace() {
+			return a.GetNamespace() < b.GetNamespace()
+		}
+		return a.GetName() < b.GetName()
+	})
+	if k == KindEndpointSlice {
+		v.bySvc = map[nsName][]*discoveryv1.EndpointSlice{}
+		for _, o := range v.sorted {
+			es := o.(*discoveryv1.EndpointSlice)
+			svc := es.Labels[discoveryv1.LabelServiceName]
+			if svc == "" {
+				continue
+			}
+			key := nsName{es.Namespace, svc}
+			v.bySvc[key] = append(v.bySvc[key], es)
+		}
+	}
+	return v
+}
+
+// NewSnapshot builds a snapshot directly from objects, without a Store: handy for tests and
+// benchmarks. Later objects with the same ref replace earlier ones.
+func NewSnapshot(objs ...Object) (*Snapshot, error) {
+	s := New()
+	for _, o := range objs {
+		if _, err := s.Upsert(o); err != nil {
+			return nil, err
+		}
+	}
+	return s.Snapshot(), nil
+}
+
+// Version is the store version this snapshot was taken at.
+func (s *Snapshot) Version() uint64 { return s.version }
+
+// Len is the number of objects of a kind.
+func (s *Snapshot) Len(k Kind) int { return len(s.views[k].sorted) }
+
+// Objects returns every object of a kind, sorted by namespace/name. Do not modify the slice.
+func (s *Snapshot) Objects(k Kind) []Object { return s.views[k].sorted }
+
+// Get returns the object with that ref.
+func (s *Snapshot) Get(ref Ref) (Object, bool) {
+	v, ok := s.views[ref.Kind]
+	if !ok {
+		return nil, false
+	}
+	o, ok := v.objs[nsName{ref.Namespace, ref.Name}]
+	return o, ok
+}
+
+// Ingresses returns every Ingress, sorted by namespace/name.
+func (s *Snapshot) Ingresses() []*networkingv1.Ingress {
+	return typed[*networkingv1.Ingress](s.views[KindIngress].sorted)
+}
+
+// IngressClasses returns every IngressClass, sorted by name.
+func (s *Snapshot) IngressClasses() []*networkingv1.IngressClass {
+	return typed[*networkingv1.IngressClass](s.views[KindIngressClass].sorted)
+}
+
+// IngressClass returns the IngressClass with that name.
+func (s *Snapshot) IngressClass(name string) (*networkingv1.IngressClass, bool) {
+	o, ok := s.views[KindIngressClass].objs[nsName{"", name}]
+	if !ok {
+		return nil, false
+	}
+	return o.(*networkingv1.IngressClass), true
+}
+
+// Service returns the Service namespace/name.
+func (s *Snapshot) Service(namespace, name string) (*corev1.Service, bool) {
+	o, ok := s.views[KindService].objs[nsName{namespace, name}]
+	if !ok {
+		return nil, false
+	}
+	return o.(*corev1.Service), true
+}
+
+// Services returns every Service, sorted by namespace/name.
+func (s *Snapshot) Services() []*corev1.Service {
+	return typed[*corev1.Service](s.views[KindService].sorted)
+}
+
+// EndpointSlicesFor returns the EndpointSlices labelled kubernetes.io/service-name=service in
+// namespace, sorted by name. It is an index lookup, not a scan.
+func (s *Snapshot) EndpointSlicesFor(namespace, service string) []*discoveryv1.EndpointSlice {
+	return s.views[KindEndpointSlice].bySvc[nsName{namespace, service}]
+}
+
+// Secret returns the Secret namespace/name.
+func (s *Snapshot) Secret(namespace, name string) (*corev1.Secret, bool) {
+	o, ok := s.views[KindSecret].objs[nsName{namespace, name}]
+	if !ok {
+		return nil, false
+	}
+	return o.(*corev1.Secret), true
+}
+
+// Secrets returns every Secret, sorted by namespace/name.
+func (s *Snapshot) Secrets() []*corev1.Secret {
+	return typed[*corev1.Secret](s.views[KindSecret].sorted)
+}
+
+// IsDefaultClass reports whether the IngressClass with that name exists and carries the
+// default-class annotation set to "true".
+func (s *Snapshot) IsDefaultClass(name string) bool {
+	ic, ok := s.IngressClass(name)
+	return ok && ic.Annotations[DefaultClassAnnotation] == "true"
+}
+
+// Without returns a snapshot that lacks the given objects. The sync loop uses it to push a
+// config without the objects Kong rejected; kinds not named share this snapshot's views.
+func (s *Snapshot) Without(refs ...Ref) *Snapshot {
+	drop := map[Kind]map[nsName]bool{}
+	for _, r := range refs {
+		if _, ok := s.Get(r); !ok {
+			continue
+		}
+		if drop[r.Kind] == nil {
+			drop[r.Kind] = map[nsName]bool{}
+		}
+		drop[r.Kind][nsName{r.Namespace, r.Name}] = true
+	}
+	if len(drop) == 0 {
+		return s
+	}
+	out := &Snapshot{version: s.version, views: make(map[Kind]*kindView, len(s.views))}
+	for k, v := range s.views {
+		if drop[k] == nil {
+			out.views[k] = v
+			continue
+		}
+		m := make(map[nsName]Object, len(v.objs))
+		for key, o := range v.objs {
+			if !drop[k][key] {
+				m[key] = o
+			}
+		}
+		out.views[k] = buildView(k, m)
+	}
+	return out
+}
+
+func typed[T Object](objs []Object) []T {
+	out := make([]T, len(objs))
+	for i, o := range objs {
+		out[i] = o.(T)
+	}
+	return out
+}
