@@ -1,0 +1,111 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/kongsync/kongsync/document"
+	"github.com/kongsync/kongsync/store"
+	"github.com/kongsync/kongsync/translator"
+)
+
+// Exit statuses of dump: a config was written but some objects were rejected (exitProblems),
+// or nothing could be written at all (exitError).
+const (
+	exitOK       = 0
+	exitProblems = 1
+	exitError    = 2
+)
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (s *stringList) String() string     { return strings.Join(*s, ",") }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+
+// dumpCommand renders the Kong configuration of manifest files: the same translator as the live
+// controller, no cluster needed. Problems go to stderr; the config of everything else still goes
+// to stdout (or -o), and the exit status is 1 when any object or document was rejected.
+func dumpCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("dump", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var files stringList
+	fs.Var(&files, "f", "manifest file or directory (recursive), or - for stdin; repeatable")
+	fs.Var(&files, "filename", "same as -f")
+	out := fs.String("o", "", "write the config to this file instead of stdout")
+	format := fs.String("format", "yaml", "output format: yaml or json")
+	allow := fs.Bool("allow-problems", false, "exit 0 even when objects were rejected")
+	opts := translator.DefaultOptions()
+	fs.StringVar(&opts.IngressClass, "ingress-class", opts.IngressClass, "the ingress class to translate")
+	if err := fs.Parse(args); err != nil {
+		return exitError
+	}
+	if len(files) == 0 || fs.NArg() > 0 {
+		fmt.Fprintln(stderr, "kongsync dump: give manifests with -f PATH (repeatable), and no other arguments")
+		return exitError
+	}
+	if *format != "yaml" && *format != "json" {
+		fmt.Fprintf(stderr, "kongsync dump: --format must be yaml or json, not %q\n", *format)
+		return exitError
+	}
+	objs, notes, err := store.ReadPaths(files, stdin)
+	if err != nil {
+		fmt.Fprintln(stderr, "kongsync dump:", err)
+		return exitError
+	}
+	st, loadNotes := store.Load(objs)
+	notes = append(notes, loadNotes...)
+	res := translator.Translate(st.Snapshot(), opts)
+	body, err := encode(res.Document, *format)
+	if err != nil {
+		fmt.Fprintln(stderr, "kongsync dump:", err)
+		return exitError
+	}
+	if err := write(*out, body, stdout); err != nil {
+		fmt.Fprintln(stderr, "kongsync dump:", err)
+		return exitError
+	}
+	rejected := report(stderr, notes, res.Problems)
+	if rejected && !*allow {
+		return exitProblems
+	}
+	return exitOK
+}
+
+func encode(doc *document.Document, format string) ([]byte, error) {
+	if format == "json" {
+		b, err := document.JSON(doc)
+		return append(b, '\n'), err
+	}
+	return document.YAML(doc)
+}
+
+func write(path string, body []byte, stdout io.Writer) error {
+	if path == "" || path == "-" {
+		_, err := stdout.Write(body)
+		return err
+	}
+	return os.WriteFile(path, body, 0o644)
+}
+
+// report prints notes and problems on stderr and says whether anything was rejected.
+func report(stderr io.Writer, notes []store.Note, problems []translator.Problem) bool {
+	rejected := len(problems) > 0
+	for _, n := range notes {
+		level := "note"
+		if n.Err {
+			level, rejected = "error", true
+		}
+		fmt.Fprintf(stderr, "%s: %s\n", level, n)
+	}
+	for _, p := range problems {
+		fmt.Fprintf(stderr, "problem: %s\n", p)
+	}
+	if rejected {
+		fmt.Fprintf(stderr, "kongsync dump: %d problem(s), %d note(s); the config of everything else was written\n", len(problems), len(notes))
+	}
+	return rejected
+}

@@ -1,0 +1,167 @@
+package store
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/yaml"
+)
+
+// MaxDocumentBytes bounds one YAML/JSON document in a manifest file. Kubernetes itself refuses
+// objects over ~1.5 MiB (etcd's request limit), so anything larger is not a real object.
+const MaxDocumentBytes = 3 << 20
+
+// Note is something the manifest reader met that the user should hear about: a skipped unknown
+// kind (Err false), or a document it could not decode (Err true, the document is skipped).
+type Note struct {
+	Source string // file name, or "-" for stdin
+	Doc    int    // 1-based document number within the file
+	Err    bool
+	Msg    string
+}
+
+// String renders a note as "file: document N: message".
+func (n Note) String() string {
+	if n.Doc == 0 {
+		return fmt.Sprintf("%s: %s", n.Source, n.Msg)
+	}
+	return fmt.Sprintf("%s: document %d: %s", n.Source, n.Doc, n.Msg)
+}
+
+// factories maps apiVersion + kind to a constructor of the typed object. Only versions whose
+// schema the translator reads are accepted; others (extensions/v1beta1 Ingress) are skipped with
+// a note, since decoding them into v1 types would silently drop or misread fields.
+var factories = map[string]func() Object{
+	"networking.k8s.io/v1/Ingress":      func() Object { return &networkingv1.Ingress{} },
+	"networking.k8s.io/v1/IngressClass": func() Object { return &networkingv1.IngressClass{} },
+	"v1/Service":                        func() Object { return &corev1.Service{} },
+	"discovery.k8s.io/v1/EndpointSlice": func() Object { return &discoveryv1.EndpointSlice{} },
+	"v1/Secret":                         func() Object { return &corev1.Secret{} },
+}
+
+// knownKinds are kinds the reader recognises even at an unsupported apiVersion, to say so.
+var knownKinds = map[string]bool{"Ingress": true, "IngressClass": true, "Service": true, "EndpointSlice": true, "Secret": true}
+
+// DecodeManifests reads every object in one multi-document YAML or JSON stream. Documents it
+// cannot use become notes and are skipped; the error is only for a stream it cannot read at all.
+// Namespaced objects without a namespace land in "default", as kubectl would put them.
+func DecodeManifests(source string, r io.Reader) ([]Object, []Note, error) {
+	reader := utilyaml.NewYAMLReader(bufio.NewReaderSize(r, 64<<10))
+	var objs []Object
+	var notes []Note
+	for doc := 1; ; doc++ {
+		raw, err := reader.Read()
+		if errors.Is(err, io.EOF) {
+			return objs, notes, nil
+		}
+		if err != nil {
+			return objs, notes, fmt.Errorf("%s: document %d: %w", source, doc, err)
+		}
+		o, n := decodeDocument(raw)
+		for i := range n {
+			n[i].Source, n[i].Doc = source, doc
+		}
+		objs = append(objs, o...)
+		notes = append(notes, n...)
+	}
+}
+
+// decodeDocument turns one YAML or JSON document into objects (several for a List).
+func decodeDocument(raw []byte) ([]Object, []Note) {
+	if len(bytes.TrimSpace(raw)) == 0 || isOnlyComments(raw) {
+		return nil, nil
+	}
+	if len(raw) > MaxDocumentBytes {
+		return nil, []Note{{Err: true, Msg: fmt.Sprintf("document is %d bytes, over the %d-byte limit; skipped", len(raw), MaxDocumentBytes)}}
+	}
+	if !utf8.Valid(raw) {
+		return nil, []Note{{Err: true, Msg: "document is not valid UTF-8; skipped"}}
+	}
+	js, err := yaml.YAMLToJSON(raw)
+	if err != nil {
+		return nil, []Note{{Err: true, Msg: "invalid YAML: " + err.Error()}}
+	}
+	return decodeJSON(js, "")
+}
+
+func isOnlyComments(raw []byte) bool {
+	for _, line := range strings.Split(string(raw), "\n") {
+		t := strings.TrimSpace(line)
+		if t != "" && !strings.HasPrefix(t, "#") && t != "---" {
+			return false
+		}
+	}
+	return true
+}
+
+type typeMeta struct {
+	APIVersion string            `json:"apiVersion"`
+	Kind       string            `json:"kind"`
+	Items      []json.RawMessage `json:"items"`
+	Metadata   struct {
+		Name      string `json:"name"`
+		Namespace string `json:"namespace"`
+	} `json:"metadata"`
+}
+
+// decodeJSON decodes one object, or the items of a List; where names the item for notes.
+func decodeJSON(js []byte, where string) ([]Object, []Note) {
+	if string(js) == "null" {
+		return nil, nil
+	}
+	var tm typeMeta
+	if err := json.Unmarshal(js, &tm); err != nil {
+		return nil, []Note{{Err: true, Msg: where + "not a Kubernetes object: " + err.Error()}}
+	}
+	if tm.Kind == "List" || strings.HasSuffix(tm.Kind, "List") && tm.Items != nil {
+		var objs []Object
+		var notes []Note
+		for i, item := range tm.Items {
+			o, n := decodeJSON(item, fmt.Sprintf("%sitems[%d]: ", where, i))
+			objs, notes = append(objs, o...), append(notes, n...)
+		}
+		return objs, notes
+	}
+	id := describe(tm)
+	if tm.Kind == "" || tm.APIVersion == "" {
+		return nil, []Note{{Err: true, Msg: where + id + "missing apiVersion or kind; skipped"}}
+	}
+	mk, ok := factories[tm.APIVersion+"/"+tm.Kind]
+	if !ok {
+		if knownKinds[tm.Kind] {
+			return nil, []Note{{Err: true, Msg: where + id + "unsupported apiVersion " + tm.APIVersion + "; skipped"}}
+		}
+		return nil, []Note{{Msg: where + id + "kind not translated by kongsync; skipped"}}
+	}
+	obj := mk()
+	if err := json.Unmarshal(js, obj); err != nil {
+		return nil, []Note{{Err: true, Msg: where + id + "cannot decode: " + err.Error()}}
+	}
+	if obj.GetName() == "" {
+		return nil, []Note{{Err: true, Msg: where + id + "metadata.name is empty; skipped"}}
+	}
+	if obj.GetNamespace() == "" && tm.Kind != "IngressClass" {
+		obj.SetNamespace("default")
+	}
+	return []Object{obj}, nil
+}
+
+func describe(tm typeMeta) string {
+	if tm.Kind == "" {
+		return ""
+	}
+	if tm.Metadata.Namespace != "" {
+		return fmt.Sprintf("%s %s/%s: ", tm.Kind, tm.Metadata.Namespace, tm.Metadata.Name)
+	}
+	return fmt.Sprintf("%s %s: ", tm.Kind, tm.Metadata.Name)
+}
