@@ -1,0 +1,104 @@
+package store
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestDecodeManifests(t *testing.T) {
+	cases := []struct {
+		name     string
+		in       string
+		objs     []string // "Kind ns/name"
+		notes    []string // substrings, in order
+		errNotes int
+	}{
+		{name: "multi-doc", in: "apiVersion: v1\nkind: Service\nmetadata: {name: a}\n---\n---\napiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: x}\n",
+			objs: []string{"Service default/a", "Secret x/s"}},
+		{name: "list", in: "apiVersion: v1\nkind: List\nitems:\n- apiVersion: networking.k8s.io/v1\n  kind: IngressClass\n  metadata: {name: kong}\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: c}\n",
+			objs: []string{"IngressClass kong"}, notes: []string{"document 1: items[1]: ConfigMap c: kind not translated"}},
+		{name: "json", in: `{"apiVersion":"v1","kind":"Service","metadata":{"name":"j","namespace":"ns1"}}`,
+			objs: []string{"Service ns1/j"}},
+		{name: "unknown kind is a note, not an error", in: "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\n",
+			notes: []string{"Deployment d: kind not translated"}},
+		{name: "old apiVersion", in: "apiVersion: extensions/v1beta1\nkind: Ingress\nmetadata: {name: old}\n",
+			notes: []string{"unsupported apiVersion extensions/v1beta1"}, errNotes: 1},
+		{name: "bad field type names the object", in: "apiVersion: v1\nkind: Service\nmetadata: {name: bad, namespace: ns1}\nspec: {ports: [{port: eighty}]}\n---\napiVersion: v1\nkind: Service\nmetadata: {name: good}\n",
+			objs: []string{"Service default/good"}, notes: []string{"document 1: Service ns1/bad: cannot decode"}, errNotes: 1},
+		{name: "invalid yaml", in: "a: [\n---\napiVersion: v1\nkind: Service\nmetadata: {name: after}\n",
+			objs: []string{"Service default/after"}, notes: []string{"document 1: invalid YAML"}, errNotes: 1},
+		{name: "no name", in: "apiVersion: v1\nkind: Service\nmetadata: {}\n", notes: []string{"metadata.name is empty"}, errNotes: 1},
+		{name: "empty and comments", in: "\n# nothing\n---\n", objs: nil},
+		{name: "not utf-8", in: "apiVersion: v1\nkind: Service\nmetadata: {name: \xff}\n", notes: []string{"not valid UTF-8"}, errNotes: 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			objs, notes, err := DecodeManifests("in.yaml", strings.NewReader(c.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, o := range objs {
+				r, _ := RefOf(o)
+				got = append(got, r.String())
+			}
+			if strings.Join(got, ",") != strings.Join(c.objs, ",") {
+				t.Errorf("objects = %v, want %v", got, c.objs)
+			}
+			if len(notes) != len(c.notes) {
+				t.Fatalf("notes = %v, want %d like %v", notes, len(c.notes), c.notes)
+			}
+			errs := 0
+			for i, n := range notes {
+				if !strings.Contains(n.String(), c.notes[i]) {
+					t.Errorf("note %q does not contain %q", n, c.notes[i])
+				}
+				if n.Err {
+					errs++
+				}
+			}
+			if errs != c.errNotes {
+				t.Errorf("error notes = %d, want %d", errs, c.errNotes)
+			}
+		})
+	}
+}
+
+func TestReadPathsWalksDirectoriesInOrder(t *testing.T) {
+	dir := t.TempDir()
+	write := func(rel, body string) {
+		p := filepath.Join(dir, rel)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	svcYAML := func(n string) string { return "apiVersion: v1\nkind: Service\nmetadata: {name: " + n + "}\n" }
+	write("b.yaml", svcYAML("b"))
+	write("a/z.yml", svcYAML("z"))
+	write("c.json", `{"apiVersion":"v1","kind":"Service","metadata":{"name":"c"}}`)
+	write("README.md", "not a manifest")
+	objs, notes, err := ReadPaths([]string{dir, "-"}, strings.NewReader(svcYAML("stdin")))
+	if err != nil || len(notes) != 0 {
+		t.Fatalf("err=%v notes=%v", err, notes)
+	}
+	var got []string
+	for _, o := range objs {
+		got = append(got, o.GetName())
+	}
+	if strings.Join(got, " ") != "z b c stdin" {
+		t.Fatalf("order = %v", got)
+	}
+	if _, _, err := ReadPaths([]string{filepath.Join(dir, "missing.yaml")}, nil); err == nil {
+		t.Fatal("a missing path must be an error")
+	}
+}
+
+func TestLoadNotesDuplicates(t *testing.T) {
+	_, notes := Load([]Object{svc("a", "x", ""), svc("a", "x", "")})
+	if len(notes) != 1 || !strings.Contains(notes[0].String(), "Service a/x: defined more than once") {
+		t.Fatalf("notes = %v", notes)
+	}
+}
