@@ -1,0 +1,179 @@
+package sync
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/kongsync/kongsync/store"
+	"github.com/kongsync/kongsync/translator"
+)
+
+// build snapshots the store, translates it without the objects Kong rejected, and hands the
+// result to every replica. Without force, a snapshot at the version already built (and no
+// change to the rejected set) is skipped: nothing to translate.
+func (l *Loop) build(force bool) {
+	start := time.Now()
+	snap := l.cfg.Source.Snapshot()
+	l.mu.Lock()
+	released := l.releaseBroken(snap)
+	if !force && !released && l.hasBuilt && snap.Version() == l.built {
+		l.mu.Unlock()
+		l.stats.skipped.Add(1)
+		return
+	}
+	excluded := sortedRefs(l.broken)
+	l.mu.Unlock()
+
+	res, err := l.translate(snap.Without(excluded...))
+	if err != nil {
+		l.log.Error(err, "translation failed; Kong keeps its current configuration")
+		l.cfg.Reporter.ReplicaFailed("", ResultFailed, err)
+		return
+	}
+	p, err := NewPayload(res.Document)
+	if err != nil {
+		l.log.Error(err, "encoding the configuration failed; Kong keeps its current configuration")
+		return
+	}
+	p.snap = snap
+	st := TranslationStats{Duration: time.Since(start), Objects: countObjects(snap),
+		Problems: len(res.Problems), Excluded: len(excluded), ConfigBytes: len(p.Config)}
+	l.stats.builds.Add(1)
+	l.cfg.Metrics.ObserveTranslation(st)
+	l.cfg.Reporter.TranslationProblems(res.Problems)
+	l.observe(Event{Type: EventBuild, Hash: p.Hash, Build: &st})
+
+	l.mu.Lock()
+	changed := l.current == nil || l.current.Hash != p.Hash
+	l.current, l.built, l.hasBuilt = p, snap.Version(), true
+	ws := make([]*worker, 0, len(l.workers))
+	for _, w := range l.workers {
+		ws = append(ws, w)
+	}
+	l.mu.Unlock()
+	if changed {
+		l.log.V(1).Info("configuration built", "hash", p.Hash, "bytes", len(p.Config),
+			"objects", st.Objects, "problems", st.Problems, "excluded", len(excluded),
+			"duration", st.Duration.String())
+	}
+	for _, w := range ws {
+		w.setDesired(p)
+	}
+}
+
+// translate calls the injected translator, turning a panic into an error so that one bad
+// object cannot take the controller down.
+func (l *Loop) translate(snap *store.Snapshot) (res translator.Result, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = errPanic(v)
+		}
+	}()
+	res = l.cfg.Translate(snap)
+	if res.Document == nil {
+		return res, errors.New("translator returned no document")
+	}
+	return res, nil
+}
+
+// releaseBroken forgets rejected objects that changed or disappeared since Kong refused them,
+// so their new version gets a chance. Called with mu held; reports whether any was released.
+func (l *Loop) releaseBroken(snap *store.Snapshot) bool {
+	released := false
+	for ref, old := range l.broken {
+		cur, ok := snap.Get(ref)
+		if ok && !changedObject(old, cur) {
+			continue
+		}
+		delete(l.broken, ref)
+		released = true
+		l.log.Info("object Kong rejected has changed; including it again", "object", ref.String())
+	}
+	return released
+}
+
+// changedObject compares by resourceVersion; objects without one (manifests) by identity.
+func changedObject(old, cur store.Object) bool {
+	if old.GetResourceVersion() != "" || cur.GetResourceVersion() != "" {
+		return old.GetResourceVersion() != cur.GetResourceVersion() || old.GetUID() != cur.GetUID()
+	}
+	return old != cur
+}
+
+func countObjects(snap *store.Snapshot) int {
+	n := 0
+	for _, k := range store.Kinds {
+		n += snap.Len(k)
+	}
+	return n
+}
+
+// rejectionMsg carries a replica's 400 to the loop.
+type rejectionMsg struct {
+	replica string
+	payload *Payload
+	outcome Outcome
+}
+
+// rejected hands a 400 to the loop goroutine.
+func (l *Loop) rejected(ctx context.Context, m rejectionMsg) {
+	select {
+	case l.rejections <- m:
+	case <-ctx.Done():
+	}
+}
+
+// handleRejection maps Kong's rejected entities to objects, reports them, and adds them to the
+// excluded set. It returns true when a rebuild without them can help.
+func (l *Loop) handleRejection(m rejectionMsg) bool {
+	l.mu.Lock()
+	stale := l.current == nil || l.current.Hash != m.payload.Hash
+	l.mu.Unlock()
+	if stale {
+		return false // a newer config is already on its way
+	}
+	var rejections []Rejection
+	var unmapped []string
+	add := map[store.Ref]store.Object{}
+	for _, ee := range m.outcome.Entities {
+		ref, ok := ownerOf(ee, m.payload.doc)
+		if !ok {
+			unmapped = append(unmapped, ee.String())
+			continue
+		}
+		rejections = append(rejections, Rejection{Object: ref, Replica: m.replica, Entity: ee})
+		if obj, ok := m.payload.snap.Get(ref); ok {
+			add[ref] = obj
+		}
+	}
+	l.mu.Lock()
+	added := 0
+	for ref, obj := range add {
+		if _, dup := l.broken[ref]; !dup {
+			l.broken[ref] = obj
+			added++
+		}
+	}
+	l.mu.Unlock()
+	for _, r := range rejections {
+		l.log.Info("Kong rejected an object; leaving it out", "object", r.Object.String(),
+			"replica", r.Replica, "error", r.Entity.String())
+	}
+	if len(rejections) > 0 {
+		l.stats.rejectedObjects.Add(int64(len(rejections)))
+		l.cfg.Reporter.KongRejected(rejections)
+	}
+	if len(unmapped) > 0 || len(rejections) == 0 {
+		err := fmt.Errorf("Kong rejected the configuration: %s", m.outcome.Message)
+		if len(unmapped) > 0 {
+			err = fmt.Errorf("Kong rejected entities that name no Kubernetes object: %s",
+				strings.Join(unmapped, " | "))
+		}
+		l.log.Error(err, "configuration rejected", "replica", m.replica)
+		l.cfg.Reporter.ReplicaFailed(m.replica, ResultRejected, err)
+	}
+	return added > 0
+}

@@ -1,0 +1,229 @@
+package sync
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/kongsync/kongsync/document"
+	"github.com/kongsync/kongsync/store"
+)
+
+// The tags through which a Kong entity names the Kubernetes object it came from (KIC's scheme).
+const (
+	TagKind      = "k8s-kind:"
+	TagNamespace = "k8s-namespace:"
+	TagName      = "k8s-name:"
+	TagGroup     = "k8s-group:"
+	TagVersion   = "k8s-version:"
+	TagUID       = "k8s-uid:"
+)
+
+// EntityError is one entry of Kong's flattened_errors: an entity and what is wrong with it.
+type EntityError struct {
+	Type string   `json:"entity_type"`
+	ID   string   `json:"entity_id,omitempty"`
+	Name string   `json:"entity_name,omitempty"`
+	Tags []string `json:"entity_tags,omitempty"`
+	// Errors are the entity's field and entity-level errors.
+	Errors []FieldError `json:"errors,omitempty"`
+	// Parents holds the foreign keys Kong put on the entity (e.g. "service" → id for a route
+	// nested in a service), used to find an owner when the entity carries no k8s-* tags.
+	Parents map[string]string `json:"-"`
+}
+
+// FieldError is one error of an entity: Type "field" (with Field) or "entity".
+type FieldError struct {
+	Type    string `json:"type"`
+	Field   string `json:"field,omitempty"`
+	Message string `json:"message,omitempty"`
+	// Messages holds per-element errors of a multi-value field (older Kong versions).
+	Messages []string `json:"messages,omitempty"`
+}
+
+// String renders the entity and its errors on one line, without entity contents.
+func (e EntityError) String() string {
+	var b strings.Builder
+	b.WriteString(e.Type)
+	if e.Name != "" {
+		b.WriteString(" " + e.Name)
+	} else if e.ID != "" {
+		b.WriteString(" " + e.ID)
+	}
+	for i, fe := range e.Errors {
+		if i == 0 {
+			b.WriteString(": ")
+		} else {
+			b.WriteString("; ")
+		}
+		if fe.Field != "" {
+			b.WriteString(fe.Field + ": ")
+		}
+		b.WriteString(fe.Message)
+		if len(fe.Messages) > 0 {
+			b.WriteString(strings.Join(fe.Messages, ", "))
+		}
+	}
+	return b.String()
+}
+
+// configError is the body of a 400 from POST /config. Only what is needed is decoded: the
+// entities themselves are read for their foreign keys only, never kept (they may hold keys).
+type configError struct {
+	Code      int    `json:"code"`
+	Name      string `json:"name"`
+	Message   string `json:"message"`
+	Flattened []struct {
+		EntityError
+		Entity map[string]json.RawMessage `json:"entity"`
+	} `json:"flattened_errors"`
+}
+
+// parseConfigError decodes a 400 body into entity errors and Kong's message.
+func parseConfigError(body []byte) ([]EntityError, string, error) {
+	var ce configError
+	if err := json.Unmarshal(body, &ce); err != nil {
+		return nil, "", fmt.Errorf("decode Kong's 400 response: %w", err)
+	}
+	out := make([]EntityError, 0, len(ce.Flattened))
+	for _, f := range ce.Flattened {
+		ee := f.EntityError
+		for _, fk := range []string{"service", "route", "consumer", "upstream", "certificate"} {
+			raw, ok := f.Entity[fk]
+			if !ok {
+				continue
+			}
+			var ref struct {
+				ID string `json:"id"`
+			}
+			if json.Unmarshal(raw, &ref) == nil && ref.ID != "" {
+				if ee.Parents == nil {
+					ee.Parents = map[string]string{}
+				}
+				ee.Parents[fk] = ref.ID
+			}
+		}
+		out = append(out, ee)
+	}
+	return out, ce.Message, nil
+}
+
+// RefFromTags reads the k8s-* tags of a Kong entity. ok is false when the name or kind is missing,
+// or when the namespace is missing for a namespaced kind.
+func RefFromTags(tags []string) (store.Ref, bool) {
+	var ref store.Ref
+	var group string
+	for _, t := range tags {
+		switch {
+		case strings.HasPrefix(t, TagKind):
+			ref.Kind = store.Kind(strings.TrimPrefix(t, TagKind))
+		case strings.HasPrefix(t, TagNamespace):
+			ref.Namespace = strings.TrimPrefix(t, TagNamespace)
+		case strings.HasPrefix(t, TagName):
+			ref.Name = strings.TrimPrefix(t, TagName)
+		case strings.HasPrefix(t, TagGroup):
+			group = strings.TrimPrefix(t, TagGroup)
+		}
+	}
+	if ref.Kind == "" || ref.Name == "" {
+		return store.Ref{}, false
+	}
+	if known(ref.Kind) && ref.Kind.GVK().Group != group && group != "" {
+		return store.Ref{}, false // same kind name in another API group: not ours
+	}
+	if ref.Namespace == "" && ref.Kind != store.KindIngressClass {
+		return store.Ref{}, false
+	}
+	return ref, true
+}
+
+func known(k store.Kind) bool {
+	for _, s := range store.Kinds {
+		if s == k {
+			return true
+		}
+	}
+	return false
+}
+
+// ownerOf finds the Kubernetes object behind a rejected entity: its own tags, else the tags the
+// same entity (by id) carries in the document sent, else those of its parent entities.
+func ownerOf(ee EntityError, doc *document.Document) (store.Ref, bool) {
+	if ref, ok := RefFromTags(ee.Tags); ok {
+		return ref, true
+	}
+	ids := []string{ee.ID}
+	keys := make([]string, 0, len(ee.Parents))
+	for k := range ee.Parents {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		ids = append(ids, ee.Parents[k])
+	}
+	index := tagsByID(doc)
+	for _, id := range ids {
+		if id == "" {
+			continue
+		}
+		if ref, ok := RefFromTags(index[id]); ok {
+			return ref, true
+		}
+	}
+	return store.Ref{}, false
+}
+
+// tagsByID indexes every entity of a document that has an id by that id.
+func tagsByID(d *document.Document) map[string][]string {
+	m := map[string][]string{}
+	if d == nil {
+		return m
+	}
+	add := func(id *string, tags []*string) {
+		if id == nil || *id == "" {
+			return
+		}
+		ts := make([]string, 0, len(tags))
+		for _, t := range tags {
+			if t != nil {
+				ts = append(ts, *t)
+			}
+		}
+		m[*id] = ts
+	}
+	for _, s := range d.Services {
+		add(s.ID, s.Tags)
+		for _, r := range s.Routes {
+			add(r.ID, r.Tags)
+			for _, p := range r.Plugins {
+				add(p.ID, p.Tags)
+			}
+		}
+		for _, p := range s.Plugins {
+			add(p.ID, p.Tags)
+		}
+	}
+	for _, u := range d.Upstreams {
+		add(u.ID, u.Tags)
+		for _, t := range u.Targets {
+			add(t.ID, t.Tags)
+		}
+	}
+	for _, c := range d.Certificates {
+		add(c.ID, c.Tags)
+	}
+	for _, c := range d.CACertificates {
+		add(c.ID, c.Tags)
+	}
+	for _, c := range d.Consumers {
+		add(c.ID, c.Tags)
+		for _, p := range c.Plugins {
+			add(p.ID, p.Tags)
+		}
+	}
+	for _, p := range d.Plugins {
+		add(p.ID, p.Tags)
+	}
+	return m
+}

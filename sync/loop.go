@@ -1,0 +1,327 @@
+package sync
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	gosync "sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-logr/logr"
+
+	"github.com/kongsync/kongsync/store"
+	"github.com/kongsync/kongsync/translator"
+)
+
+// Default coalescing timings (see docs/sync.md).
+const (
+	DefaultWindow   = 100 * time.Millisecond
+	DefaultMaxDelay = 500 * time.Millisecond
+)
+
+// Source hands out snapshots; *store.Store is one.
+type Source interface {
+	Snapshot() *store.Snapshot
+}
+
+// TranslateFunc turns a snapshot into a document; the controller passes a closure over
+// translator.Translate with its options, tests pass fakes.
+type TranslateFunc func(*store.Snapshot) translator.Result
+
+// Config configures a Loop. Source and Translate are required.
+type Config struct {
+	Source    Source
+	Translate TranslateFunc
+	// Replicas are the initial Kong admin URLs; SetReplicas replaces them at runtime.
+	Replicas []string
+	// Replica holds the client settings shared by every replica.
+	Replica ReplicaOptions
+	// Window is the quiet time after the last Notify before building (default 100 ms).
+	Window time.Duration
+	// MaxDelay bounds the wait after the first Notify of a burst (default 500 ms).
+	MaxDelay time.Duration
+	// Reporter receives problems and rejections (default: discard).
+	Reporter Reporter
+	// Metrics receives measurements (default: discard).
+	Metrics Metrics
+	// Logger is used for structured logs; configs and tokens are never logged.
+	Logger logr.Logger
+	// Observe, if set, is called synchronously for every build, push and probe. For tests and
+	// diagnostics; it must return quickly.
+	Observe func(Event)
+}
+
+// Loop is the sync loop. Create it with New, start it with Run, feed it with Notify.
+type Loop struct {
+	cfg Config
+	log logr.Logger
+
+	notify     chan struct{}
+	replicasCh chan struct{}
+	rejections chan rejectionMsg
+	running    atomic.Bool
+	stats      counters
+
+	mu       gosync.Mutex
+	urls     []string
+	workers  map[string]*worker
+	current  *Payload
+	broken   map[store.Ref]store.Object // objects Kong rejected, as they were then
+	built    uint64                     // store version of the last build
+	hasBuilt bool
+	ready    bool
+	readyCh  chan struct{}
+}
+
+// New validates the config and returns a Loop that is not yet running.
+func New(cfg Config) (*Loop, error) {
+	if cfg.Source == nil || cfg.Translate == nil {
+		return nil, errors.New("sync: Config.Source and Config.Translate are required")
+	}
+	if cfg.Window <= 0 {
+		cfg.Window = DefaultWindow
+	}
+	if cfg.MaxDelay <= 0 {
+		cfg.MaxDelay = DefaultMaxDelay
+	}
+	if cfg.MaxDelay < cfg.Window {
+		cfg.MaxDelay = cfg.Window
+	}
+	if cfg.Reporter == nil {
+		cfg.Reporter = nopReporter{}
+	}
+	if cfg.Metrics == nil {
+		cfg.Metrics = nopMetrics{}
+	}
+	cfg.Replica = cfg.Replica.withDefaults()
+	l := &Loop{
+		cfg:        cfg,
+		log:        cfg.Logger.WithName("sync"),
+		notify:     make(chan struct{}, 1),
+		replicasCh: make(chan struct{}, 1),
+		rejections: make(chan rejectionMsg, 16),
+		workers:    map[string]*worker{},
+		broken:     map[store.Ref]store.Object{},
+		readyCh:    make(chan struct{}),
+	}
+	if err := l.SetReplicas(cfg.Replicas); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// Notify marks the store dirty. It never blocks and is cheap enough for informer handlers.
+func (l *Loop) Notify() {
+	select {
+	case l.notify <- struct{}{}:
+	default:
+	}
+}
+
+// SetReplicas replaces the set of Kong admin URLs. Replicas that stay keep their state; new
+// ones start by reading GET /status, so a Kong that already holds the config is not re-posted.
+// Invalid URLs are skipped and reported in the error; the valid ones are still applied.
+func (l *Loop) SetReplicas(urls []string) error {
+	var errs []error
+	valid := make([]string, 0, len(urls))
+	seen := map[string]bool{}
+	for _, u := range urls {
+		if _, err := NewReplica(u, l.cfg.Replica); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if !seen[u] {
+			seen[u] = true
+			valid = append(valid, u)
+		}
+	}
+	sort.Strings(valid)
+	l.mu.Lock()
+	l.urls = valid
+	l.mu.Unlock()
+	select {
+	case l.replicasCh <- struct{}{}:
+	default:
+	}
+	return errors.Join(errs...)
+}
+
+// Ready reports whether every replica has taken a config built by this loop at least once
+// (latched: it stays true afterwards). The controller's /readyz uses it.
+func (l *Loop) Ready() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.ready
+}
+
+// ReadyC is closed when Ready first becomes true.
+func (l *Loop) ReadyC() <-chan struct{} { return l.readyCh }
+
+// DesiredHash is the hash of the latest config built, "" before the first build.
+func (l *Loop) DesiredHash() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.current == nil {
+		return ""
+	}
+	return l.current.Hash
+}
+
+// Excluded lists the objects currently left out of the config because Kong rejected them.
+func (l *Loop) Excluded() []store.Ref {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return sortedRefs(l.broken)
+}
+
+// Replicas returns the state of every replica, sorted by URL.
+func (l *Loop) Replicas() []ReplicaStatus {
+	l.mu.Lock()
+	ws := make([]*worker, 0, len(l.workers))
+	for _, w := range l.workers {
+		ws = append(ws, w)
+	}
+	l.mu.Unlock()
+	out := make([]ReplicaStatus, 0, len(ws))
+	for _, w := range ws {
+		out = append(out, w.status())
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].URL < out[j].URL })
+	return out
+}
+
+// Run builds and pushes until ctx is cancelled. The first build happens one Window after Run
+// starts, so start Run once the informer caches have synced. Run returns after every replica
+// goroutine has stopped.
+func (l *Loop) Run(ctx context.Context) error {
+	if !l.running.CompareAndSwap(false, true) {
+		return errors.New("sync: Loop.Run called twice")
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	defer l.stopWorkers()
+	defer cancel()
+	l.reconcile(wctx)
+
+	timer := time.NewTimer(l.cfg.Window)
+	defer timer.Stop()
+	timerC := timer.C
+	first, last := time.Now(), time.Now()
+	arm := func(now time.Time) {
+		due := last.Add(l.cfg.Window)
+		if limit := first.Add(l.cfg.MaxDelay); due.After(limit) {
+			due = limit
+		}
+		timer.Reset(due.Sub(now))
+		timerC = timer.C
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-l.notify:
+			now := time.Now()
+			if timerC == nil {
+				first = now
+			}
+			last = now
+			arm(now)
+		case <-timerC:
+			timerC = nil
+			l.build(false)
+		case <-l.replicasCh:
+			l.reconcile(wctx)
+		case rj := <-l.rejections:
+			if l.handleRejection(rj) {
+				l.build(true)
+			}
+		}
+	}
+}
+
+// reconcile starts workers for new URLs and stops those for removed ones.
+func (l *Loop) reconcile(ctx context.Context) {
+	l.mu.Lock()
+	want := map[string]bool{}
+	for _, u := range l.urls {
+		want[u] = true
+		if _, ok := l.workers[u]; ok {
+			continue
+		}
+		rep, err := NewReplica(u, l.cfg.Replica)
+		if err != nil {
+			continue // SetReplicas validated it already
+		}
+		w := newWorker(rep, l)
+		wctx, cancel := context.WithCancel(ctx)
+		w.stop = cancel
+		if l.current != nil {
+			w.desired = l.current
+		}
+		l.workers[u] = w
+		l.log.Info("Kong replica added", "replica", rep.URL())
+		go w.run(wctx)
+	}
+	var gone []*worker
+	for u, w := range l.workers {
+		if !want[u] {
+			delete(l.workers, u)
+			gone = append(gone, w)
+		}
+	}
+	l.mu.Unlock()
+	for _, w := range gone {
+		w.stop()
+		<-w.done
+		l.log.Info("Kong replica removed", "replica", w.rep.URL())
+	}
+	l.checkReady()
+}
+
+func (l *Loop) stopWorkers() {
+	l.mu.Lock()
+	ws := l.workers
+	l.workers = map[string]*worker{}
+	l.mu.Unlock()
+	for _, w := range ws {
+		w.stop()
+		<-w.done
+	}
+	l.running.Store(false)
+}
+
+// checkReady latches readiness once every current replica has taken a config.
+func (l *Loop) checkReady() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.ready || len(l.workers) == 0 {
+		return
+	}
+	for _, w := range l.workers {
+		if !w.everAccepted.Load() {
+			return
+		}
+	}
+	l.ready = true
+	close(l.readyCh)
+	l.log.Info("every Kong replica holds a configuration; ready")
+}
+
+func (l *Loop) observe(e Event) {
+	if l.cfg.Observe != nil {
+		l.cfg.Observe(e)
+	}
+}
+
+func sortedRefs(m map[store.Ref]store.Object) []store.Ref {
+	out := make([]store.Ref, 0, len(m))
+	for r := range m {
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
+	return out
+}
+
+// errPanic wraps a recovered translator panic.
+func errPanic(v any) error { return fmt.Errorf("translator panicked: %v", v) }

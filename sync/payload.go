@@ -1,0 +1,61 @@
+package sync
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/kongsync/kongsync/document"
+	"github.com/kongsync/kongsync/store"
+)
+
+// Payload is one encoded configuration, ready to post to any number of replicas. It is immutable
+// once built and shared between replica goroutines.
+type Payload struct {
+	// Hash is document.Hash of Config: what Kong reports as configuration_hash once it loaded it.
+	Hash string
+	// Config is the document's canonical JSON, sent as the "config" string.
+	Config []byte
+	// Body is the request body, {"config": "<Config>"}.
+	Body []byte
+	// Empty is true when the document has no entities. DB-less Kong reports the empty hash for
+	// such a config even after loading it, so Empty changes what a status probe must expect.
+	Empty bool
+
+	doc  *document.Document
+	snap *store.Snapshot // the snapshot (before exclusions) the document was translated from
+}
+
+// NewPayload encodes a document for posting.
+func NewPayload(doc *document.Document) (*Payload, error) {
+	cfg, err := document.JSON(doc)
+	if err != nil {
+		return nil, err
+	}
+	body, err := json.Marshal(struct {
+		Config string `json:"config"`
+	}{string(cfg)})
+	if err != nil {
+		return nil, fmt.Errorf("encode /config body: %w", err)
+	}
+	return &Payload{
+		Hash:   document.Hash(cfg),
+		Config: cfg,
+		Body:   body,
+		Empty:  isEmpty(doc),
+		doc:    doc,
+	}, nil
+}
+
+// StatusHash is the configuration_hash a replica reports in GET /status once it holds this config.
+func (p *Payload) StatusHash() string {
+	if p.Empty {
+		return document.EmptyHash
+	}
+	return p.Hash
+}
+
+// isEmpty mirrors Kong's test for an empty config: no entity of any type.
+func isEmpty(d *document.Document) bool {
+	return d == nil || len(d.CACertificates)+len(d.Certificates)+len(d.Consumers)+len(d.Plugins)+
+		len(d.Services)+len(d.Upstreams) == 0
+}

@@ -1,0 +1,277 @@
+package sync
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// AdminTokenHeader is the header that carries the Kong admin token (KIC's --kong-admin-token).
+const AdminTokenHeader = "Kong-Admin-Token"
+
+// Default timings; see docs/sync.md for why.
+const (
+	DefaultTimeout       = 30 * time.Second
+	DefaultProbeTimeout  = 2 * time.Second
+	DefaultProbeInterval = time.Second
+	DefaultBackoffBase   = 200 * time.Millisecond
+	DefaultBackoffMax    = 2 * time.Second
+	DefaultRetryAfterMax = time.Minute
+)
+
+// ReplicaOptions are the settings shared by every replica's client.
+type ReplicaOptions struct {
+	// Client sends the requests; build one with NewHTTPClient for TLS settings. Nil means a
+	// plain client. Its Timeout should be zero: per-request timeouts come from Timeout below.
+	Client *http.Client
+	// Token, if set, is sent as the Kong-Admin-Token header. It is never logged.
+	Token string
+	// Timeout bounds one POST /config (default 30 s: Kong may take seconds to load a big config).
+	Timeout time.Duration
+	// ProbeTimeout bounds one GET /status (default 2 s).
+	ProbeTimeout time.Duration
+	// ProbeInterval is how often an idle replica's GET /status is polled to notice a restarted
+	// (empty) Kong (default 1 s).
+	ProbeInterval time.Duration
+	// BackoffBase and BackoffMax shape the exponential backoff with jitter after server and
+	// network errors (defaults 200 ms and 2 s).
+	BackoffBase, BackoffMax time.Duration
+	// RetryAfterMax caps a 429's Retry-After (default 1 min) so a bogus header cannot stall sync.
+	RetryAfterMax time.Duration
+}
+
+func (o ReplicaOptions) withDefaults() ReplicaOptions {
+	if o.Client == nil {
+		o.Client = &http.Client{}
+	}
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&o.Timeout, DefaultTimeout)
+	def(&o.ProbeTimeout, DefaultProbeTimeout)
+	def(&o.ProbeInterval, DefaultProbeInterval)
+	def(&o.BackoffBase, DefaultBackoffBase)
+	def(&o.BackoffMax, DefaultBackoffMax)
+	def(&o.RetryAfterMax, DefaultRetryAfterMax)
+	return o
+}
+
+// Replica talks to one Kong admin API. Its methods make exactly one request each; retries,
+// backoff and state live in the loop's per-replica worker.
+type Replica struct {
+	base *url.URL
+	name string // redacted URL for logs, metrics and reports
+	opts ReplicaOptions
+}
+
+// NewReplica returns a client for the Kong admin API at adminURL.
+func NewReplica(adminURL string, opts ReplicaOptions) (*Replica, error) {
+	u, err := url.Parse(strings.TrimRight(adminURL, "/"))
+	if err != nil {
+		return nil, fmt.Errorf("kong admin URL %q: %w", adminURL, err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+		return nil, fmt.Errorf("kong admin URL %q: want http(s)://host[:port]", adminURL)
+	}
+	return &Replica{base: u, name: u.Redacted(), opts: opts.withDefaults()}, nil
+}
+
+// URL is the replica's admin URL (with any password redacted), as used in logs and reports.
+func (r *Replica) URL() string { return r.name }
+
+// Outcome is the result of one POST /config.
+type Outcome struct {
+	Result Result
+	// Status is the HTTP status, 0 for network errors.
+	Status int
+	// RetryAfter is a 429's Retry-After, capped; zero when absent.
+	RetryAfter time.Duration
+	// Entities are the flattened errors of a 400.
+	Entities []EntityError
+	// Message is Kong's error message, truncated; never the config.
+	Message string
+	// Err describes the failure (nil on 201 and 304).
+	Err error
+	// Duration is the request's round trip.
+	Duration time.Duration
+}
+
+// Push posts a payload to /config?check_hash=1&flatten_errors=1.
+func (r *Replica) Push(ctx context.Context, p *Payload) Outcome {
+	ctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
+	defer cancel()
+	start := time.Now()
+	req, err := r.request(ctx, http.MethodPost, "/config?check_hash=1&flatten_errors=1", p.Body)
+	if err != nil {
+		return Outcome{Result: ResultFailed, Err: err}
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := r.opts.Client.Do(req)
+	if err != nil {
+		return Outcome{Result: ResultNetworkError, Err: scrub(err), Duration: time.Since(start)}
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	out := Outcome{Status: resp.StatusCode, Duration: time.Since(start)}
+	if err != nil {
+		out.Result, out.Err = ResultNetworkError, fmt.Errorf("read /config response: %w", scrub(err))
+		return out
+	}
+	r.classify(&out, resp, body)
+	return out
+}
+
+func (r *Replica) classify(out *Outcome, resp *http.Response, body []byte) {
+	switch code := resp.StatusCode; {
+	case code == http.StatusCreated || code == http.StatusOK:
+		out.Result = ResultAccepted
+		return
+	case code == http.StatusNotModified:
+		out.Result = ResultUnchanged
+		return
+	case code == http.StatusBadRequest:
+		out.Result = ResultRejected
+		ents, msg, err := parseConfigError(body)
+		out.Entities, out.Message = ents, truncate(msg)
+		if err != nil {
+			out.Message = truncate(messageOf(body))
+		}
+	case code == http.StatusRequestEntityTooLarge:
+		out.Result = ResultTooLarge
+		out.Message = truncate(messageOf(body))
+	case code == http.StatusTooManyRequests:
+		out.Result = ResultBusy
+		out.RetryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now(), r.opts.RetryAfterMax)
+		out.Message = truncate(messageOf(body))
+	case code >= 500:
+		out.Result = ResultServerError
+		out.Message = truncate(messageOf(body))
+	default:
+		out.Result = ResultFailed
+		out.Message = truncate(messageOf(body))
+	}
+	out.Err = fmt.Errorf("POST /config: HTTP %d: %s", resp.StatusCode, out.Message)
+}
+
+// Status returns the configuration_hash from GET /status.
+func (r *Replica) Status(ctx context.Context) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, r.opts.ProbeTimeout)
+	defer cancel()
+	req, err := r.request(ctx, http.MethodGet, "/status", nil)
+	if err != nil {
+		return "", err
+	}
+	resp, err := r.opts.Client.Do(req)
+	if err != nil {
+		return "", transportError{scrub(err)}
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return "", transportError{fmt.Errorf("read /status response: %w", scrub(err))}
+	}
+	if resp.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("GET /status: HTTP %d: %s", resp.StatusCode, truncate(messageOf(body)))
+	}
+	var st struct {
+		Hash string `json:"configuration_hash"`
+	}
+	if err := json.Unmarshal(body, &st); err != nil {
+		return "", fmt.Errorf("decode /status: %w", err)
+	}
+	if st.Hash == "" {
+		return "", errors.New("GET /status: no configuration_hash (is Kong running DB-less?)")
+	}
+	return st.Hash, nil
+}
+
+func (r *Replica) request(ctx context.Context, method, pathQuery string, body []byte) (*http.Request, error) {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, r.base.String()+pathQuery, rd)
+	if err != nil {
+		return nil, fmt.Errorf("build %s %s request: %w", method, pathQuery, err)
+	}
+	if r.opts.Token != "" {
+		req.Header.Set(AdminTokenHeader, r.opts.Token)
+	}
+	req.Header.Set("Accept", "application/json")
+	return req, nil
+}
+
+// parseRetryAfter reads delay-seconds (integer or, as Kong may send, fractional) or an HTTP date.
+func parseRetryAfter(v string, now time.Time, max time.Duration) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	var d time.Duration
+	if s, err := strconv.ParseFloat(v, 64); err == nil {
+		d = time.Duration(s * float64(time.Second))
+	} else if t, err := http.ParseTime(v); err == nil {
+		d = t.Sub(now)
+	}
+	if d < 0 {
+		d = 0
+	}
+	if d > max {
+		d = max
+	}
+	return d
+}
+
+// messageOf extracts Kong's "message" from an error body; the body itself is never returned,
+// since error bodies can echo entities (with private keys).
+func messageOf(body []byte) string {
+	var m struct {
+		Message string `json:"message"`
+	}
+	if json.Unmarshal(body, &m) == nil {
+		return m.Message
+	}
+	return "(non-JSON response)"
+}
+
+func truncate(s string) string {
+	const max = 300
+	if len(s) > max {
+		return s[:max] + "…"
+	}
+	return s
+}
+
+// scrub keeps transport errors short: url.Error already names only method and URL.
+func scrub(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		u, perr := url.Parse(ue.URL)
+		if perr == nil {
+			ue.URL = u.Redacted()
+		}
+	}
+	return err
+}
+
+// transportError marks a failure to reach Kong at all, as opposed to an HTTP error answer.
+type transportError struct{ err error }
+
+func (e transportError) Error() string { return e.err.Error() }
+func (e transportError) Unwrap() error { return e.err }
+
+// isTransport reports whether err means Kong could not be reached.
+func isTransport(err error) bool {
+	var te transportError
+	return errors.As(err, &te)
+}

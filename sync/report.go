@@ -1,0 +1,119 @@
+package sync
+
+import (
+	"time"
+
+	"github.com/kongsync/kongsync/store"
+	"github.com/kongsync/kongsync/translator"
+)
+
+// Reporter receives what users must be told about: the controller turns these calls into Warning
+// Events on the objects concerned. Calls come from the loop's goroutine and from replica
+// goroutines, so implementations must be safe for concurrent use and must not block for long.
+type Reporter interface {
+	// TranslationProblems is called after every translation with all of its problems (possibly
+	// none, so that a receiver can tell that earlier problems are gone).
+	TranslationProblems(problems []translator.Problem)
+	// KongRejected is called when a replica refused a config (HTTP 400) and the entities it named
+	// were traced back to Kubernetes objects. Each rejection is reported once: the objects are
+	// then left out of the config until they change.
+	KongRejected(rejections []Rejection)
+	// ReplicaFailed is called when a replica could not take the config for a reason not tied to
+	// one object: 413 (config too large, Kong keeps the previous one), a 400 that names no
+	// Kubernetes object, or the first failure of a streak of server or network errors.
+	ReplicaFailed(replica string, result Result, err error)
+}
+
+// Rejection is one entity Kong refused, with the object it was translated from.
+type Rejection struct {
+	// Object is the Kubernetes object whose k8s-* tags the entity (or its parent) carried.
+	Object store.Ref
+	// Replica is the admin URL of the Kong that refused it.
+	Replica string
+	// Entity is Kong's account of the entity and what is wrong with it.
+	Entity EntityError
+}
+
+// Message renders the entity's errors on one line, e.g. "route foo: paths.1: should start with: /".
+func (r Rejection) Message() string { return r.Entity.String() }
+
+// Metrics receives measurements for Prometheus (or anything else); the controller implements it.
+// Like Reporter, it is called from several goroutines.
+type Metrics interface {
+	// ObserveTranslation is called after each translation.
+	ObserveTranslation(TranslationStats)
+	// ObservePush is called after each POST /config attempt to a replica.
+	ObservePush(replica string, result Result, duration time.Duration)
+}
+
+// TranslationStats describes one translation.
+type TranslationStats struct {
+	// Duration is how long snapshotting and translating took.
+	Duration time.Duration
+	// Objects is the number of objects in the snapshot that was translated.
+	Objects int
+	// Problems is the number of translator problems.
+	Problems int
+	// Excluded is the number of objects left out because Kong rejected them earlier.
+	Excluded int
+	// ConfigBytes is the size of the encoded configuration string.
+	ConfigBytes int
+}
+
+// Result classifies the answer to one POST /config.
+type Result string
+
+// Results of a push. They are also the values of the "result" metric label.
+const (
+	ResultAccepted     Result = "accepted"      // 201: Kong loaded the config
+	ResultUnchanged    Result = "unchanged"     // 304: Kong already held exactly this config
+	ResultRejected     Result = "rejected"      // 400: the config is invalid
+	ResultTooLarge     Result = "too_large"     // 413: does not fit Kong's LMDB; previous kept
+	ResultBusy         Result = "busy"          // 429: Kong still loading a previous config
+	ResultServerError  Result = "server_error"  // 5xx
+	ResultNetworkError Result = "network_error" // connection refused, reset, timeout
+	ResultFailed       Result = "failed"        // any other status (401, 403, 404, 415, ...)
+)
+
+// permanent reports whether retrying the same config cannot help.
+func (r Result) permanent() bool { return r == ResultRejected || r == ResultTooLarge }
+
+// ok reports whether Kong holds the config after this result.
+func (r Result) ok() bool { return r == ResultAccepted || r == ResultUnchanged }
+
+// Event is what the Observe hook sees: every build, push and status probe. It exists for tests
+// and diagnostics; production code need not set the hook.
+type Event struct {
+	Type EventType
+	// Replica is the admin URL (push and probe events).
+	Replica string
+	// Hash is the config hash built (build) or posted (push), or Kong's reported hash (probe).
+	Hash string
+	// Outcome is the push's outcome (push events).
+	Outcome *Outcome
+	// Build describes the translation (build events).
+	Build *TranslationStats
+	// Err is the probe's error, if any (probe events).
+	Err error
+}
+
+// EventType names the kind of Event.
+type EventType string
+
+// Event types.
+const (
+	EventBuild EventType = "build" // a translation produced a config (new or not)
+	EventPush  EventType = "push"  // one POST /config attempt finished
+	EventProbe EventType = "probe" // one GET /status finished
+)
+
+type nopReporter struct{}
+
+func (nopReporter) TranslationProblems([]translator.Problem) {}
+func (nopReporter) KongRejected([]Rejection)                 {}
+func (nopReporter) ReplicaFailed(string, Result, error)      {}
+
+type nopMetrics struct{}
+
+func (nopMetrics) ObserveTranslation(TranslationStats)       {}
+func (nopMetrics) ObservePush(string, Result, time.Duration) {}

@@ -1,0 +1,317 @@
+package sync
+
+import (
+	"context"
+	gosync "sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-logr/logr"
+
+	"github.com/kongsync/kongsync/document"
+)
+
+// worker owns one replica: it pushes the latest desired payload whenever the replica does not
+// hold it, probes GET /status while idle to notice a restarted (empty) Kong, and backs off after
+// failures. One goroutine per replica, so a slow or dead Kong never delays another.
+type worker struct {
+	rep  *Replica
+	loop *Loop
+	log  logr.Logger
+	bo   backoff
+	wake chan struct{}
+	done chan struct{}
+	stop context.CancelFunc
+
+	everAccepted atomic.Bool
+	pushes       atomic.Int64
+
+	mu          gosync.Mutex
+	desired     *Payload
+	accepted    string   // hash of the config the replica holds, as far as we know
+	rejected    string   // hash the replica refused for good (400, 413)
+	lastGood    *Payload // the last payload the replica took, re-sent if it comes back empty
+	needProbe   bool     // check GET /status before the next push
+	failures    int      // consecutive transient failures
+	nextAttempt time.Time
+	nextProbe   time.Time
+	lastResult  Result
+	lastErr     error
+	unreachable bool // the last request failed at the network level
+}
+
+func newWorker(rep *Replica, l *Loop) *worker {
+	return &worker{
+		rep:       rep,
+		loop:      l,
+		log:       l.log.WithValues("replica", rep.URL()),
+		bo:        newBackoff(rep.opts.BackoffBase, rep.opts.BackoffMax),
+		wake:      make(chan struct{}, 1),
+		done:      make(chan struct{}),
+		needProbe: true,
+	}
+}
+
+// setDesired hands the worker a new payload; it never blocks.
+func (w *worker) setDesired(p *Payload) {
+	w.mu.Lock()
+	w.desired = p
+	w.mu.Unlock()
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+type action int
+
+const (
+	actWait action = iota
+	actProbe
+	actPush
+)
+
+// next decides what to do now: probe, push a payload, or wait (for how long; 0 = until woken).
+func (w *worker) next(now time.Time) (action, *Payload, time.Duration) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	d := w.desired
+	if d == nil {
+		return actWait, nil, 0
+	}
+	probeDue := !w.nextProbe.After(now)
+	if w.needProbe {
+		if probeDue {
+			return actProbe, nil, 0
+		}
+		return actWait, nil, w.nextProbe.Sub(now)
+	}
+	target := d
+	if d.Hash == w.rejected {
+		target = nil
+		if w.accepted == "" && w.lastGood != nil {
+			target = w.lastGood // Kong came back empty: restore the last config it took
+		}
+	}
+	needPush := target != nil && target.Hash != w.accepted
+	if needPush && !w.nextAttempt.After(now) {
+		return actPush, target, 0
+	}
+	if probeDue {
+		return actProbe, nil, 0
+	}
+	wait := w.nextProbe.Sub(now)
+	if needPush {
+		wait = minDur(wait, w.nextAttempt.Sub(now))
+	}
+	return actWait, nil, wait
+}
+
+func (w *worker) run(ctx context.Context) {
+	defer close(w.done)
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		act, p, wait := w.next(time.Now())
+		switch act {
+		case actProbe:
+			w.probe(ctx)
+			continue
+		case actPush:
+			w.push(ctx, p)
+			continue
+		}
+		var tc <-chan time.Time
+		if wait > 0 {
+			timer.Reset(wait)
+			tc = timer.C
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-w.wake:
+		case <-tc:
+		}
+		if ctx.Err() != nil {
+			return
+		}
+	}
+}
+
+// probe reads the replica's configuration_hash and updates what it is known to hold.
+func (w *worker) probe(ctx context.Context) {
+	hash, err := w.rep.Status(ctx)
+	if ctx.Err() != nil {
+		return
+	}
+	w.loop.stats.probes.Add(1)
+	w.loop.observe(Event{Type: EventProbe, Replica: w.rep.URL(), Hash: hash, Err: err})
+	now := time.Now()
+	w.mu.Lock()
+	w.nextProbe = now.Add(w.rep.opts.ProbeInterval)
+	if err != nil {
+		w.loop.stats.probeFailures.Add(1)
+		// Only a transport failure keeps the push waiting: an HTTP error from /status says
+		// nothing about /config.
+		w.needProbe = isTransport(err)
+		if !w.unreachable && isTransport(err) {
+			w.log.Info("Kong admin API unreachable", "error", err.Error())
+		}
+		w.unreachable = w.unreachable || isTransport(err)
+		w.mu.Unlock()
+		return
+	}
+	if w.unreachable {
+		// Back after a network failure: retry now rather than at the end of the backoff.
+		w.unreachable, w.failures, w.nextAttempt = false, 0, time.Time{}
+		w.log.Info("Kong admin API reachable again")
+	}
+	w.needProbe = false
+	accepted := w.applyStatus(hash)
+	w.mu.Unlock()
+	if accepted {
+		w.markAccepted()
+	}
+}
+
+// applyStatus interprets a reported hash; it returns true when the replica holds the desired
+// config. Called with mu held.
+func (w *worker) applyStatus(hash string) bool {
+	d := w.desired
+	switch {
+	case hash == d.StatusHash():
+		w.accepted = d.Hash
+		return true
+	case w.lastGood != nil && hash == w.lastGood.StatusHash():
+		w.accepted = w.lastGood.Hash
+	case hash == document.EmptyHash:
+		if w.accepted != "" {
+			w.loop.stats.emptyDetected.Add(1)
+			w.log.Info("Kong reports an empty configuration (restarted?); pushing again")
+		}
+		w.accepted = ""
+	default:
+		w.accepted = "kong:" + hash // something else; never equal to a payload hash
+	}
+	return false
+}
+
+// push posts one payload and records the outcome.
+func (w *worker) push(ctx context.Context, p *Payload) {
+	out := w.rep.Push(ctx, p)
+	if ctx.Err() != nil {
+		return
+	}
+	w.pushes.Add(1)
+	w.loop.countPush(out.Result)
+	w.loop.cfg.Metrics.ObservePush(w.rep.URL(), out.Result, out.Duration)
+	w.loop.observe(Event{Type: EventPush, Replica: w.rep.URL(), Hash: p.Hash, Outcome: &out})
+	now := time.Now()
+	w.mu.Lock()
+	w.lastResult, w.lastErr = out.Result, out.Err
+	w.nextProbe = now.Add(w.rep.opts.ProbeInterval)
+	firstFailure := false
+	switch {
+	case out.Result.ok():
+		w.accepted, w.lastGood = p.Hash, p
+		w.failures, w.nextAttempt, w.needProbe, w.unreachable = 0, time.Time{}, false, false
+	case out.Result.permanent():
+		w.rejected = p.Hash
+		w.failures, w.nextAttempt = 0, time.Time{}
+	default:
+		w.failures++
+		firstFailure = w.failures == 1
+		wait := w.bo.delay(w.failures)
+		if out.Result == ResultBusy && out.RetryAfter > 0 {
+			wait = out.RetryAfter
+		}
+		w.nextAttempt = now.Add(wait)
+		w.needProbe = true
+		w.unreachable = w.unreachable || out.Result == ResultNetworkError
+	}
+	w.mu.Unlock()
+	w.afterPush(ctx, p, out, firstFailure)
+}
+
+func (w *worker) afterPush(ctx context.Context, p *Payload, out Outcome, firstFailure bool) {
+	log := w.log.WithValues("hash", p.Hash, "result", string(out.Result), "status", out.Status,
+		"duration", out.Duration.String())
+	switch {
+	case out.Result.ok():
+		log.V(1).Info("Kong took the configuration")
+		w.markAccepted()
+	case out.Result == ResultRejected:
+		log.Info("Kong rejected the configuration", "message", out.Message, "entities", len(out.Entities))
+		w.loop.rejected(ctx, rejectionMsg{replica: w.rep.URL(), payload: p, outcome: out})
+	case out.Result == ResultTooLarge:
+		log.Error(out.Err, "configuration does not fit in Kong; it keeps its previous one", "bytes", len(p.Config))
+		w.loop.cfg.Reporter.ReplicaFailed(w.rep.URL(), out.Result, out.Err)
+	default:
+		log.Info("push failed; will retry", "error", errString(out.Err), "retryAfter", out.RetryAfter.String())
+		if firstFailure {
+			w.loop.cfg.Reporter.ReplicaFailed(w.rep.URL(), out.Result, out.Err)
+		}
+	}
+}
+
+func (w *worker) markAccepted() {
+	if !w.everAccepted.Swap(true) {
+		w.loop.checkReady()
+	}
+}
+
+func (w *worker) status() ReplicaStatus {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	st := ReplicaStatus{
+		URL:                 w.rep.URL(),
+		AcceptedHash:        w.accepted,
+		RejectedHash:        w.rejected,
+		LastResult:          w.lastResult,
+		ConsecutiveFailures: w.failures,
+		Pushes:              w.pushes.Load(),
+		EverAccepted:        w.everAccepted.Load(),
+		Unreachable:         w.unreachable,
+	}
+	if w.lastErr != nil {
+		st.LastError = w.lastErr.Error()
+	}
+	if w.desired != nil {
+		st.DesiredHash = w.desired.Hash
+		st.Synced = w.accepted == w.desired.Hash
+	}
+	return st
+}
+
+// ReplicaStatus is a point-in-time view of one replica, for diagnostics and tests.
+type ReplicaStatus struct {
+	URL string
+	// DesiredHash is the latest config built; AcceptedHash the one the replica holds as far as
+	// kongsync knows; RejectedHash the last one it refused (400 or 413).
+	DesiredHash, AcceptedHash, RejectedHash string
+	// Synced is true when the replica holds the latest config.
+	Synced bool
+	// EverAccepted is true once the replica has held a config kongsync built.
+	EverAccepted bool
+	// Unreachable is true while the replica fails at the network level.
+	Unreachable         bool
+	LastResult          Result
+	LastError           string
+	ConsecutiveFailures int
+	// Pushes counts POST /config attempts.
+	Pushes int64
+}
+
+func minDur(a, b time.Duration) time.Duration {
+	if a < b {
+		return a
+	}
+	return b
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
