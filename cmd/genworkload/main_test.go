@@ -1,0 +1,38 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/kongsync/kongsync/store"
+)
+
+func TestRunWritesDecodableManifests(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run([]string{"-ingresses", "4", "-tls-secrets", "1", "-unrelated-secrets", "2", "-secret-size", "1KiB"}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	objs, notes, err := store.DecodeManifests("stdout", &out)
+	if err != nil || len(notes) != 0 {
+		t.Fatalf("err=%v notes=%v", err, notes)
+	}
+	// 4 × (Ingress, Service, EndpointSlice) + IngressClass + 1 TLS + 2 unrelated Secrets.
+	if len(objs) != 4*3+1+1+2 {
+		t.Fatalf("%d objects", len(objs))
+	}
+}
+
+func TestRunRejectsBadFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"-ingresses", "1", "-secret-size", "lots"},
+		{"-ingresses", "1", "-tls-secrets", "2"},
+		{"-ingresses", "1", "-format", "xml"},
+		{"-ingresses", "1", "extra"},
+	} {
+		var out, errb bytes.Buffer
+		if code := run(args, &out, &errb); code == 0 || !strings.Contains(errb.String(), "genworkload") && !strings.Contains(errb.String(), "invalid") {
+			t.Errorf("%v: exit %d, stderr %q", args, code, errb.String())
+		}
+	}
+}

@@ -1,0 +1,192 @@
+package workload
+
+import (
+	"bytes"
+	"crypto/tls"
+	"crypto/x509"
+	"net/netip"
+	"strings"
+	"testing"
+
+	"github.com/kongsync/kongsync/store"
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+)
+
+func write(t *testing.T, c Config, format string) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := Write(&buf, c, format); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func TestWriteDecodesWithCounts(t *testing.T) {
+	c := Config{Ingresses: 7, TLSSecrets: 3, UnrelatedSecrets: 2, SecretSize: 1000, Namespaces: 3, UIDs: true}
+	for _, format := range []string{"yaml", "json"} {
+		t.Run(format, func(t *testing.T) {
+			objs, notes, err := store.DecodeManifests("w", bytes.NewReader(write(t, c, format)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The three Namespace objects are not store kinds: the reader notes and skips them.
+			if len(notes) != 3 || notes[0].Err || !strings.Contains(notes[0].String(), "Namespace bench-0") {
+				t.Fatalf("notes = %v", notes)
+			}
+			st, loadNotes := store.Load(objs)
+			if len(loadNotes) != 0 {
+				t.Fatalf("load notes: %v", loadNotes)
+			}
+			snap := st.Snapshot()
+			want := map[store.Kind]int{store.KindIngress: 7, store.KindService: 7, store.KindEndpointSlice: 7,
+				store.KindIngressClass: 1, store.KindSecret: 5}
+			for k, n := range want {
+				if got := snap.Len(k); got != n {
+					t.Errorf("%s: %d objects, want %d", k, got, n)
+				}
+			}
+			checkObjects(t, c, snap)
+		})
+	}
+}
+
+// checkObjects verifies the shape the benchmarks rely on: every Ingress resolves to its Service
+// and a 2-endpoint slice; TLS Ingresses name a Secret whose certificate covers their host.
+func checkObjects(t *testing.T, c Config, snap *store.Snapshot) {
+	t.Helper()
+	tlsCount, addrs := 0, map[string]bool{}
+	for _, ing := range snap.Ingresses() {
+		if ing.UID == "" || *ing.Spec.IngressClassName != ClassName || len(ing.Spec.Rules) != 1 {
+			t.Fatalf("ingress %s: %+v", ing.Name, ing.Spec)
+		}
+		rule := ing.Spec.Rules[0]
+		p := rule.HTTP.Paths[0]
+		if *p.PathType != networkingv1.PathTypePrefix || p.Backend.Service.Port.Number != ServicePort {
+			t.Fatalf("ingress %s path %+v", ing.Name, p)
+		}
+		svc, ok := snap.Service(ing.Namespace, p.Backend.Service.Name)
+		if !ok || svc.Spec.Ports[0].Port != ServicePort {
+			t.Fatalf("ingress %s: no service", ing.Name)
+		}
+		slices := snap.EndpointSlicesFor(ing.Namespace, svc.Name)
+		if len(slices) != 1 || len(slices[0].Endpoints) != 2 {
+			t.Fatalf("service %s: slices %v", svc.Name, slices)
+		}
+		for _, ep := range slices[0].Endpoints {
+			checkEndpoint(t, ep, addrs)
+		}
+		for _, tl := range ing.Spec.TLS {
+			tlsCount++
+			sec, ok := snap.Secret(ing.Namespace, tl.SecretName)
+			if !ok || sec.Type != corev1.SecretTypeTLS {
+				t.Fatalf("ingress %s: TLS secret %s missing", ing.Name, tl.SecretName)
+			}
+			checkCert(t, sec, rule.Host)
+		}
+	}
+	if tlsCount != c.TLSSecrets {
+		t.Fatalf("%d Ingresses with TLS, want %d", tlsCount, c.TLSSecrets)
+	}
+}
+
+func checkEndpoint(t *testing.T, ep discoveryv1.Endpoint, seen map[string]bool) {
+	t.Helper()
+	a, err := netip.ParseAddr(ep.Addresses[0])
+	if err != nil || !netip.MustParsePrefix("10.0.0.0/8").Contains(a) || seen[a.String()] {
+		t.Fatalf("address %v: want unique 10.x (err %v)", ep.Addresses, err)
+	}
+	seen[a.String()] = true
+	if !*ep.Conditions.Ready || !*ep.Conditions.Serving || *ep.Conditions.Terminating {
+		t.Fatalf("conditions %+v", ep.Conditions)
+	}
+}
+
+func checkCert(t *testing.T, sec *corev1.Secret, host string) {
+	t.Helper()
+	pair, err := tls.X509KeyPair(sec.Data[corev1.TLSCertKey], sec.Data[corev1.TLSPrivateKeyKey])
+	if err != nil {
+		t.Fatalf("secret %s: %v", sec.Name, err)
+	}
+	cert, err := x509.ParseCertificate(pair.Certificate[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cert.VerifyHostname(host); err != nil {
+		t.Fatalf("secret %s: %v", sec.Name, err)
+	}
+}
+
+func TestDeterministic(t *testing.T) {
+	c := Config{Ingresses: 5, TLSSecrets: 2, UnrelatedSecrets: 1, SecretSize: 300, Namespaces: 2, Seed: 9, UIDs: true}
+	a, b := write(t, c, "yaml"), write(t, c, "yaml")
+	if !bytes.Equal(a, b) {
+		t.Fatal("same config, different output")
+	}
+	c.Seed = 10
+	other := write(t, c, "yaml")
+	if bytes.Equal(a, other) {
+		t.Fatal("a different seed must change UIDs, keys and data")
+	}
+	if strings.Count(string(a), "name: app-00004\n") != strings.Count(string(other), "name: app-00004\n") {
+		t.Fatal("a different seed must not change names")
+	}
+	c.UIDs = false
+	if strings.Contains(string(write(t, c, "yaml")), "uid:") {
+		t.Fatal("-uids=false must leave metadata.uid out")
+	}
+}
+
+func TestOpaqueSecretSize(t *testing.T) {
+	objs, err := Objects(Config{Ingresses: 1, UnrelatedSecrets: 2, SecretSize: 256 << 10, Namespaces: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sizes []int
+	for _, o := range objs {
+		if s, ok := o.(*corev1.Secret); ok {
+			sizes = append(sizes, len(s.Data["blob"]))
+		}
+	}
+	if len(sizes) != 2 || sizes[0] != 256<<10 || sizes[1] != 256<<10 {
+		t.Fatalf("secret sizes %v", sizes)
+	}
+}
+
+func TestValidate(t *testing.T) {
+	bad := []Config{
+		{Ingresses: 1, TLSSecrets: 2, Namespaces: 1},
+		{Ingresses: 1, Namespaces: 0},
+		{Ingresses: -1, Namespaces: 1},
+		{Ingresses: 1<<22 + 1, Namespaces: 1},
+	}
+	for _, c := range bad {
+		if err := Each(c, nil); err == nil {
+			t.Errorf("%+v: want an error", c)
+		}
+	}
+}
+
+func TestAddressSkipsReservedHosts(t *testing.T) {
+	cases := map[int]string{0: "10.0.0.2", 252: "10.0.0.254", 253: "10.0.1.2", 253 * 256: "10.1.0.2"}
+	for j, want := range cases {
+		if got := address(j); got != want {
+			t.Errorf("address(%d) = %s, want %s", j, got, want)
+		}
+	}
+}
+
+func TestParseSize(t *testing.T) {
+	cases := map[string]int{"256KiB": 256 << 10, "1MiB": 1 << 20, "300Ki": 300 << 10, "4096": 4096, "2M": 2000000, "10B": 10}
+	for in, want := range cases {
+		if got, err := ParseSize(in); err != nil || got != want {
+			t.Errorf("ParseSize(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "KiB", "-1", "1GiB", "abc"} {
+		if _, err := ParseSize(in); err == nil {
+			t.Errorf("ParseSize(%q): want an error", in)
+		}
+	}
+}
