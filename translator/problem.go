@@ -45,3 +45,28 @@ func SortProblems(ps []Problem) {
 		return a.Reason < b.Reason
 	})
 }
+
+func newProblem(ref store.Ref, field, format string, args ...any) Problem {
+	reason := format
+	if len(args) > 0 {
+		reason = fmt.Sprintf(format, args...)
+	}
+	return Problem{Object: ref, Field: field, Reason: reason}
+}
+
+// finishProblems sorts problems and drops exact duplicates (one Service port used by several
+// Kong services, for example, reports a bad annotation once).
+func finishProblems(ps []Problem) []Problem {
+	SortProblems(ps)
+	out := ps[:0]
+	for i, p := range ps {
+		if i > 0 && p == ps[i-1] {
+			continue
+		}
+		out = append(out, p)
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}

@@ -1,0 +1,91 @@
+package translator
+
+import (
+	"net"
+	"sort"
+	"strconv"
+
+	"github.com/kong/go-kong/kong"
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+)
+
+// targets returns the upstream targets of one Kong service, sorted KIC's way (descending).
+// ingress.kubernetes.io/service-upstream gives the Service's DNS name; an ExternalName Service
+// gives its external name; otherwise every ready endpoint of the Service's EndpointSlices whose
+// port has the Service port's name.
+func (t *translation) targets(ks *kongService) []*kong.Target {
+	svc := ks.svc
+	if ks.svcPort == nil {
+		return nil
+	}
+	port := ks.svcPort
+	if svc.Annotations[annServiceUpstream] == "true" {
+		host := svc.Name + "." + svc.Namespace + ".svc"
+		if t.opts.ClusterDomain != "" {
+			host += "." + t.opts.ClusterDomain
+		}
+		return []*kong.Target{{Target: kong.String(host + ":" + strconv.Itoa(int(port.Port)))}}
+	}
+	if svc.Spec.Type == corev1.ServiceTypeExternalName {
+		return []*kong.Target{{Target: kong.String(svc.Spec.ExternalName + ":" + port.TargetPort.String())}}
+	}
+	var addrs []string
+	for _, es := range t.snap.EndpointSlicesFor(svc.Namespace, svc.Name) {
+		addrs = sliceTargets(es, svc, port.Name, addrs)
+	}
+	sort.Sort(sort.Reverse(sort.StringSlice(addrs)))
+	out := make([]*kong.Target, 0, len(addrs))
+	for i, a := range addrs {
+		if i > 0 && a == addrs[i-1] {
+			continue
+		}
+		out = append(out, &kong.Target{Target: kong.String(a)})
+	}
+	return out
+}
+
+// sliceTargets appends "address:port" for every ready endpoint of es on the port named
+// portName. A port without a name matches the Service port without a name (KIC panics on
+// it); a port without a protocol counts as TCP, the Kubernetes default. Like KIC, a port
+// matches when its protocol is TCP or one the Service uses.
+func sliceTargets(es *discoveryv1.EndpointSlice, svc *corev1.Service, portName string, dst []string) []string {
+	for _, p := range es.Ports {
+		name := ""
+		if p.Name != nil {
+			name = *p.Name
+		}
+		if p.Port == nil || *p.Port < 0 || name != portName || !serviceUsesProtocol(svc, p.Protocol) {
+			continue
+		}
+		ps := strconv.Itoa(int(*p.Port))
+		for i := range es.Endpoints {
+			ep := &es.Endpoints[i]
+			if (ep.Conditions.Ready != nil && !*ep.Conditions.Ready) || len(ep.Addresses) == 0 {
+				continue
+			}
+			dst = append(dst, hostPort(ep.Addresses[0], ps))
+		}
+	}
+	return dst
+}
+
+func serviceUsesProtocol(svc *corev1.Service, p *corev1.Protocol) bool {
+	if p == nil || *p == corev1.ProtocolTCP {
+		return true
+	}
+	for i := range svc.Spec.Ports {
+		if svc.Spec.Ports[i].Protocol == *p {
+			return true
+		}
+	}
+	return false
+}
+
+// hostPort joins an endpoint address and port, bracketing IPv6 addresses.
+func hostPort(addr, port string) string {
+	if ip := net.ParseIP(addr); ip != nil && ip.To4() == nil {
+		return "[" + addr + "]:" + port
+	}
+	return addr + ":" + port
+}

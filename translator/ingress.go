@@ -1,0 +1,168 @@
+package translator
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/kong/go-kong/kong"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+
+	"github.com/kongsync/kongsync/document"
+	"github.com/kongsync/kongsync/store"
+)
+
+// routeGroup is one Kong route under construction: KIC makes one route per Ingress, host,
+// Service and port, holding every path that shares them.
+type routeGroup struct {
+	svc   string
+	port  portDef
+	host  string
+	route *document.Route
+}
+
+func ingressRef(ing *networkingv1.Ingress) store.Ref {
+	return store.Ref{Kind: store.KindIngress, Namespace: ing.Namespace, Name: ing.Name}
+}
+
+// translateRules turns an Ingress's rules into routes attached to Kong services. A path whose
+// backend cannot be resolved is skipped with a problem; the rest of the Ingress still counts.
+func (t *translation) translateRules(ing *networkingv1.Ingress, rs *routeSettings) {
+	if rs.skip {
+		return
+	}
+	var groups []routeGroup
+	for i := range ing.Spec.Rules {
+		rule := &ing.Spec.Rules[i]
+		if rule.HTTP == nil {
+			continue
+		}
+		for j := range rule.HTTP.Paths {
+			field := "spec.rules[" + strconv.Itoa(i) + "].http.paths[" + strconv.Itoa(j) + "]"
+			groups = t.translatePath(ing, rs, rule.Host, &rule.HTTP.Paths[j], field, groups)
+		}
+	}
+}
+
+// translatePath adds one Ingress path to the route of its (host, Service, port) group,
+// creating the route and the Kong service when they do not exist yet.
+func (t *translation) translatePath(ing *networkingv1.Ingress, rs *routeSettings, host string,
+	p *networkingv1.HTTPIngressPath, field string, groups []routeGroup,
+) []routeGroup {
+	pt := networkingv1.PathTypeImplementationSpecific
+	if p.PathType != nil {
+		pt = *p.PathType
+	}
+	switch pt {
+	case networkingv1.PathTypePrefix, networkingv1.PathTypeExact, networkingv1.PathTypeImplementationSpecific:
+	default:
+		t.problem(ingressRef(ing), field+".pathType", "unknown path type %q; path skipped", pt)
+		return groups
+	}
+	if p.Backend.Service == nil {
+		t.problem(ingressRef(ing), field+".backend", "%s; path skipped", unsupportedBackend(p.Backend.Resource))
+		return groups
+	}
+	ks := t.resolveBackend(ing, p.Backend.Service, field+".backend.service")
+	if ks == nil {
+		return groups
+	}
+	ks.fromRules = true
+	g := findGroup(groups, ks.name, host)
+	if g == nil {
+		groups = append(groups, routeGroup{svc: ks.name, host: host, route: t.newRuleRoute(ing, rs, ks, host)})
+		g = &groups[len(groups)-1]
+	}
+	path := collapseSlashes(p.Path)
+	if path == "" {
+		path = "/"
+	}
+	var buf [2]string
+	for _, kp := range ingressPaths(path, pt, rs.regexMarker, buf[:0]) {
+		g.route.Paths = append(g.route.Paths, kong.String(kp))
+	}
+	return groups
+}
+
+func findGroup(groups []routeGroup, svc, host string) *routeGroup {
+	for i := range groups {
+		if groups[i].svc == svc && groups[i].host == host {
+			return &groups[i]
+		}
+	}
+	return nil
+}
+
+// unsupportedBackend explains why a non-Service backend cannot be translated.
+func unsupportedBackend(res *corev1.TypedLocalObjectReference) string {
+	if res == nil {
+		return "backend names neither a Service nor a resource"
+	}
+	gk := res.Kind
+	if res.APIGroup != nil && *res.APIGroup != "" {
+		gk = *res.APIGroup + "/" + gk
+	}
+	return fmt.Sprintf("backend %s %q is not supported, only Service backends are", gk, res.Name)
+}
+
+// newRuleRoute creates the route of one (Ingress, host, Service, port) group and attaches it to
+// its Kong service.
+func (t *translation) newRuleRoute(ing *networkingv1.Ingress, rs *routeSettings, ks *kongService, host string) *document.Route {
+	r := newRoute(routeName(ing.Namespace, ing.Name, ks.backendName, host, ks.port), rs)
+	if host != "" {
+		r.Hosts = []*string{kong.String(host)}
+	}
+	rs.applyHosts(&r.Route)
+	ks.routes = append(ks.routes, r)
+	return r
+}
+
+// newRoute returns a route with KIC's defaults, the Ingress's tags, the settings its
+// annotations ask for, and its id.
+func newRoute(name string, rs *routeSettings) *document.Route {
+	r := &document.Route{Route: kong.Route{
+		Name:                    kong.String(name),
+		StripPath:               kong.Bool(false),
+		PreserveHost:            kong.Bool(true),
+		RegexPriority:           kong.Int(0),
+		RequestBuffering:        kong.Bool(true),
+		ResponseBuffering:       kong.Bool(true),
+		HTTPSRedirectStatusCode: kong.Int(426),
+		PathHandling:            kong.String("v0"),
+		Tags:                    rs.tags,
+	}}
+	rs.apply(&r.Route)
+	_ = r.Route.FillID("")
+	return r
+}
+
+// translateDefaultBackend gives the cluster one catch-all route, `<namespace>.<ingress>` with
+// path `/`, from the oldest Ingress that has a usable default backend. Younger default backends
+// are reported as ignored.
+func (t *translation) translateDefaultBackend(ings []*networkingv1.Ingress, settings []*routeSettings) {
+	var winner *networkingv1.Ingress
+	for i, ing := range ings {
+		db := ing.Spec.DefaultBackend
+		if db == nil || settings[i].skip {
+			continue
+		}
+		if winner != nil {
+			t.problem(ingressRef(ing), "spec.defaultBackend",
+				"ignored: the older Ingress %s/%s provides the default backend", winner.Namespace, winner.Name)
+			continue
+		}
+		if db.Service == nil {
+			t.problem(ingressRef(ing), "spec.defaultBackend", "%s; default backend ignored", unsupportedBackend(db.Resource))
+			continue
+		}
+		ks := t.resolveBackend(ing, db.Service, "spec.defaultBackend.service")
+		if ks == nil {
+			continue
+		}
+		winner = ing
+		r := newRoute(ing.Namespace+"."+ing.Name, settings[i])
+		r.Paths = []*string{kong.String("/")}
+		settings[i].applyHosts(&r.Route)
+		ks.routes = append(ks.routes, r)
+	}
+}

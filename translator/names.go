@@ -1,0 +1,107 @@
+package translator
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/kong/go-kong/kong"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kongsync/kongsync/store"
+)
+
+// Tag prefixes KIC writes on every entity, so that Kong's errors can be mapped back to objects
+// and so that users migrating from KIC keep their tag-based tooling.
+const (
+	tagName      = "k8s-name:"
+	tagNamespace = "k8s-namespace:"
+	tagKind      = "k8s-kind:"
+	tagUID       = "k8s-uid:"
+	tagGroup     = "k8s-group:"
+	tagVersion   = "k8s-version:"
+)
+
+// portMode says how an Ingress backend names its Service port; it decides the names KIC gives
+// to Kong services, upstreams and routes.
+type portMode uint8
+
+const (
+	portImplicit portMode = iota
+	portByNumber
+	portByName
+)
+
+// portDef is an Ingress backend's reference to a Service port.
+type portDef struct {
+	mode   portMode
+	number int32
+	name   string
+}
+
+// canonical is the port segment of entity names: the number, the name, or KIC's placeholder
+// for a backend that names no port.
+func (p portDef) canonical() string {
+	switch p.mode {
+	case portByNumber:
+		return strconv.FormatInt(int64(p.number), 10)
+	case portByName:
+		return p.name
+	}
+	return "implicitPort"
+}
+
+// kongServiceName is `<namespace>.<service>.<port>`, KIC's name for the Kong service of one
+// Kubernetes Service port.
+func kongServiceName(ns, svc string, p portDef) string {
+	return ns + "." + svc + "." + p.canonical()
+}
+
+// upstreamName is `<service>.<namespace>.<port>.svc`: the Kong service host and upstream name.
+func upstreamName(ns, svc string, p portDef) string {
+	return svc + "." + ns + "." + p.canonical() + ".svc"
+}
+
+// routeName is `<namespace>.<ingress>.<service>.<host>.<port>`; `*` in the host becomes `_`.
+func routeName(ns, ingress, svc, host string, p portDef) string {
+	host = strings.ReplaceAll(host, "*", "_")
+	return ns + "." + ingress + "." + svc + "." + host + "." + p.canonical()
+}
+
+// objectTags returns KIC's tags for an object: name, namespace, kind, uid, group (not for the
+// core group), version, then the distinct values of its konghq.com/tags annotation. Empty
+// metadata fields give no tag, as in KIC.
+func objectTags(kind store.Kind, obj metav1.Object) []*string {
+	gvk := kind.GVK()
+	user := splitList(obj.GetAnnotations()[annTags])
+	tags := make([]*string, 0, 6+len(user))
+	add := func(prefix, v string) {
+		if v != "" {
+			tags = append(tags, kong.String(prefix+v))
+		}
+	}
+	add(tagName, obj.GetName())
+	add(tagNamespace, obj.GetNamespace())
+	add(tagKind, gvk.Kind)
+	add(tagUID, string(obj.GetUID()))
+	add(tagGroup, gvk.Group)
+	add(tagVersion, gvk.Version)
+	for i, t := range user {
+		if !containsString(user[:i], t) {
+			tags = append(tags, kong.String(t))
+		}
+	}
+	return tags
+}
+
+func containsString(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// nsNameKey is the "namespace/name" string KIC sorts objects by (a plain string comparison,
+// which differs from comparing namespace then name when a namespace is a prefix of another).
+func nsNameKey(ns, name string) string { return ns + "/" + name }

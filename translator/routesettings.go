@@ -1,0 +1,239 @@
+package translator
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/kong/go-kong/kong"
+	networkingv1 "k8s.io/api/networking/v1"
+
+	"github.com/kongsync/kongsync/store"
+)
+
+// routeSettings are an Ingress's route-level annotations, parsed and checked once per Ingress
+// and applied to every route it produces. A nil field means "not set: keep the default".
+type routeSettings struct {
+	tags        []*string
+	regexMarker string
+	skip        bool // the Ingress asks for something kongsync cannot do; its routes are skipped
+
+	stripPath, preserveHost             *bool
+	requestBuffering, responseBuffering *bool
+	forceSSL                            bool
+	redirectCode, regexPriority         *int
+	protocols, methods                  []*string
+	snis                                []*string
+	hostAliases                         []string
+	headers                             map[string][]string
+	pathHandling                        *string
+}
+
+// parseRouteSettings reads the route annotations of ing. A value that does not parse is
+// reported and ignored, leaving the default in place.
+func (t *translation) parseRouteSettings(ing *networkingv1.Ingress) *routeSettings {
+	a := ing.Annotations
+	rs := &routeSettings{tags: objectTags(store.KindIngress, ing), regexMarker: defaultRegexMarker}
+	p := annotationParser{t: t, ref: ingressRef(ing), anns: a}
+	if v, ok := a[annRegexPrefix]; ok {
+		if v == "" {
+			p.bad(annRegexPrefix, "empty prefix")
+		} else {
+			rs.regexMarker = v
+		}
+	}
+	if _, ok := a[annRewrite]; ok {
+		t.problem(ingressRef(ing), annotationField(annRewrite),
+			"URI rewriting (KIC's RewriteURIs feature gate) is not supported; the Ingress's routes are skipped")
+		rs.skip = true
+	}
+	rs.stripPath = p.boolean(annStripPath, parseStrictBool)
+	rs.preserveHost = p.boolean(annPreserveHost, parseStrictBool)
+	rs.requestBuffering = p.boolean(annRequestBuffering, parseLooseBool)
+	rs.responseBuffering = p.boolean(annResponseBuffering, parseLooseBool)
+	rs.forceSSL = a[annForceSSLRedirect] == "true"
+	rs.redirectCode = p.integer(annRedirectCode, parseRedirectCode)
+	rs.regexPriority = p.integer(annRegexPriority, func(v string) (int, error) {
+		return parseIntRange(v, -1<<31, 1<<31-1)
+	})
+	rs.protocols = p.list(annProtocols, parseProtocols)
+	rs.methods = p.list(annMethods, parseMethods)
+	rs.snis = p.list(annSNIs, parseSNIs)
+	if v, ok := a[annHostAliases]; ok && v != "" {
+		if hs, err := parseHostAliases(v); err != nil {
+			p.bad(annHostAliases, err.Error())
+		} else {
+			rs.hostAliases = hs
+		}
+	}
+	if v, ok := a[annPathHandling]; ok {
+		if ph, err := parsePathHandling(v); err != nil {
+			p.bad(annPathHandling, err.Error())
+		} else {
+			rs.pathHandling = kong.String(ph)
+		}
+	}
+	rs.headers = p.headers()
+	t.pluginProblems(ingressRef(ing), ing.Namespace, a)
+	return rs
+}
+
+// apply sets the route fields the annotations ask for, in KIC's order, then KIC's protocol
+// normalisation (gRPC and HTTP protocols cannot mix; gRPC routes take no strip_path).
+func (rs *routeSettings) apply(r *kong.Route) {
+	setBool(&r.StripPath, rs.stripPath)
+	if rs.forceSSL {
+		r.HTTPSRedirectStatusCode = kong.Int(302)
+		r.Protocols = []*string{kong.String("https")}
+	}
+	setInt(&r.HTTPSRedirectStatusCode, rs.redirectCode)
+	setBool(&r.PreserveHost, rs.preserveHost)
+	setBool(&r.RequestBuffering, rs.requestBuffering)
+	setBool(&r.ResponseBuffering, rs.responseBuffering)
+	if len(rs.protocols) > 0 {
+		r.Protocols = rs.protocols
+	}
+	setInt(&r.RegexPriority, rs.regexPriority)
+	if len(rs.methods) > 0 {
+		r.Methods = rs.methods
+	}
+	if len(rs.snis) > 0 {
+		r.SNIs = rs.snis
+	}
+	if len(rs.headers) > 0 {
+		r.Headers = rs.headers
+	}
+	if rs.pathHandling != nil {
+		r.PathHandling = rs.pathHandling
+	}
+	normalizeProtocols(r)
+}
+
+// applyHosts appends the host aliases to a route's hosts, skipping duplicates.
+func (rs *routeSettings) applyHosts(r *kong.Route) {
+	for _, h := range rs.hostAliases {
+		dup := false
+		for _, have := range r.Hosts {
+			if *have == h {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			r.Hosts = append(r.Hosts, kong.String(h))
+		}
+	}
+}
+
+func normalizeProtocols(r *kong.Route) {
+	var http, grpc bool
+	for _, p := range r.Protocols {
+		grpc = grpc || strings.Contains(*p, "grpc")
+		http = http || strings.Contains(*p, "http")
+	}
+	if grpc && http {
+		r.Protocols = []*string{kong.String("http"), kong.String("https")}
+	}
+	if grpc {
+		r.StripPath = nil
+	}
+}
+
+func setBool(dst **bool, v *bool) {
+	if v != nil {
+		*dst = v
+	}
+}
+
+func setInt(dst **int, v *int) {
+	if v != nil {
+		*dst = v
+	}
+}
+
+// annotationParser reads typed annotation values of one object, reporting bad ones.
+type annotationParser struct {
+	t    *translation
+	ref  store.Ref
+	anns map[string]string
+}
+
+func (p annotationParser) bad(key, why string) {
+	p.t.problem(p.ref, annotationField(key), "invalid value %q: %s; annotation ignored", p.anns[key], why)
+}
+
+func (p annotationParser) boolean(key string, parse func(string) (bool, error)) *bool {
+	v, ok := p.anns[key]
+	if !ok {
+		return nil
+	}
+	b, err := parse(v)
+	if err != nil {
+		p.bad(key, err.Error())
+		return nil
+	}
+	return kong.Bool(b)
+}
+
+func (p annotationParser) integer(key string, parse func(string) (int, error)) *int {
+	v, ok := p.anns[key]
+	if !ok {
+		return nil
+	}
+	n, err := parse(v)
+	if err != nil {
+		p.bad(key, err.Error())
+		return nil
+	}
+	return kong.Int(n)
+}
+
+func (p annotationParser) list(key string, parse func(string) ([]string, error)) []*string {
+	v, ok := p.anns[key]
+	if !ok {
+		return nil
+	}
+	items, err := parse(v)
+	if err != nil {
+		p.bad(key, err.Error())
+		return nil
+	}
+	if len(items) == 0 {
+		return nil
+	}
+	return kong.StringSlice(items...)
+}
+
+// headers reads konghq.com/headers.<name> annotations into route header matches.
+func (p annotationParser) headers() map[string][]string {
+	sep := ","
+	if v, ok := p.anns[annHeadersSeparator]; ok {
+		if v == "" {
+			p.bad(annHeadersSeparator, "empty separator")
+		} else {
+			sep = v
+		}
+	}
+	var out map[string][]string
+	for k, v := range p.anns {
+		name, ok := strings.CutPrefix(k, annHeadersPrefix)
+		if !ok || name == "" || v == "" {
+			continue
+		}
+		if out == nil {
+			out = map[string][]string{}
+		}
+		out[name] = splitHeaderValues(v, sep)
+	}
+	return out
+}
+
+// pluginProblems reports every konghq.com/plugins reference: KongPlugins come with a later
+// issue, so each reference is unknown and ignored; the object itself still translates.
+func (t *translation) pluginProblems(ref store.Ref, ns string, anns map[string]string) {
+	refs := parsePluginRefs(anns[annPlugins], ns)
+	sort.SliceStable(refs, func(i, j int) bool { return refs[i].name < refs[j].name })
+	for _, r := range refs {
+		t.problem(ref, annotationField(annPlugins),
+			"referenced KongPlugin %s/%s does not exist (plugins are not supported yet); reference ignored", r.namespace, r.name)
+	}
+}

@@ -1,0 +1,173 @@
+package translator
+
+import (
+	"bytes"
+	"crypto/tls"
+	"sort"
+	"strconv"
+
+	"github.com/kong/go-kong/kong"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+
+	"github.com/kongsync/kongsync/document"
+	"github.com/kongsync/kongsync/store"
+)
+
+// certEntry is one TLS Secret as a certificate source, loaded and checked once.
+type certEntry struct {
+	key       string // "namespace/name"
+	secret    *corev1.Secret
+	cert, pem string // PEM certificate and key, trimmed
+	err       string // why the Secret gives no certificate
+	used      bool   // in certOrder
+	hosts     []string
+}
+
+// clientCertRef is a Kong service whose client_certificate is the certificate of a Secret;
+// its id is known once identical certificates are merged.
+type clientCertRef struct {
+	svc  *kong.Service
+	cert *certEntry
+}
+
+func secretRef(s *corev1.Secret) store.Ref {
+	return store.Ref{Kind: store.KindSecret, Namespace: s.Namespace, Name: s.Name}
+}
+
+// loadCert returns the certificate of Secret ns/name, loading and validating it on first use.
+// A Secret that exists but holds no usable key pair is reported once, on the Secret.
+func (t *translation) loadCert(ns, name string) *certEntry {
+	key := nsNameKey(ns, name)
+	if ce, ok := t.certs[key]; ok {
+		return ce
+	}
+	ce := &certEntry{key: key}
+	t.certs[key] = ce
+	sec, ok := t.snap.Secret(ns, name)
+	if !ok {
+		return ce
+	}
+	ce.secret = sec
+	crt, okc := sec.Data[corev1.TLSCertKey]
+	k, okk := sec.Data[corev1.TLSPrivateKeyKey]
+	if !okc || !okk {
+		ce.err = "tls.crt and tls.key are both required"
+		t.problem(secretRef(sec), "data", "%s; no certificate", ce.err)
+		return ce
+	}
+	crt, k = bytes.TrimSpace(crt), bytes.TrimSpace(k)
+	if _, err := tls.X509KeyPair(crt, k); err != nil {
+		ce.err = err.Error()
+		t.problem(secretRef(sec), "data", "not a valid TLS key pair: %s; no certificate", ce.err)
+		return ce
+	}
+	ce.cert, ce.pem = string(crt), string(k)
+	return ce
+}
+
+// useCert makes a Secret's certificate part of the output.
+func (t *translation) useCert(ce *certEntry) {
+	if !ce.used {
+		ce.used = true
+		t.certOrder = append(t.certOrder, ce)
+	}
+}
+
+// collectTLS assigns every TLS host of the served Ingresses to one Secret: the first claim in
+// Ingress order wins, later claims by other Secrets are reported. Claims whose Secret is missing
+// or unusable are reported and do not block a later valid claim.
+func (t *translation) collectTLS(ings []*networkingv1.Ingress) {
+	for _, ing := range ings {
+		for i := range ing.Spec.TLS {
+			t.collectTLSEntry(ing, i)
+		}
+	}
+}
+
+func (t *translation) collectTLSEntry(ing *networkingv1.Ingress, i int) {
+	tl := &ing.Spec.TLS[i]
+	field := "spec.tls[" + strconv.Itoa(i) + "]"
+	if len(tl.Hosts) == 0 || tl.SecretName == "" {
+		t.problem(ingressRef(ing), field, "a TLS entry needs hosts and a secretName; entry ignored")
+		return
+	}
+	ce := t.loadCert(ing.Namespace, tl.SecretName)
+	switch {
+	case ce.secret == nil:
+		t.problem(ingressRef(ing), field+".secretName", "Secret %s not found; its hosts get no certificate", ce.key)
+		return
+	case ce.err != "":
+		t.problem(ingressRef(ing), field+".secretName", "Secret %s has no usable TLS key pair; its hosts get no certificate", ce.key)
+		return
+	}
+	t.useCert(ce)
+	for j, h := range tl.Hosts {
+		owner, taken := t.sniOwner[h]
+		if !taken {
+			t.sniOwner[h] = ce
+			ce.hosts = append(ce.hosts, h)
+			continue
+		}
+		if owner != ce {
+			t.problem(ingressRef(ing), field+".hosts["+strconv.Itoa(j)+"]",
+				"host %s is already served by Secret %s (claimed by an older Ingress); ignored", h, owner.key)
+		}
+	}
+}
+
+// buildCertificates emits one certificate per distinct cert+key pair. Identical pairs from
+// several Secrets merge: the oldest Secret gives id and tags (ties: the smaller UID).
+func (t *translation) buildCertificates() []*document.Certificate {
+	byPair := make(map[string]*document.Certificate, len(t.certOrder))
+	winner := make(map[string]*certEntry, len(t.certOrder))
+	var out []*document.Certificate
+	for _, ce := range t.certOrder {
+		pair := ce.cert + "\x00" + ce.pem
+		c, ok := byPair[pair]
+		if !ok {
+			c = &document.Certificate{Cert: kong.String(ce.cert), Key: kong.String(ce.pem)}
+			byPair[pair] = c
+			out = append(out, c)
+		}
+		if w := winner[pair]; w == nil || olderSecret(ce.secret, w.secret) {
+			winner[pair] = ce
+			c.ID = optionalString(string(ce.secret.UID))
+			c.Tags = objectTags(store.KindSecret, ce.secret)
+		}
+		for _, h := range ce.hosts {
+			c.SNIs = append(c.SNIs, &document.SNI{Name: kong.String(h)})
+		}
+	}
+	for _, c := range out {
+		sort.Slice(c.SNIs, func(i, j int) bool { return *c.SNIs[i].Name < *c.SNIs[j].Name })
+		if c.ID != nil {
+			for _, s := range c.SNIs {
+				s.Certificate = &document.CertificateRef{ID: c.ID}
+			}
+		}
+	}
+	for _, r := range t.clientRefs {
+		if id := byPair[r.cert.cert+"\x00"+r.cert.pem].ID; id != nil {
+			r.svc.ClientCertificate = &kong.Certificate{ID: id}
+		}
+	}
+	return out
+}
+
+// olderSecret is KIC's order for merged certificates: creation time, then UID.
+func olderSecret(a, b *corev1.Secret) bool {
+	if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
+		return a.CreationTimestamp.Before(&b.CreationTimestamp)
+	}
+	return a.UID < b.UID
+}
+
+// optionalString returns nil for "": a Secret without a UID (a manifest never applied) gives a
+// certificate without id rather than KIC's invalid empty id.
+func optionalString(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return kong.String(s)
+}

@@ -1,0 +1,225 @@
+package translator
+
+import (
+	"sort"
+
+	"github.com/kong/go-kong/kong"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/kongsync/kongsync/document"
+	"github.com/kongsync/kongsync/store"
+)
+
+// Kong service defaults KIC sets on every service it generates.
+const (
+	defaultTimeout  = 60000
+	defaultRetries  = 5
+	defaultProtocol = "http"
+)
+
+// kongService is one Kong service under construction: one Kubernetes Service port, as an
+// Ingress backend names it, with the routes of every Ingress that uses it.
+type kongService struct {
+	name        string
+	host        string
+	namespace   string
+	backendName string
+	port        portDef
+	svc         *corev1.Service
+	svcPort     *corev1.ServicePort // nil when the Service does not declare the port number
+	portNumber  int32
+	fromRules   bool // created for a rule path (then it has path "/"), not only a default backend
+	routes      []*document.Route
+}
+
+// resolveBackend finds or creates the Kong service for an Ingress backend. It returns nil, with
+// a problem on the Ingress, when the Service does not exist or the port cannot be resolved.
+func (t *translation) resolveBackend(ing *networkingv1.Ingress, b *networkingv1.IngressServiceBackend, field string) *kongService {
+	pd := portDefOf(b.Port)
+	name := kongServiceName(ing.Namespace, b.Name, pd)
+	if ks, ok := t.services[name]; ok {
+		if ks.svcPort == nil && ks.svc.Spec.Type != corev1.ServiceTypeExternalName {
+			t.missingNumberProblem(ing, ks, field)
+		}
+		return ks
+	}
+	svc, ok := t.snap.Service(ing.Namespace, b.Name)
+	if !ok {
+		t.problem(ingressRef(ing), field+".name", "Service %s/%s not found; path skipped", ing.Namespace, b.Name)
+		return nil
+	}
+	sp, why := findPort(svc, pd)
+	if why != "" {
+		t.problem(ingressRef(ing), field+portField(pd), "%s; path skipped", why)
+		return nil
+	}
+	ks := &kongService{
+		name: name, host: upstreamName(ing.Namespace, b.Name, pd), namespace: ing.Namespace,
+		backendName: b.Name, port: pd, svc: svc, svcPort: sp, portNumber: pd.number,
+	}
+	if sp != nil {
+		ks.portNumber = sp.Port
+	} else if svc.Spec.Type != corev1.ServiceTypeExternalName {
+		t.missingNumberProblem(ing, ks, field)
+	}
+	t.services[name] = ks
+	return ks
+}
+
+// missingNumberProblem reports a backend port number the Service does not declare. KIC keeps
+// such routes (traffic gets no targets); so does kongsync, to stay config-compatible.
+func (t *translation) missingNumberProblem(ing *networkingv1.Ingress, ks *kongService, field string) {
+	t.problem(ingressRef(ing), field+".port.number",
+		"Service %s/%s has no port %d; route kept without targets", ks.namespace, ks.backendName, ks.port.number)
+}
+
+func portDefOf(p networkingv1.ServiceBackendPort) portDef {
+	switch {
+	case p.Number != 0:
+		return portDef{mode: portByNumber, number: p.Number}
+	case p.Name != "":
+		return portDef{mode: portByName, name: p.Name}
+	}
+	return portDef{mode: portImplicit}
+}
+
+func portField(p portDef) string {
+	switch p.mode {
+	case portByNumber:
+		return ".port.number"
+	case portByName:
+		return ".port.name"
+	}
+	return ".port"
+}
+
+// findPort resolves an Ingress backend port against the Service, KIC's way. A number the
+// Service does not declare resolves to (nil, "") and is reported by the caller; ExternalName
+// Services take any number. The string is why the port cannot be used at all.
+func findPort(svc *corev1.Service, p portDef) (*corev1.ServicePort, string) {
+	ext := svc.Spec.Type == corev1.ServiceTypeExternalName
+	switch p.mode {
+	case portByNumber:
+		if ext {
+			return &corev1.ServicePort{Port: p.number, TargetPort: intstr.FromInt32(p.number)}, ""
+		}
+		for i := range svc.Spec.Ports {
+			if svc.Spec.Ports[i].Port == p.number {
+				return &svc.Spec.Ports[i], ""
+			}
+		}
+		return nil, ""
+	case portByName:
+		if ext {
+			return nil, "an ExternalName Service must be referenced by port number"
+		}
+		for i := range svc.Spec.Ports {
+			sp := &svc.Spec.Ports[i]
+			if sp.Name == p.name || (sp.TargetPort.Type == intstr.String && sp.TargetPort.StrVal == p.name) {
+				return sp, ""
+			}
+		}
+		return nil, "Service " + svc.Namespace + "/" + svc.Name + " has no port named " + p.name
+	}
+	if ext {
+		return nil, "an ExternalName Service must be referenced by port number"
+	}
+	if len(svc.Spec.Ports) != 1 {
+		return nil, "the backend names no port and Service " + svc.Namespace + "/" + svc.Name + " does not have exactly one"
+	}
+	return &svc.Spec.Ports[0], ""
+}
+
+// buildServices emits every Kong service with its routes, and its upstream with targets.
+func (t *translation) buildServices() ([]*document.Service, []*document.Upstream) {
+	names := make([]string, 0, len(t.services))
+	for name := range t.services {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	svcs := make([]*document.Service, 0, len(names))
+	ups := make([]*document.Upstream, 0, len(names))
+	for _, name := range names {
+		ks := t.services[name]
+		if len(ks.routes) == 0 {
+			continue
+		}
+		if !t.consistentAnnotations(name, []*corev1.Service{ks.svc}) {
+			continue
+		}
+		info := t.serviceInfoFor(ks.svc)
+		svcs = append(svcs, t.buildService(ks, info))
+		ups = append(ups, t.buildUpstream(ks, info))
+	}
+	return svcs, ups
+}
+
+func (t *translation) buildService(ks *kongService, info *serviceInfo) *document.Service {
+	s := &document.Service{Service: kong.Service{
+		Name:           kong.String(ks.name),
+		Host:           kong.String(ks.host),
+		Port:           kong.Int(int(ks.portNumber)),
+		Protocol:       kong.String(defaultProtocol),
+		ConnectTimeout: kong.Int(defaultTimeout),
+		ReadTimeout:    kong.Int(defaultTimeout),
+		WriteTimeout:   kong.Int(defaultTimeout),
+		Retries:        kong.Int(defaultRetries),
+		Tags:           info.tags,
+	}}
+	if ks.fromRules {
+		s.Path = kong.String("/")
+	}
+	info.apply(&s.Service)
+	if info.clientCert != nil {
+		t.clientRefs = append(t.clientRefs, clientCertRef{svc: &s.Service, cert: info.clientCert})
+	}
+	s.Routes = ks.routes
+	_ = s.Service.FillID("")
+	return s
+}
+
+func (t *translation) buildUpstream(ks *kongService, info *serviceInfo) *document.Upstream {
+	return &document.Upstream{
+		Upstream: kong.Upstream{
+			Name:       kong.String(ks.host),
+			Algorithm:  kong.String("round-robin"),
+			HostHeader: info.hostHeader,
+			Tags:       info.tags,
+		},
+		Targets: t.targets(ks),
+	}
+}
+
+// consistentAnnotations is KIC's rule for Kong services backed by several Kubernetes Services:
+// every konghq.com/ annotation any of them carries must be on all of them with the same value,
+// or the Kong service is skipped and each Service gets a problem per disagreeing annotation.
+// An Ingress backs a Kong service with exactly one Service, so for Ingresses this always holds.
+func (t *translation) consistentAnnotations(kongName string, svcs []*corev1.Service) bool {
+	if len(svcs) < 2 {
+		return true
+	}
+	var bad []string
+	for _, a := range svcs {
+		for k, v := range a.Annotations {
+			if len(k) < len(annPrefix) || k[:len(annPrefix)] != annPrefix || containsString(bad, k) {
+				continue
+			}
+			for _, b := range svcs {
+				if w, ok := b.Annotations[k]; !ok || w != v {
+					bad = append(bad, k)
+					break
+				}
+			}
+		}
+	}
+	sort.Strings(bad)
+	for _, s := range svcs {
+		for _, k := range bad {
+			t.problem(store.Ref{Kind: store.KindService, Namespace: s.Namespace, Name: s.Name}, annotationField(k),
+				"must have the same value on every Service behind Kong service %s; that Kong service is skipped", kongName)
+		}
+	}
+	return len(bad) == 0
+}

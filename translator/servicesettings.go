@@ -1,0 +1,166 @@
+package translator
+
+import (
+	"github.com/kong/go-kong/kong"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kongsync/kongsync/store"
+)
+
+// serviceInfo is what a Kubernetes Service contributes to its Kong services and upstreams:
+// tags and annotation settings, parsed and checked once per Service however many ports are used.
+type serviceInfo struct {
+	tags                                      []*string
+	protocol, path, hostHeader                *string
+	connectTimeout, readTimeout, writeTimeout *int
+	retries, tlsVerifyDepth                   *int
+	tlsVerify                                 *bool
+	clientCert                                *certEntry
+	caCerts                                   []*string
+}
+
+func serviceRef(s *corev1.Service) store.Ref {
+	return store.Ref{Kind: store.KindService, Namespace: s.Namespace, Name: s.Name}
+}
+
+// serviceInfoFor parses a Service's annotations on first use. Bad values are reported and
+// ignored, keeping KIC's defaults.
+func (t *translation) serviceInfoFor(svc *corev1.Service) *serviceInfo {
+	if info, ok := t.svcInfo[svc]; ok {
+		return info
+	}
+	a := svc.Annotations
+	p := annotationParser{t: t, ref: serviceRef(svc), anns: a}
+	info := &serviceInfo{tags: objectTags(store.KindService, svc)}
+	if v, ok := a[annProtocol]; ok && v != "" {
+		if validProtocol(v) {
+			info.protocol = kong.String(v)
+		} else {
+			p.bad(annProtocol, "unknown protocol")
+		}
+	}
+	if v, ok := a[annPath]; ok && v != "" {
+		if _, err := parseServicePath(v); err != nil {
+			p.bad(annPath, err.Error())
+		} else {
+			info.path = kong.String(v)
+		}
+	}
+	timeout := func(v string) (int, error) { return parseIntRange(v, 1, maxTimeout) }
+	info.connectTimeout = p.integer(annConnectTimeout, timeout)
+	info.readTimeout = p.integer(annReadTimeout, timeout)
+	info.writeTimeout = p.integer(annWriteTimeout, timeout)
+	info.retries = p.integer(annRetries, func(v string) (int, error) { return parseIntRange(v, 0, maxRetries) })
+	info.tlsVerify = p.boolean(annTLSVerify, parseLooseBool)
+	info.tlsVerifyDepth = p.integer(annTLSVerifyDepth, func(v string) (int, error) {
+		return parseIntRange(v, 0, maxVerifyDep)
+	})
+	if v := a[annHostHeader]; v != "" {
+		info.hostHeader = kong.String(v)
+	}
+	t.clientCertFor(svc, info)
+	t.caCertsFor(svc, info)
+	t.pluginProblems(serviceRef(svc), svc.Namespace, a)
+	t.svcInfo[svc] = info
+	return info
+}
+
+// effectiveProtocol is the protocol the Kong service ends up with.
+func (info *serviceInfo) effectiveProtocol() string {
+	if info.protocol != nil {
+		return *info.protocol
+	}
+	return defaultProtocol
+}
+
+// isTLSProtocol reports whether a service protocol encrypts traffic to the upstream, which
+// client certificates and CA certificates need.
+func isTLSProtocol(p string) bool {
+	switch p {
+	case "https", "grpcs", "tls", "wss":
+		return true
+	}
+	return false
+}
+
+// apply sets the Kong service fields the annotations ask for; gRPC services take no path.
+func (info *serviceInfo) apply(s *kong.Service) {
+	if info.protocol != nil {
+		s.Protocol = info.protocol
+	}
+	if info.path != nil {
+		s.Path = info.path
+	}
+	setInt(&s.ConnectTimeout, info.connectTimeout)
+	setInt(&s.WriteTimeout, info.writeTimeout)
+	setInt(&s.ReadTimeout, info.readTimeout)
+	setInt(&s.Retries, info.retries)
+	setBool(&s.TLSVerify, info.tlsVerify)
+	setInt(&s.TLSVerifyDepth, info.tlsVerifyDepth)
+	if len(info.caCerts) > 0 {
+		s.CACertificates = info.caCerts
+	}
+	if p := *s.Protocol; p == "grpc" || p == "grpcs" {
+		s.Path = nil
+	}
+}
+
+// clientCertFor resolves konghq.com/client-cert: a TLS Secret in the Service's namespace whose
+// certificate Kong presents to the upstream. It needs a TLS protocol.
+func (t *translation) clientCertFor(svc *corev1.Service, info *serviceInfo) {
+	name := svc.Annotations[annClientCert]
+	if name == "" {
+		return
+	}
+	field := annotationField(annClientCert)
+	if !isTLSProtocol(info.effectiveProtocol()) {
+		t.problem(serviceRef(svc), field, "client certificate needs a TLS protocol, not %q; annotation ignored", info.effectiveProtocol())
+		return
+	}
+	ce := t.loadCert(svc.Namespace, name)
+	switch {
+	case ce.secret == nil:
+		t.problem(serviceRef(svc), field, "Secret %s/%s not found; annotation ignored", svc.Namespace, name)
+	case ce.err != "":
+		t.problem(serviceRef(svc), field, "Secret %s/%s has no usable TLS key pair; annotation ignored", svc.Namespace, name)
+	case ce.secret.UID == "":
+		t.problem(serviceRef(svc), field, "Secret %s/%s has no uid, so its certificate has no id to reference; annotation ignored", svc.Namespace, name)
+	default:
+		t.useCert(ce)
+		info.clientCert = ce
+	}
+}
+
+// caCertsFor resolves konghq.com/ca-certificates-secrets: CA certificate Secrets (labelled
+// konghq.com/ca-cert) whose ids the service trusts. It needs tls-verify true and a TLS protocol.
+func (t *translation) caCertsFor(svc *corev1.Service, info *serviceInfo) {
+	if v, ok := svc.Annotations[annCACertConfigMaps]; ok && v != "" {
+		t.problem(serviceRef(svc), annotationField(annCACertConfigMaps), "ConfigMaps are not supported yet; annotation ignored")
+	}
+	names := splitList(svc.Annotations[annCACertSecrets])
+	if len(names) == 0 {
+		return
+	}
+	field := annotationField(annCACertSecrets)
+	if info.tlsVerify == nil || !*info.tlsVerify {
+		t.problem(serviceRef(svc), field, "CA certificates need konghq.com/tls-verify: \"true\"; annotation ignored")
+		return
+	}
+	if !isTLSProtocol(info.effectiveProtocol()) {
+		t.problem(serviceRef(svc), field, "CA certificates need a TLS protocol, not %q; annotation ignored", info.effectiveProtocol())
+		return
+	}
+	for _, name := range names {
+		sec, ok := t.snap.Secret(svc.Namespace, name)
+		if !ok {
+			t.problem(serviceRef(svc), field, "Secret %s/%s not found; CA certificate skipped", svc.Namespace, name)
+			continue
+		}
+		id := string(sec.Data["id"])
+		if !t.caCertIDs[id] {
+			t.problem(serviceRef(svc), field, "Secret %s/%s is not a valid CA certificate Secret; CA certificate skipped", svc.Namespace, name)
+			continue
+		}
+		info.caCerts = append(info.caCerts, kong.String(id))
+	}
+}
