@@ -1,0 +1,180 @@
+package perf_test
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"testing"
+
+
+	"github.com/kongsync/kongsync/document"
+	"github.com/kongsync/kongsync/internal/workload"
+	"github.com/kongsync/kongsync/store"
+	"github.com/kongsync/kongsync/translator"
+)
+
+// benchSizes are the Ingress counts of issue 4's targets: 10k in ≤ 100 ms, 100k linear.
+var benchSizes = []int{100, 1000, 10000, 100000}
+
+// workloads caches generated objects per size: generating 100k Ingresses takes seconds and
+// every benchmark below reads the same objects without modifying them.
+var workloads sync.Map
+
+func objects(b *testing.B, n int) []store.Object {
+	b.Helper()
+	if v, ok := workloads.Load(n); ok {
+		return v.([]store.Object)
+	}
+	raw, err := workload.Objects(workload.Defaults(n))
+	if err != nil {
+		b.Fatal(err)
+	}
+	objs := make([]store.Object, len(raw))
+	for i, o := range raw {
+		objs[i] = o.(store.Object)
+	}
+	workloads.Store(n, objs)
+	return objs
+}
+
+
+// loaded returns a store holding the workload of size n, never snapshotted.
+func loaded(b *testing.B, n int) *store.Store {
+	b.Helper()
+	st, notes := store.Load(objects(b, n))
+	if len(notes) != 0 {
+		b.Fatal(notes)
+	}
+	return st
+}
+
+func eachSize(b *testing.B, f func(b *testing.B, n int)) {
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) { f(b, n) })
+	}
+}
+
+// BenchmarkFullBuild is what one change costs without incremental caching: snapshot of a store
+// whose every kind changed, translate, encode as the sync loop sends it, and hash. Building the
+// store is excluded. alloc-B/ingress is the allocation target (≤ 10 KB); json-B/ingress is the
+// size of the config each Ingress contributes.
+func BenchmarkFullBuild(b *testing.B) {
+	eachSize(b, func(b *testing.B, n int) {
+		b.ReportAllocs()
+		opts := translator.DefaultOptions()
+		var alloc uint64
+		var size int
+		for b.Loop() {
+			b.StopTimer()
+			st := loaded(b, n)
+			before := totalAlloc()
+			b.StartTimer()
+			res := translator.Translate(st.Snapshot(), opts)
+			js, err := document.JSON(res.Document)
+			if err != nil {
+				b.Fatal(err)
+			}
+			_ = document.Hash(js)
+			b.StopTimer()
+			alloc += totalAlloc() - before
+			size = len(js)
+			b.StartTimer()
+		}
+		b.ReportMetric(float64(alloc)/float64(b.N)/float64(n), "alloc-B/ingress")
+		b.ReportMetric(float64(size)/float64(n), "json-B/ingress")
+	})
+}
+
+func totalAlloc() uint64 {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.TotalAlloc
+}
+
+// BenchmarkLoad is the store stage: Upsert of every object (3n + 1) into an empty store.
+func BenchmarkLoad(b *testing.B) {
+	eachSize(b, func(b *testing.B, n int) {
+		objs := objects(b, n)
+		b.ReportAllocs()
+		for b.Loop() {
+			st := store.New()
+			for _, o := range objs {
+				if _, err := st.Upsert(o); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+}
+
+// BenchmarkSnapshot is the first snapshot of a loaded store: sorting every kind and building
+// the EndpointSlice index.
+func BenchmarkSnapshot(b *testing.B) {
+	eachSize(b, func(b *testing.B, n int) {
+		b.ReportAllocs()
+		for b.Loop() {
+			b.StopTimer()
+			st := loaded(b, n)
+			b.StartTimer()
+			st.Snapshot()
+		}
+	})
+}
+
+// BenchmarkTranslate is translation alone, on a snapshot taken once.
+func BenchmarkTranslate(b *testing.B) {
+	eachSize(b, func(b *testing.B, n int) {
+		snap := loaded(b, n).Snapshot()
+		opts := translator.DefaultOptions()
+		b.ReportAllocs()
+		for b.Loop() {
+			translator.Translate(snap, opts)
+		}
+	})
+}
+
+func translated(b *testing.B, n int) *document.Document {
+	b.Helper()
+	res := translator.Translate(loaded(b, n).Snapshot(), translator.DefaultOptions())
+	return res.Document
+}
+
+// BenchmarkEncodeJSON is document.JSON: the bytes posted to Kong.
+func BenchmarkEncodeJSON(b *testing.B) {
+	eachSize(b, func(b *testing.B, n int) {
+		doc := translated(b, n)
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := document.JSON(doc); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkEncodeYAML is document.YAML: what kongsync dump prints.
+func BenchmarkEncodeYAML(b *testing.B) {
+	eachSize(b, func(b *testing.B, n int) {
+		doc := translated(b, n)
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := document.YAML(doc); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkHash is the md5 of the JSON config.
+func BenchmarkHash(b *testing.B) {
+	eachSize(b, func(b *testing.B, n int) {
+		js, err := document.JSON(translated(b, n))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.SetBytes(int64(len(js)))
+		for b.Loop() {
+			document.Hash(js)
+		}
+	})
+}
