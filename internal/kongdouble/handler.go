@@ -1,0 +1,201 @@
+package kongdouble
+
+import (
+	"bytes"
+	"crypto/md5"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+)
+
+// loaded is the configuration the double holds.
+type loaded struct {
+	raw      string
+	sum      string // md5 of raw, or EmptyHash for a config without entities
+	doc      map[string]any
+	entities map[string]map[string]any
+}
+
+func (l *loaded) hash() string {
+	if l == nil {
+		return EmptyHash
+	}
+	return l.sum
+}
+
+// serve records every request after answering it.
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	body, _ := io.ReadAll(io.LimitReader(r.Body, 256<<20))
+	rec := &recorder{ResponseWriter: w, status: http.StatusOK}
+	s.route(rec, r, body)
+	s.record(Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), Header: r.Header.Clone(),
+		Body: body, Status: rec.status, Start: start, End: time.Now()})
+}
+
+type recorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (r *recorder) WriteHeader(code int) {
+	r.status = code
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (s *Server) route(w http.ResponseWriter, r *http.Request, body []byte) {
+	if s.opts.Token != "" && r.Header.Get("Kong-Admin-Token") != s.opts.Token {
+		writeJSON(w, http.StatusUnauthorized, map[string]any{"message": kongMessage(http.StatusUnauthorized)})
+		return
+	}
+	if f := s.takeFault(r.Method, r.URL.Path); f != nil {
+		if !s.delay(r, f.Delay) {
+			return // client gave up or the double stopped: nothing to answer
+		}
+		if f.Status != 0 {
+			writeFault(w, f)
+			return
+		}
+	}
+	switch {
+	case r.URL.Path == "/" && r.Method == http.MethodGet:
+		writeJSON(w, http.StatusOK, s.info())
+	case r.URL.Path == "/status" && r.Method == http.MethodGet:
+		writeJSON(w, http.StatusOK, s.status())
+	case r.URL.Path == "/config" && r.Method == http.MethodPost:
+		s.postConfig(w, r, body)
+	case r.URL.Path == "/config" && r.Method == http.MethodGet:
+		writeJSON(w, http.StatusOK, map[string]any{"config": s.Config()})
+	case r.URL.Path == "/config" || r.URL.Path == "/status" || r.URL.Path == "/":
+		writeJSON(w, http.StatusMethodNotAllowed, map[string]any{"message": "Method not allowed"})
+	default:
+		writeJSON(w, http.StatusNotFound, map[string]any{"message": "Not found"})
+	}
+}
+
+// delay waits d, or until the client disconnects or the double stops; false if it did not last.
+func (s *Server) delay(r *http.Request, d time.Duration) bool {
+	if d <= 0 {
+		return true
+	}
+	s.mu.Lock()
+	down := s.down
+	s.mu.Unlock()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-r.Context().Done():
+		return false
+	case <-down:
+		return false
+	}
+}
+
+func writeFault(w http.ResponseWriter, f *Fault) {
+	if f.RetryAfter != "" {
+		w.Header().Set("Retry-After", f.RetryAfter)
+	}
+	if f.Status == http.StatusNotModified {
+		w.WriteHeader(f.Status)
+		return
+	}
+	if f.Body != "" {
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		w.WriteHeader(f.Status)
+		_, _ = io.WriteString(w, f.Body)
+		return
+	}
+	writeJSON(w, f.Status, map[string]any{"message": kongMessage(f.Status)})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Content-Length", fmt.Sprint(buf.Len()))
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+}
+
+// info is GET /: the node's version, plugins and configuration (database "off").
+func (s *Server) info() map[string]any {
+	avail := map[string]any{}
+	for _, p := range s.opts.Plugins {
+		avail[p] = map[string]any{"version": s.opts.Version, "priority": 1000}
+	}
+	host, _ := os.Hostname()
+	return map[string]any{
+		"version":     s.opts.Version,
+		"edition":     "community",
+		"tagline":     "Welcome to kong",
+		"node_id":     s.nodeID,
+		"hostname":    host,
+		"lua_version": "LuaJIT 2.1.0-20231117",
+		"plugins": map[string]any{
+			"available_on_server": avail,
+			"enabled_in_cluster":  []string{},
+		},
+		"configuration": map[string]any{
+			"database":      "off",
+			"router_flavor": "traditional_compatible",
+			"role":          "traditional",
+		},
+		"pids":   map[string]any{"master": os.Getpid(), "workers": []int{os.Getpid()}},
+		"timers": map[string]any{"running": 0, "pending": 1},
+	}
+}
+
+// status is GET /status in DB-less mode: no "database" key, a configuration_hash.
+func (s *Server) status() map[string]any {
+	s.mu.Lock()
+	total := len(s.reqs) + 1
+	hash := s.cur.hash()
+	s.mu.Unlock()
+	return map[string]any{
+		"memory": map[string]any{
+			"lua_shared_dicts": map[string]any{},
+			"workers_lua_vms":  []any{},
+		},
+		"server": map[string]any{
+			"connections_accepted": total, "connections_active": 1, "connections_handled": total,
+			"connections_reading": 0, "connections_waiting": 0, "connections_writing": 1,
+			"total_requests": total,
+		},
+		"configuration_hash": hash,
+	}
+}
+
+func md5hex(b []byte) string {
+	sum := md5.Sum(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// newUUID returns a random (version 4) UUID.
+func newUUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	h := hex.EncodeToString(b[:])
+	return strings.Join([]string{h[0:8], h[8:12], h[12:16], h[16:20], h[20:32]}, "-")
+}
+
+// nameUUID returns a UUID derived from a name (version 5 layout over md5, good enough to be
+// stable for the same target in the same upstream).
+func nameUUID(name string) string {
+	sum := md5.Sum([]byte("kongdouble:" + name))
+	sum[6] = sum[6]&0x0f | 0x50
+	sum[8] = sum[8]&0x3f | 0x80
+	h := hex.EncodeToString(sum[:])
+	return strings.Join([]string{h[0:8], h[8:12], h[12:16], h[16:20], h[20:32]}, "-")
+}

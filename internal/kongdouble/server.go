@@ -1,0 +1,208 @@
+// Package kongdouble is a test double of DB-less Kong's Admin API: GET /, GET /status and
+// POST /config behave as Kong 3.x documents and tests them (kong/api/routes/config.lua,
+// spec/02-integration/04-admin_api/15-off_spec.lua), including check_hash, flattened errors for
+// invalid documents and the empty hash after a restart. Faults (status codes, Retry-After,
+// delays, an unreachable port) are injected on demand, and every request is recorded so tests
+// can wait for and assert on what kongsync sent, without sleeps.
+package kongdouble
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// EmptyHash is the configuration_hash of a Kong that holds no configuration.
+const EmptyHash = "00000000000000000000000000000000"
+
+// Options configure a Server. The zero value is a Kong 3.9 with the bundled plugins.
+type Options struct {
+	// Version is reported by GET / (default "3.9.1").
+	Version string
+	// Plugins are the plugins available on the node (default: Kong's bundled plugins). A
+	// document using another plugin is rejected, as Kong does.
+	Plugins []string
+	// Token, if set, must be sent in the Kong-Admin-Token header; otherwise 401.
+	Token string
+	// MaxConfigBytes, if positive, makes configs larger than this fail with 413 while the
+	// previous config is kept, as when a config does not fit Kong's lmdb_map_size.
+	MaxConfigBytes int
+	// Addr is the listen address (default "127.0.0.1:0": a free loopback port).
+	Addr string
+}
+
+// Server is a running double. Create it with New and Close it when done.
+type Server struct {
+	opts   Options
+	addr   string // host:port, fixed at first listen so Start reopens the same port
+	nodeID string
+
+	mu      sync.Mutex
+	srv     *http.Server
+	down    chan struct{} // closed when the current listener generation stops
+	cur     *loaded
+	faults  []*Fault
+	reqs    []Request
+	changed chan struct{} // closed (and replaced) whenever something is recorded
+	closed  bool
+	loading int // POST /config requests in progress
+}
+
+// New starts a double on a free loopback port (or Options.Addr). It panics if it cannot listen,
+// like httptest.NewServer.
+func New(opts Options) *Server {
+	if opts.Version == "" {
+		opts.Version = "3.9.1"
+	}
+	if opts.Plugins == nil {
+		opts.Plugins = BundledPlugins
+	}
+	if opts.Addr == "" {
+		opts.Addr = "127.0.0.1:0"
+	}
+	s := &Server{opts: opts, addr: opts.Addr, nodeID: newUUID(), changed: make(chan struct{})}
+	if err := s.Start(); err != nil {
+		panic(fmt.Sprintf("kongdouble: %v", err))
+	}
+	return s
+}
+
+// URL is the admin API base URL, e.g. http://127.0.0.1:41234. It stays the same across Stop,
+// Start and Restart.
+func (s *Server) URL() string { return "http://" + s.addr }
+
+// Start (re)opens the listener on the same port after Stop. Retries briefly if the port is
+// still held by the closing listener.
+func (s *Server) Start() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.srv != nil {
+		return nil
+	}
+	var ln net.Listener
+	var err error
+	for i := 0; i < 50; i++ {
+		if ln, err = net.Listen("tcp", s.addr); err == nil {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", s.addr, err)
+	}
+	s.addr = ln.Addr().String()
+	s.down = make(chan struct{})
+	s.srv = &http.Server{Handler: http.HandlerFunc(s.serve), ReadHeaderTimeout: 10 * time.Second}
+	go s.srv.Serve(ln) //nolint:errcheck // returns ErrServerClosed on Stop
+	s.broadcast()
+	return nil
+}
+
+// Stop closes the listener and every open connection: the admin API becomes unreachable
+// (connection refused) until Start. The loaded config is kept, as for a network partition.
+func (s *Server) Stop() {
+	s.mu.Lock()
+	srv, down := s.srv, s.down
+	s.srv = nil
+	s.mu.Unlock()
+	if srv == nil {
+		return
+	}
+	close(down)
+	_ = srv.Close()
+	s.mu.Lock()
+	s.broadcast()
+	s.mu.Unlock()
+}
+
+// Restart simulates a Kong restart: connections drop, the config is forgotten (GET /status
+// reports EmptyHash, as DB-less Kong keeps nothing across restarts), and it listens again on the
+// same port.
+func (s *Server) Restart() {
+	s.Stop()
+	s.mu.Lock()
+	s.cur = nil
+	s.mu.Unlock()
+	if err := s.Start(); err != nil {
+		panic(fmt.Sprintf("kongdouble: restart: %v", err))
+	}
+}
+
+// Close stops the double for good.
+func (s *Server) Close() {
+	s.Stop()
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+}
+
+// Hash is the configuration_hash GET /status reports now.
+func (s *Server) Hash() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cur.hash()
+}
+
+// Config returns the config string last loaded ("" when empty): the "config" value or raw YAML
+// body exactly as posted, or the re-encoded JSON of a top-level object body.
+func (s *Server) Config() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cur == nil {
+		return ""
+	}
+	return s.cur.raw
+}
+
+// Document returns the loaded config decoded as generic JSON values (nil when empty). Callers
+// must not modify it.
+func (s *Server) Document() map[string]any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cur == nil {
+		return nil
+	}
+	return s.cur.doc
+}
+
+// broadcast wakes every waiter; called with mu held.
+func (s *Server) broadcast() {
+	close(s.changed)
+	s.changed = make(chan struct{})
+}
+
+// Changed returns a channel closed at the next recorded request or state change.
+func (s *Server) Changed() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.changed
+}
+
+// WaitFor blocks until cond returns true (checked now and after every recorded request or state
+// change) or ctx ends. cond runs without the double's lock held, so it may call its methods.
+func (s *Server) WaitFor(ctx context.Context, cond func() bool) error {
+	for {
+		ch := s.Changed()
+		if cond() {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return fmt.Errorf("kongdouble: condition not met: %w", ctx.Err())
+		}
+	}
+}
+
+// WaitPosts waits until at least n POST /config requests have been answered.
+func (s *Server) WaitPosts(ctx context.Context, n int) error {
+	return s.WaitFor(ctx, func() bool { return len(s.Posts()) >= n })
+}
+
+// WaitHash waits until GET /status would report hash.
+func (s *Server) WaitHash(ctx context.Context, hash string) error {
+	return s.WaitFor(ctx, func() bool { return s.Hash() == hash })
+}
