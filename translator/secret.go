@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/google/uuid"
 	"github.com/kong/go-kong/kong"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -132,7 +133,7 @@ func (t *translation) buildCertificates() []*document.Certificate {
 		}
 		if w := winner[pair]; w == nil || olderSecret(ce.secret, w.secret) {
 			winner[pair] = ce
-			c.ID = optionalString(string(ce.secret.UID))
+			c.ID = kong.String(certificateID(ce.secret))
 			c.Tags = objectTags(store.KindSecret, ce.secret)
 		}
 		for _, h := range ce.hosts {
@@ -141,16 +142,12 @@ func (t *translation) buildCertificates() []*document.Certificate {
 	}
 	for _, c := range out {
 		sort.Slice(c.SNIs, func(i, j int) bool { return *c.SNIs[i].Name < *c.SNIs[j].Name })
-		if c.ID != nil {
-			for _, s := range c.SNIs {
-				s.Certificate = &document.CertificateRef{ID: c.ID}
-			}
+		for _, s := range c.SNIs {
+			s.Certificate = &document.CertificateRef{ID: c.ID}
 		}
 	}
 	for _, r := range t.clientRefs {
-		if id := byPair[r.cert.cert+"\x00"+r.cert.pem].ID; id != nil {
-			r.svc.ClientCertificate = &kong.Certificate{ID: id}
-		}
+		r.svc.ClientCertificate = &kong.Certificate{ID: byPair[r.cert.cert+"\x00"+r.cert.pem].ID}
 	}
 	return out
 }
@@ -163,11 +160,15 @@ func olderSecret(a, b *corev1.Secret) bool {
 	return a.UID < b.UID
 }
 
-// optionalString returns nil for "": a Secret without a UID (a manifest never applied) gives a
-// certificate without id rather than KIC's invalid empty id.
-func optionalString(s string) *string {
-	if s == "" {
-		return nil
+// certificateID is the Secret's UID, as in KIC. A Secret without a UID (a manifest that was
+// never applied) gets a UUIDv5 of its namespace/name instead of KIC's empty id, which Kong and
+// decK reject: certificates with SNIs need an id.
+func certificateID(s *corev1.Secret) string {
+	if s.UID != "" {
+		return string(s.UID)
 	}
-	return kong.String(s)
+	return uuid.NewSHA1(certIDNamespace, []byte(nsNameKey(s.Namespace, s.Name))).String()
 }
+
+// certIDNamespace is the UUIDv5 namespace of generated certificate ids (a fixed random UUID).
+var certIDNamespace = uuid.MustParse("5f0c2b7e-7f4e-4c49-9d0a-2a4c3b9f61d1")

@@ -123,8 +123,6 @@ func (t *translation) clientCertFor(svc *corev1.Service, info *serviceInfo) {
 		t.problem(serviceRef(svc), field, "Secret %s/%s not found; annotation ignored", svc.Namespace, name)
 	case ce.err != "":
 		t.problem(serviceRef(svc), field, "Secret %s/%s has no usable TLS key pair; annotation ignored", svc.Namespace, name)
-	case ce.secret.UID == "":
-		t.problem(serviceRef(svc), field, "Secret %s/%s has no uid, so its certificate has no id to reference; annotation ignored", svc.Namespace, name)
 	default:
 		t.useCert(ce)
 		info.clientCert = ce

@@ -1,0 +1,117 @@
+package translator
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kongsync/kongsync/document"
+	"github.com/kongsync/kongsync/store"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden kong.yaml and problems.txt files")
+
+const goldenDir = "../testdata/golden"
+
+// goldenCases lists the case directories under testdata/golden.
+func goldenCases(t testing.TB) []string {
+	t.Helper()
+	ins, err := filepath.Glob(filepath.Join(goldenDir, "*", "in.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ins) == 0 {
+		t.Fatalf("no golden cases under %s", goldenDir)
+	}
+	dirs := make([]string, len(ins))
+	for i, in := range ins {
+		dirs[i] = filepath.Dir(in)
+	}
+	return dirs
+}
+
+// loadObjects decodes a case's in.yaml with the store's manifest reader.
+func loadObjects(t testing.TB, dir string) []store.Object {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, "in.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	objs, notes, err := store.DecodeManifests("in.yaml", f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range notes {
+		if n.Err {
+			t.Fatalf("decoding in.yaml: %s", n)
+		}
+	}
+	return objs
+}
+
+func translateObjects(t testing.TB, objs []store.Object) Result {
+	t.Helper()
+	snap, err := store.NewSnapshot(objs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Translate(snap, DefaultOptions())
+}
+
+func problemsText(ps []Problem) string {
+	var b strings.Builder
+	for _, p := range ps {
+		b.WriteString(p.String())
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// TestGolden translates every testdata/golden/<case>/in.yaml and compares the YAML document with
+// kong.yaml and the problems with problems.txt (absent when there are none). Every output must
+// also pass decK's offline validation. Run with -update to rewrite the files, then review them.
+func TestGolden(t *testing.T) {
+	for _, dir := range goldenCases(t) {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			res := translateObjects(t, loadObjects(t, dir))
+			got, err := document.YAML(res.Document)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkGolden(t, filepath.Join(dir, "kong.yaml"), got, false)
+			checkGolden(t, filepath.Join(dir, "problems.txt"), []byte(problemsText(res.Problems)), true)
+			if err := validateWithDeck(got); err != nil {
+				t.Errorf("decK rejects the output: %v", err)
+			}
+		})
+	}
+}
+
+// checkGolden compares got with the file, or rewrites it under -update. An optional file that
+// should be empty is absent.
+func checkGolden(t *testing.T, path string, got []byte, optional bool) {
+	t.Helper()
+	if *update {
+		if optional && len(got) == 0 {
+			if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
+				t.Fatal(err)
+			}
+			return
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil && !(optional && os.IsNotExist(err)) {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs (run with -update and review the diff)\n--- got:\n%s\n--- want:\n%s", path, got, want)
+	}
+}
