@@ -1,0 +1,191 @@
+package kongdouble
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"syscall"
+	"testing"
+	"time"
+)
+
+const minimal = `{"_format_version":"3.0","services":[{"name":"s","host":"example.com","tags":["k8s-name:s"]}]}`
+
+// GET / describes a DB-less node (kong/api/routes/kong.lua).
+func TestInfo(t *testing.T) {
+	s := New(Options{Version: "3.9.1"})
+	defer s.Close()
+	code, body, _ := do(t, s, http.MethodGet, "/", "", "")
+	if code != http.StatusOK || body["version"] != "3.9.1" {
+		t.Fatalf("%d %v", code, body)
+	}
+	if db := body["configuration"].(map[string]any)["database"]; db != "off" {
+		t.Errorf("configuration.database = %v, want off", db)
+	}
+	avail := body["plugins"].(map[string]any)["available_on_server"].(map[string]any)
+	if _, ok := avail["key-auth"]; !ok {
+		t.Errorf("key-auth not among available plugins: %v", avail)
+	}
+}
+
+// GET /status reports the empty hash until a config with entities is loaded, the md5 of the
+// config string after, and the empty hash again after a restart (kong/api/routes/health.lua);
+// a config without entities also reports the empty hash (kong/db/declarative/import.lua).
+func TestStatusHashLifecycle(t *testing.T) {
+	s := New(Options{})
+	defer s.Close()
+	status := func() map[string]any {
+		_, body, _ := do(t, s, http.MethodGet, "/status", "", "")
+		return body
+	}
+	if st := status(); st["configuration_hash"] != EmptyHash {
+		t.Fatalf("fresh: %v", st)
+	} else if _, ok := st["database"]; ok {
+		t.Error("DB-less /status must not have a database key")
+	}
+	if code, body := postConfig(t, s, "?check_hash=1", minimal); code != http.StatusCreated {
+		t.Fatalf("%d %v", code, body)
+	}
+	if got := status()["configuration_hash"]; got != md5hex([]byte(minimal)) {
+		t.Fatalf("after load: %v", got)
+	}
+	url := s.URL()
+	s.Restart()
+	if s.URL() != url {
+		t.Fatalf("restart moved the port: %s → %s", url, s.URL())
+	}
+	if got := status()["configuration_hash"]; got != EmptyHash {
+		t.Fatalf("after restart: %v", got)
+	}
+	if code, _ := postConfig(t, s, "?check_hash=1", `{"_format_version":"3.0"}`); code != http.StatusCreated {
+		t.Fatalf("empty config: %d", code)
+	}
+	if got := status()["configuration_hash"]; got != EmptyHash {
+		t.Fatalf("after loading an empty config: %v, want the empty hash", got)
+	}
+}
+
+func TestFaults(t *testing.T) {
+	s := New(Options{})
+	defer s.Close()
+	s.SetNextResponse(http.StatusTooManyRequests, "3")
+	code, body, hdr := do(t, s, http.MethodPost, "/config", "application/json", minimal)
+	if code != http.StatusTooManyRequests || hdr.Get("Retry-After") != "3" || body["message"] != "Currently loading previous configuration" {
+		t.Fatalf("429 fault: %d %v %v", code, hdr, body)
+	}
+	s.AddFault(Fault{Status: http.StatusInternalServerError, Times: 2})
+	for i := 0; i < 2; i++ {
+		if code, _, _ := do(t, s, http.MethodPost, "/config", "application/json", minimal); code != http.StatusInternalServerError {
+			t.Fatalf("500 fault %d: %d", i, code)
+		}
+	}
+	if code, _, _ := do(t, s, http.MethodPost, "/config", "application/json", minimal); code != http.StatusCreated {
+		t.Fatalf("after faults ran out: %d", code)
+	}
+	if n := len(s.Posts()); n != 4 {
+		t.Errorf("%d posts recorded, want 4", n)
+	}
+}
+
+// A delay longer than the client's timeout is a Kong timeout; the double gives up the request
+// when the client does.
+func TestDelayTimesOutClient(t *testing.T) {
+	s := New(Options{})
+	defer s.Close()
+	s.SetDelay(time.Hour)
+	client := &http.Client{Timeout: 100 * time.Millisecond}
+	_, err := client.Post(s.URL()+"/config", "application/json", nil)
+	if err == nil {
+		t.Fatal("want a timeout")
+	}
+	s.ClearFaults()
+	resp, err := client.Get(s.URL() + "/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+}
+
+// Stop makes the port refuse connections while keeping the config; Start reopens the same port.
+func TestUnreachable(t *testing.T) {
+	s := New(Options{})
+	defer s.Close()
+	if code, _ := postConfig(t, s, "", minimal); code != http.StatusCreated {
+		t.Fatal(code)
+	}
+	s.Stop()
+	_, err := http.Get(s.URL() + "/status")
+	if !errors.Is(err, syscall.ECONNREFUSED) {
+		t.Fatalf("want connection refused while stopped, got %v", err)
+	}
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	_, body, _ := do(t, s, http.MethodGet, "/status", "", "")
+	if body["configuration_hash"] != md5hex([]byte(minimal)) {
+		t.Errorf("config lost across Stop/Start: %v", body)
+	}
+}
+
+func TestToken(t *testing.T) {
+	s := New(Options{Token: "s3cret"})
+	defer s.Close()
+	if code, _, _ := do(t, s, http.MethodGet, "/status", "", ""); code != http.StatusUnauthorized {
+		t.Fatalf("without token: %d", code)
+	}
+	req, _ := http.NewRequest(http.MethodGet, s.URL()+"/status", nil)
+	req.Header.Set("Kong-Admin-Token", "s3cret")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("with token: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	if got := s.Requests()[1].Header.Get("Kong-Admin-Token"); got != "s3cret" {
+		t.Errorf("recorded header %q", got)
+	}
+}
+
+// WaitPosts and WaitHash return as soon as the condition holds, without polling.
+func TestWaiters(t *testing.T) {
+	s := New(Options{})
+	defer s.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- s.WaitHash(ctx, md5hex([]byte(minimal))) }()
+	if code, _ := postConfig(t, s, "", minimal); code != http.StatusCreated {
+		t.Fatal(code)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if err := s.WaitPosts(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	short, cancel2 := context.WithTimeout(context.Background(), 10*time.Millisecond)
+	defer cancel2()
+	if err := s.WaitPosts(short, 2); err == nil {
+		t.Fatal("WaitPosts(2) should time out after one post")
+	}
+}
+
+func TestCheckRegex(t *testing.T) {
+	for re, ok := range map[string]bool{
+		`/api/v\d+/`:     true,
+		`/foo(?=bar)`:    true, // PCRE lookahead
+		`/(a)\1`:         true, // backreference
+		`/a++b`:          true, // possessive quantifier
+		`/(?<name>x)`:    true,
+		`/api/(v1|v2`:    false,
+		`/[a-`:           false,
+		`/*a`:            true, // "/*" repeats the slash
+		`*a`:             false,
+		`/(?=foo`:        false,
+		`/x{2,1}`:        false,
+		`/headers/[z-a]`: false,
+	} {
+		if err := checkRegex(re); (err == nil) != ok {
+			t.Errorf("checkRegex(%q) = %v, want ok=%v", re, err, ok)
+		}
+	}
+}
