@@ -4,6 +4,7 @@ import (
 	"net"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/kong/go-kong/kong"
 	corev1 "k8s.io/api/core/v1"
@@ -82,9 +83,11 @@ func serviceUsesProtocol(svc *corev1.Service, p *corev1.Protocol) bool {
 	return false
 }
 
-// hostPort joins an endpoint address and port, bracketing IPv6 addresses.
+// hostPort joins an endpoint address and port, bracketing IPv6 addresses. Unlike KIC, an
+// IPv4-mapped IPv6 address (::ffff:a.b.c.d) is bracketed too: KIC writes it bare, which Kong
+// cannot parse.
 func hostPort(addr, port string) string {
-	if ip := net.ParseIP(addr); ip != nil && ip.To4() == nil {
+	if ip := net.ParseIP(addr); ip != nil && strings.Contains(addr, ":") {
 		return "[" + addr + "]:" + port
 	}
 	return addr + ":" + port

@@ -148,7 +148,7 @@ func (t *translation) translateDefaultBackend(ings []*networkingv1.Ingress, sett
 		}
 		if winner != nil {
 			t.problem(ingressRef(ing), "spec.defaultBackend",
-				"ignored: the older Ingress %s/%s provides the default backend", winner.Namespace, winner.Name)
+				"ignored: Ingress %s/%s provides the default backend (the oldest Ingress with a usable one wins)", winner.Namespace, winner.Name)
 			continue
 		}
 		if db.Service == nil {
