@@ -1,0 +1,34 @@
+package translator
+
+import (
+	"testing"
+
+	"github.com/kongsync/kongsync/document"
+	"github.com/kongsync/kongsync/store"
+)
+
+// TestExamples keeps the bundled examples (what `make dump` prints) free of problems and valid
+// for decK.
+func TestExamples(t *testing.T) {
+	objs, notes, err := store.ReadPaths([]string{"../examples"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(notes) > 0 || len(objs) == 0 {
+		t.Fatalf("examples: %d objects, notes %v", len(objs), notes)
+	}
+	res := translateObjects(t, objs)
+	if len(res.Problems) > 0 {
+		t.Errorf("examples have problems:\n%s", problemsText(res.Problems))
+	}
+	if len(res.Document.Services) != 3 || len(res.Document.Certificates) != 1 {
+		t.Errorf("want 3 services and 1 certificate, got %d and %d", len(res.Document.Services), len(res.Document.Certificates))
+	}
+	y, err := document.YAML(res.Document)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := validateWithDeck(y); err != nil {
+		t.Errorf("decK rejects the examples' config: %v", err)
+	}
+}
