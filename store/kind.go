@@ -12,6 +12,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	configurationv1 "github.com/kongsync/kongsync/internal/apis/configuration/v1"
 )
 
 // Object is what the store holds: any typed Kubernetes object with metadata.
@@ -31,10 +33,15 @@ const (
 	KindService       Kind = "Service"
 	KindEndpointSlice Kind = "EndpointSlice"
 	KindSecret        Kind = "Secret"
+
+	KindKongConsumer      Kind = "KongConsumer"
+	KindKongPlugin        Kind = "KongPlugin"
+	KindKongClusterPlugin Kind = "KongClusterPlugin"
 )
 
 // Kinds lists every kind the store holds, in a fixed order (used for deterministic iteration).
-var Kinds = []Kind{KindIngress, KindIngressClass, KindService, KindEndpointSlice, KindSecret}
+var Kinds = []Kind{KindIngress, KindIngressClass, KindService, KindEndpointSlice, KindSecret,
+	KindKongConsumer, KindKongPlugin, KindKongClusterPlugin}
 
 // GVK is the group/version/kind of each stored kind; tags and events need it because objects
 // fetched by informers carry no TypeMeta.
@@ -44,6 +51,8 @@ func (k Kind) GVK() schema.GroupVersionKind {
 		return networkingv1.SchemeGroupVersion.WithKind(string(k))
 	case KindEndpointSlice:
 		return discoveryv1.SchemeGroupVersion.WithKind(string(k))
+	case KindKongConsumer, KindKongPlugin, KindKongClusterPlugin:
+		return configurationv1.SchemeGroupVersion.WithKind(string(k))
 	default:
 		return corev1.SchemeGroupVersion.WithKind(string(k))
 	}
@@ -62,6 +71,12 @@ func KindOf(obj runtime.Object) (Kind, error) {
 		return KindEndpointSlice, nil
 	case *corev1.Secret:
 		return KindSecret, nil
+	case *configurationv1.KongConsumer:
+		return KindKongConsumer, nil
+	case *configurationv1.KongPlugin:
+		return KindKongPlugin, nil
+	case *configurationv1.KongClusterPlugin:
+		return KindKongClusterPlugin, nil
 	}
 	return "", fmt.Errorf("store: unsupported object type %T", obj)
 }

@@ -7,7 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	corev1 "k8s.io/api/core/v1"
@@ -15,6 +18,8 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
+
+	configurationv1 "github.com/kongsync/kongsync/internal/apis/configuration/v1"
 )
 
 // MaxDocumentBytes bounds one YAML/JSON document in a manifest file. Kubernetes itself refuses
@@ -42,38 +47,88 @@ func (n Note) String() string {
 // schema the translator reads are accepted; others (extensions/v1beta1 Ingress) are skipped with
 // a note, since decoding them into v1 types would silently drop or misread fields.
 var factories = map[string]func() Object{
-	"networking.k8s.io/v1/Ingress":      func() Object { return &networkingv1.Ingress{} },
-	"networking.k8s.io/v1/IngressClass": func() Object { return &networkingv1.IngressClass{} },
-	"v1/Service":                        func() Object { return &corev1.Service{} },
-	"discovery.k8s.io/v1/EndpointSlice": func() Object { return &discoveryv1.EndpointSlice{} },
-	"v1/Secret":                         func() Object { return &corev1.Secret{} },
+	"networking.k8s.io/v1/Ingress":                  func() Object { return &networkingv1.Ingress{} },
+	"networking.k8s.io/v1/IngressClass":             func() Object { return &networkingv1.IngressClass{} },
+	"v1/Service":                                    func() Object { return &corev1.Service{} },
+	"discovery.k8s.io/v1/EndpointSlice":             func() Object { return &discoveryv1.EndpointSlice{} },
+	"v1/Secret":                                     func() Object { return &corev1.Secret{} },
+	"configuration.konghq.com/v1/KongConsumer":      func() Object { return &configurationv1.KongConsumer{} },
+	"configuration.konghq.com/v1/KongPlugin":        func() Object { return &configurationv1.KongPlugin{} },
+	"configuration.konghq.com/v1/KongClusterPlugin": func() Object { return &configurationv1.KongClusterPlugin{} },
 }
 
 // knownKinds are kinds the reader recognises even at an unsupported apiVersion, to say so.
-var knownKinds = map[string]bool{"Ingress": true, "IngressClass": true, "Service": true, "EndpointSlice": true, "Secret": true}
+var knownKinds = map[string]bool{"Ingress": true, "IngressClass": true, "Service": true, "EndpointSlice": true, "Secret": true,
+	"KongConsumer": true, "KongPlugin": true, "KongClusterPlugin": true}
+
+// clusterScoped kinds keep an empty namespace.
+var clusterScoped = map[string]bool{"IngressClass": true, "KongClusterPlugin": true}
 
 // DecodeManifests reads every object in one multi-document YAML or JSON stream. Documents it
 // cannot use become notes and are skipped; the error is only for a stream it cannot read at all.
 // Namespaced objects without a namespace land in "default", as kubectl would put them.
+//
+// Documents are split sequentially and decoded in parallel, a batch at a time, on all CPUs;
+// objects and notes come out in document order regardless.
 func DecodeManifests(source string, r io.Reader) ([]Object, []Note, error) {
 	reader := utilyaml.NewYAMLReader(bufio.NewReaderSize(r, 64<<10))
 	var objs []Object
 	var notes []Note
-	for doc := 1; ; doc++ {
+	batch := make([][]byte, 0, decodeBatch)
+	first := 1 // document number of batch[0]
+	flush := func() {
+		for i, d := range decodeBatchParallel(batch) {
+			for j := range d.notes {
+				d.notes[j].Source, d.notes[j].Doc = source, first+i
+			}
+			objs = append(objs, d.objs...)
+			notes = append(notes, d.notes...)
+		}
+		first += len(batch)
+		batch = batch[:0]
+	}
+	for {
 		raw, err := reader.Read()
 		if errors.Is(err, io.EOF) {
+			flush()
 			return objs, notes, nil
 		}
 		if err != nil {
-			return objs, notes, fmt.Errorf("%s: document %d: %w", source, doc, err)
+			flush()
+			return objs, notes, fmt.Errorf("%s: document %d: %w", source, first, err)
 		}
-		o, n := decodeDocument(raw)
-		for i := range n {
-			n[i].Source, n[i].Doc = source, doc
+		if batch = append(batch, raw); len(batch) == cap(batch) {
+			flush()
 		}
-		objs = append(objs, o...)
-		notes = append(notes, n...)
 	}
+}
+
+// decodeBatch is how many documents are decoded in parallel at once: enough to keep every CPU
+// busy, few enough that their raw bytes are a small part of memory.
+const decodeBatch = 512
+
+type decoded struct {
+	objs  []Object
+	notes []Note
+}
+
+// decodeBatchParallel decodes docs on GOMAXPROCS goroutines; result i belongs to docs[i].
+func decodeBatchParallel(docs [][]byte) []decoded {
+	out := make([]decoded, len(docs))
+	workers := min(runtime.GOMAXPROCS(0), len(docs))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < len(docs); i = int(next.Add(1) - 1) {
+				out[i].objs, out[i].notes = decodeDocument(docs[i])
+			}
+		}()
+	}
+	wg.Wait()
+	return out
 }
 
 // decodeDocument turns one YAML or JSON document into objects (several for a List).
@@ -87,11 +142,39 @@ func decodeDocument(raw []byte) ([]Object, []Note) {
 	if !utf8.Valid(raw) {
 		return nil, []Note{{Err: true, Msg: "document is not valid UTF-8; skipped"}}
 	}
-	js, err := yaml.YAMLToJSON(raw)
-	if err != nil {
-		return nil, []Note{{Err: true, Msg: "invalid YAML: " + err.Error()}}
+	js, ok := plainJSON(raw)
+	if !ok {
+		js, ok = fastYAMLToJSON(raw)
+	}
+	if !ok {
+		var err error
+		if js, err = yaml.YAMLToJSON(raw); err != nil {
+			return nil, []Note{{Err: true, Msg: "invalid YAML: " + err.Error()}}
+		}
 	}
 	return decodeJSON(js, "")
+}
+
+// plainJSON returns a document that is already JSON as is, saving the YAML conversion. Numbers
+// with a fraction or exponent are left to the YAML path, which turns 1.0 into 1 the way
+// kubectl does.
+func plainJSON(raw []byte) ([]byte, bool) {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 || t[0] != '{' || !json.Valid(t) {
+		return nil, false
+	}
+	inString := false
+	for i := 0; i < len(t); i++ {
+		switch c := t[i]; {
+		case inString && c == '\\':
+			i++
+		case c == '"':
+			inString = !inString
+		case !inString && (c == '.' || (c == 'e' || c == 'E') && t[i-1] >= '0' && t[i-1] <= '9'):
+			return nil, false
+		}
+	}
+	return t, true
 }
 
 func isOnlyComments(raw []byte) bool {
@@ -150,7 +233,7 @@ func decodeJSON(js []byte, where string) ([]Object, []Note) {
 	if obj.GetName() == "" {
 		return nil, []Note{{Err: true, Msg: where + id + "metadata.name is empty; skipped"}}
 	}
-	if obj.GetNamespace() == "" && tm.Kind != "IngressClass" {
+	if obj.GetNamespace() == "" && !clusterScoped[tm.Kind] {
 		obj.SetNamespace("default")
 	}
 	return []Object{obj}, nil

@@ -1,0 +1,115 @@
+// Package v1 holds the subset of Kong's configuration.konghq.com/v1 custom resources that
+// kongsync reads, with the same JSON shape as the CRDs KIC installs. They are our own minimal
+// types rather than Kong's kubernetes-configuration module, which pulls in the whole Kong
+// operator API surface for four structs.
+package v1
+
+import (
+	"encoding/json"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// SchemeGroupVersion is configuration.konghq.com/v1.
+var SchemeGroupVersion = schema.GroupVersion{Group: "configuration.konghq.com", Version: "v1"}
+
+// KongConsumer is a Kong consumer, with references to Secrets holding its credentials.
+type KongConsumer struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Username       string           `json:"username,omitempty"`
+	CustomID       string           `json:"custom_id,omitempty"`
+	Credentials    []string         `json:"credentials,omitempty"`
+	ConsumerGroups []string         `json:"consumerGroups,omitempty"`
+	Spec           KongConsumerSpec `json:"spec,omitempty"`
+}
+
+// KongConsumerSpec carries the consumer's extra tags.
+type KongConsumerSpec struct {
+	Tags []string `json:"tags,omitempty"`
+}
+
+// KongPlugin is a namespaced plugin configuration, attached to objects by the
+// konghq.com/plugins annotation.
+type KongPlugin struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	PluginName   string          `json:"plugin"`
+	InstanceName string          `json:"instance_name,omitempty"`
+	Disabled     bool            `json:"disabled,omitempty"`
+	Config       json.RawMessage `json:"config,omitempty"`
+	RunOn        string          `json:"run_on,omitempty"`
+	Protocols    []string        `json:"protocols,omitempty"`
+	ConsumerRef  string          `json:"consumerRef,omitempty"`
+}
+
+// KongClusterPlugin is the cluster-scoped form of KongPlugin.
+type KongClusterPlugin struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	PluginName   string          `json:"plugin"`
+	InstanceName string          `json:"instance_name,omitempty"`
+	Disabled     bool            `json:"disabled,omitempty"`
+	Config       json.RawMessage `json:"config,omitempty"`
+	RunOn        string          `json:"run_on,omitempty"`
+	Protocols    []string        `json:"protocols,omitempty"`
+	ConsumerRef  string          `json:"consumerRef,omitempty"`
+}
+
+// DeepCopyObject implements runtime.Object.
+func (in *KongConsumer) DeepCopyObject() runtime.Object { return in.DeepCopy() }
+
+// DeepCopy returns an independent copy, as informer objects must be copied before mutation.
+func (in *KongConsumer) DeepCopy() *KongConsumer {
+	if in == nil {
+		return nil
+	}
+	out := *in
+	in.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	out.Credentials = cloneStrings(in.Credentials)
+	out.ConsumerGroups = cloneStrings(in.ConsumerGroups)
+	out.Spec.Tags = cloneStrings(in.Spec.Tags)
+	return &out
+}
+
+// DeepCopyObject implements runtime.Object.
+func (in *KongPlugin) DeepCopyObject() runtime.Object { return in.DeepCopy() }
+
+// DeepCopy returns an independent copy.
+func (in *KongPlugin) DeepCopy() *KongPlugin {
+	if in == nil {
+		return nil
+	}
+	out := *in
+	in.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	out.Config = append(json.RawMessage(nil), in.Config...)
+	out.Protocols = cloneStrings(in.Protocols)
+	return &out
+}
+
+// DeepCopyObject implements runtime.Object.
+func (in *KongClusterPlugin) DeepCopyObject() runtime.Object { return in.DeepCopy() }
+
+// DeepCopy returns an independent copy.
+func (in *KongClusterPlugin) DeepCopy() *KongClusterPlugin {
+	if in == nil {
+		return nil
+	}
+	out := *in
+	in.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	out.Config = append(json.RawMessage(nil), in.Config...)
+	out.Protocols = cloneStrings(in.Protocols)
+	return &out
+}
+
+func cloneStrings(s []string) []string {
+	if s == nil {
+		return nil
+	}
+	return append([]string(nil), s...)
+}
