@@ -108,7 +108,7 @@ func unsupportedBackend(res *corev1.TypedLocalObjectReference) string {
 // newRuleRoute creates the route of one (Ingress, host, Service, port) group and attaches it to
 // its Kong service.
 func (t *translation) newRuleRoute(ing *networkingv1.Ingress, rs *routeSettings, ks *kongService, host string) *document.Route {
-	r := newRoute(routeName(ing.Namespace, ing.Name, ks.backendName, host, ks.port), rs)
+	r := t.newRoute(routeName(ing.Namespace, ing.Name, ks.backendName, host, ks.port), rs)
 	if host != "" {
 		r.Hosts = []*string{kong.String(host)}
 	}
@@ -119,16 +119,17 @@ func (t *translation) newRuleRoute(ing *networkingv1.Ingress, rs *routeSettings,
 
 // newRoute returns a route with KIC's defaults, the Ingress's tags, the settings its
 // annotations ask for, and its id.
-func newRoute(name string, rs *routeSettings) *document.Route {
+func (t *translation) newRoute(name string, rs *routeSettings) *document.Route {
+	d := &t.defaults
 	r := &document.Route{Route: kong.Route{
 		Name:                    kong.String(name),
-		StripPath:               kong.Bool(false),
-		PreserveHost:            kong.Bool(true),
-		RegexPriority:           kong.Int(0),
-		RequestBuffering:        kong.Bool(true),
-		ResponseBuffering:       kong.Bool(true),
-		HTTPSRedirectStatusCode: kong.Int(426),
-		PathHandling:            kong.String("v0"),
+		StripPath:               d.no,
+		PreserveHost:            d.yes,
+		RegexPriority:           d.zero,
+		RequestBuffering:        d.yes,
+		ResponseBuffering:       d.yes,
+		HTTPSRedirectStatusCode: d.code426,
+		PathHandling:            d.v0,
 		Tags:                    rs.tags,
 	}}
 	rs.apply(&r.Route)
@@ -160,8 +161,8 @@ func (t *translation) translateDefaultBackend(ings []*networkingv1.Ingress, sett
 			continue
 		}
 		winner = ing
-		r := newRoute(ing.Namespace+"."+ing.Name, settings[i])
-		r.Paths = []*string{kong.String("/")}
+		r := t.newRoute(ing.Namespace+"."+ing.Name, settings[i])
+		r.Paths = []*string{t.defaults.slash}
 		settings[i].applyHosts(&r.Route)
 		ks.routes = append(ks.routes, r)
 	}

@@ -4,7 +4,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kong/go-kong/kong"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kongsync/kongsync/store"
@@ -69,26 +68,46 @@ func routeName(ns, ingress, svc, host string, p portDef) string {
 
 // objectTags returns KIC's tags for an object: name, namespace, kind, uid, group (not for the
 // core group), version, then the distinct values of its konghq.com/tags annotation. Empty
-// metadata fields give no tag, as in KIC.
+// metadata fields give no tag, as in KIC. The strings share one backing array (three
+// allocations per object instead of two per tag).
 func objectTags(kind store.Kind, obj metav1.Object) []*string {
 	gvk := kind.GVK()
 	user := splitList(obj.GetAnnotations()[annTags])
-	tags := make([]*string, 0, 6+len(user))
-	add := func(prefix, v string) {
-		if v != "" {
-			tags = append(tags, kong.String(prefix+v))
-		}
+	fixed := [...]struct{ prefix, v string }{
+		{tagName, obj.GetName()}, {tagNamespace, obj.GetNamespace()}, {tagKind, gvk.Kind},
+		{tagUID, string(obj.GetUID())}, {tagGroup, gvk.Group}, {tagVersion, gvk.Version},
 	}
-	add(tagName, obj.GetName())
-	add(tagNamespace, obj.GetNamespace())
-	add(tagKind, gvk.Kind)
-	add(tagUID, string(obj.GetUID()))
-	add(tagGroup, gvk.Group)
-	add(tagVersion, gvk.Version)
+	size := 0
+	for _, f := range fixed {
+		size += len(f.prefix) + len(f.v)
+	}
+	var b strings.Builder
+	b.Grow(size)
+	var ends [len(fixed)]int
+	for i, f := range fixed {
+		if f.v != "" {
+			b.WriteString(f.prefix)
+			b.WriteString(f.v)
+		}
+		ends[i] = b.Len()
+	}
+	all := b.String()
+	vals := make([]string, 0, len(fixed)+len(user))
+	prev := 0
+	for _, end := range ends {
+		if end > prev {
+			vals = append(vals, all[prev:end])
+		}
+		prev = end
+	}
 	for i, t := range user {
 		if !containsString(user[:i], t) {
-			tags = append(tags, kong.String(t))
+			vals = append(vals, t)
 		}
+	}
+	tags := make([]*string, len(vals))
+	for i := range vals {
+		tags[i] = &vals[i]
 	}
 	return tags
 }

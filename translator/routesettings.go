@@ -230,7 +230,11 @@ func (p annotationParser) headers() map[string][]string {
 // pluginProblems reports every konghq.com/plugins reference: KongPlugins come with a later
 // issue, so each reference is unknown and ignored; the object itself still translates.
 func (t *translation) pluginProblems(ref store.Ref, ns string, anns map[string]string) {
-	refs := parsePluginRefs(anns[annPlugins], ns)
+	v, ok := anns[annPlugins]
+	if !ok {
+		return
+	}
+	refs := parsePluginRefs(v, ns)
 	sort.SliceStable(refs, func(i, j int) bool { return refs[i].name < refs[j].name })
 	for _, r := range refs {
 		t.problem(ref, annotationField(annPlugins),

@@ -47,6 +47,7 @@ type translation struct {
 	opts         Options
 	defaultClass bool
 	problems     []Problem
+	defaults     defaultValues
 
 	services map[string]*kongService // by Kong service name
 	svcInfo  map[*corev1.Service]*serviceInfo
@@ -72,6 +73,7 @@ func Translate(snap *store.Snapshot, opts Options) Result {
 		certs:        map[string]*certEntry{},
 		sniOwner:     map[string]*certEntry{},
 		caCertIDs:    map[string]bool{},
+		defaults:     newDefaultValues(),
 	}
 	doc := document.New()
 	ings := t.selectIngresses()
