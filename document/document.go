@@ -64,10 +64,18 @@ type CertificateRef struct {
 	ID *string `json:"id,omitempty"`
 }
 
-// Consumer is a Kong consumer with its plugins nested. Credentials come with the CRD issue.
+// Consumer is a Kong consumer with its plugins and credentials nested, under decK's file-format
+// keys, because DB-less Kong takes credentials only inside their consumer in a declarative config.
 type Consumer struct {
 	kong.Consumer
-	Plugins []*kong.Plugin `json:"plugins,omitempty"`
+	Plugins     []*kong.Plugin           `json:"plugins,omitempty"`
+	ACLGroups   []*kong.ACLGroup         `json:"acls,omitempty"`
+	BasicAuths  []*kong.BasicAuth        `json:"basicauth_credentials,omitempty"`
+	HMACAuths   []*kong.HMACAuth         `json:"hmacauth_credentials,omitempty"`
+	JWTAuths    []*kong.JWTAuth          `json:"jwt_secrets,omitempty"`
+	KeyAuths    []*kong.KeyAuth          `json:"keyauth_credentials,omitempty"`
+	MTLSAuths   []*kong.MTLSAuth         `json:"mtls_auth_credentials,omitempty"`
+	Oauth2Creds []*kong.Oauth2Credential `json:"oauth2_credentials,omitempty"`
 }
 
 // New returns an empty document of the current format version.
