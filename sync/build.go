@@ -22,6 +22,7 @@ func (l *Loop) build(force bool) {
 	if !force && !released && l.hasBuilt && snap.Version() == l.built {
 		l.mu.Unlock()
 		l.stats.skipped.Add(1)
+		l.observe(Event{Type: EventSkip, Version: snap.Version()})
 		return
 	}
 	excluded := sortedRefs(l.broken)
@@ -44,7 +45,6 @@ func (l *Loop) build(force bool) {
 	l.stats.builds.Add(1)
 	l.cfg.Metrics.ObserveTranslation(st)
 	l.cfg.Reporter.TranslationProblems(res.Problems)
-	l.observe(Event{Type: EventBuild, Hash: p.Hash, Build: &st})
 
 	l.mu.Lock()
 	changed := l.current == nil || l.current.Hash != p.Hash
@@ -62,6 +62,7 @@ func (l *Loop) build(force bool) {
 	for _, w := range ws {
 		w.setDesired(p)
 	}
+	l.observe(Event{Type: EventBuild, Hash: p.Hash, Build: &st, Version: snap.Version()})
 }
 
 // translate calls the injected translator, turning a panic into an error so that one bad

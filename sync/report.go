@@ -95,6 +95,8 @@ type Event struct {
 	Build *TranslationStats
 	// Err is the probe's error, if any (probe events).
 	Err error
+	// Version is the store version the build (or skip) looked at.
+	Version uint64
 }
 
 // EventType names the kind of Event.
@@ -102,7 +104,8 @@ type EventType string
 
 // Event types.
 const (
-	EventBuild EventType = "build" // a translation produced a config (new or not)
+	EventBuild EventType = "build" // a translation produced a config (new or not), now handed to every replica
+	EventSkip  EventType = "skip"  // a wake-up found the store unchanged: nothing translated
 	EventPush  EventType = "push"  // one POST /config attempt finished
 	EventProbe EventType = "probe" // one GET /status finished
 )

@@ -111,7 +111,7 @@ func (w *worker) run(ctx context.Context) {
 	defer close(w.done)
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
-	for {
+	for ctx.Err() == nil {
 		act, p, wait := w.next(time.Now())
 		switch act {
 		case actProbe:
@@ -131,9 +131,6 @@ func (w *worker) run(ctx context.Context) {
 			return
 		case <-w.wake:
 		case <-tc:
-		}
-		if ctx.Err() != nil {
-			return
 		}
 	}
 }

@@ -1,0 +1,316 @@
+package sync
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	gosync "sync"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr/funcr"
+	"github.com/kong/go-kong/kong"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kongsync/kongsync/document"
+	"github.com/kongsync/kongsync/internal/kongdouble"
+	"github.com/kongsync/kongsync/store"
+	"github.com/kongsync/kongsync/translator"
+)
+
+// Test annotations understood by fakeTranslate.
+const (
+	annPort    = "test/port"    // service port (an invalid one makes Kong reject the service)
+	annProblem = "test/problem" // the object becomes a translator problem instead
+	annKey     = "test/key"     // adds a (broken) certificate with this private key text
+)
+
+// fakeTranslate maps each Service to a Kong service tagged like KIC tags it, so tests do not
+// depend on the real translator.
+func fakeTranslate(snap *store.Snapshot) translator.Result {
+	doc := document.New()
+	var problems []translator.Problem
+	for _, s := range snap.Services() {
+		ref := store.Ref{Kind: store.KindService, Namespace: s.Namespace, Name: s.Name}
+		if reason := s.Annotations[annProblem]; reason != "" {
+			problems = append(problems, translator.Problem{Object: ref, Reason: reason})
+			continue
+		}
+		port := 80
+		if p := s.Annotations[annPort]; p != "" {
+			port, _ = strconv.Atoi(p)
+		}
+		name := s.Namespace + "." + s.Name
+		tags := kong.StringSlice("k8s-name:"+s.Name, "k8s-namespace:"+s.Namespace, "k8s-kind:Service", "k8s-version:v1")
+		doc.Services = append(doc.Services, &document.Service{Service: kong.Service{
+			Name: kong.String(name), Host: kong.String(s.Name + "." + s.Namespace + ".svc"), Port: kong.Int(port), Tags: tags,
+		}})
+		if key := s.Annotations[annKey]; key != "" {
+			doc.Certificates = append(doc.Certificates, &document.Certificate{
+				ID:   kong.String("00000000-0000-4000-8000-" + fmt.Sprintf("%012d", len(doc.Certificates))),
+				Cert: kong.String("not a certificate"), Key: kong.String(key), Tags: tags,
+			})
+		}
+	}
+	return translator.Result{Document: doc, Problems: problems}
+}
+
+// events records the loop's Observe events and lets tests wait on them.
+type events struct {
+	mu      gosync.Mutex
+	list    []Event
+	changed chan struct{}
+}
+
+func newEvents() *events { return &events{changed: make(chan struct{})} }
+
+func (e *events) observe(ev Event) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.list = append(e.list, ev)
+	close(e.changed)
+	e.changed = make(chan struct{})
+}
+
+func (e *events) ch() <-chan struct{} {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.changed
+}
+
+func (e *events) all() []Event {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]Event(nil), e.list...)
+}
+
+func (e *events) count(typ EventType) int {
+	n := 0
+	for _, ev := range e.all() {
+		if ev.Type == typ {
+			n++
+		}
+	}
+	return n
+}
+
+// reporter records Reporter calls.
+type reporter struct {
+	mu         gosync.Mutex
+	problems   [][]translator.Problem
+	rejections []Rejection
+	failures   []Result
+}
+
+func (r *reporter) TranslationProblems(p []translator.Problem) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.problems = append(r.problems, p)
+}
+
+func (r *reporter) KongRejected(rs []Rejection) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.rejections = append(r.rejections, rs...)
+}
+
+func (r *reporter) ReplicaFailed(_ string, res Result, _ error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.failures = append(r.failures, res)
+}
+
+func (r *reporter) snapshot() ([][]translator.Problem, []Rejection, []Result) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([][]translator.Problem(nil), r.problems...), append([]Rejection(nil), r.rejections...),
+		append([]Result(nil), r.failures...)
+}
+
+// logSink collects log lines from a funcr logger.
+type logSink struct {
+	mu gosync.Mutex
+	b  strings.Builder
+}
+
+func (s *logSink) write(prefix, args string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.b.WriteString(prefix + " " + args + "\n")
+}
+
+func (s *logSink) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// env is a store, Kong doubles and a running loop.
+type env struct {
+	t     *testing.T
+	store *store.Store
+	kongs []*kongdouble.Server
+	loop  *Loop
+	ev    *events
+	rep   *reporter
+	logs  *logSink
+	rv    int
+	stop  func()
+}
+
+type envOpts struct {
+	replicas int
+	kong     kongdouble.Options
+	cfg      func(*Config)
+}
+
+func newEnv(t *testing.T, o envOpts) *env {
+	t.Helper()
+	if o.replicas == 0 {
+		o.replicas = 1
+	}
+	e := &env{t: t, store: store.New(), ev: newEvents(), rep: &reporter{}, logs: &logSink{}}
+	var urls []string
+	for i := 0; i < o.replicas; i++ {
+		k := kongdouble.New(o.kong)
+		e.kongs = append(e.kongs, k)
+		urls = append(urls, k.URL())
+	}
+	cfg := Config{
+		Source: e.store, Translate: fakeTranslate, Replicas: urls,
+		Replica: ReplicaOptions{Token: o.kong.Token, ProbeInterval: 50 * time.Millisecond, BackoffBase: 20 * time.Millisecond, BackoffMax: 200 * time.Millisecond},
+		Window:  20 * time.Millisecond, MaxDelay: 100 * time.Millisecond,
+		Reporter: e.rep, Observe: e.ev.observe,
+		Logger: funcr.New(e.logs.write, funcr.Options{Verbosity: 10}),
+	}
+	if o.cfg != nil {
+		o.cfg(&cfg)
+	}
+	l, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.loop = l
+	e.start()
+	t.Cleanup(func() {
+		e.stop()
+		for _, k := range e.kongs {
+			k.Close()
+		}
+	})
+	return e
+}
+
+func (e *env) start() {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := e.loop.Run(ctx); err != nil {
+			e.t.Error(err)
+		}
+	}()
+	e.stop = func() { cancel(); <-done }
+}
+
+// upsert adds or changes a Service and notifies the loop.
+func (e *env) upsert(name string, ann map[string]string) {
+	e.rv++
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name,
+		ResourceVersion: strconv.Itoa(e.rv), Annotations: ann}}
+	if _, err := e.store.Upsert(svc); err != nil {
+		e.t.Fatal(err)
+	}
+	e.loop.Notify()
+}
+
+// wait blocks until cond holds, re-checking whenever a loop event or a double request happens.
+func (e *env) wait(what string, timeout time.Duration, cond func() bool) {
+	e.t.Helper()
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	for {
+		evc := e.ev.ch()
+		var kc []<-chan struct{}
+		for _, k := range e.kongs {
+			kc = append(kc, k.Changed())
+		}
+		if cond() {
+			return
+		}
+		select {
+		case <-evc:
+		case <-chanAt(kc, 0):
+		case <-chanAt(kc, 1):
+		case <-deadline.C:
+			e.t.Fatalf("timed out after %v waiting for %s\nreplicas: %+v\nstats: %+v", timeout, what, e.loop.Replicas(), e.loop.Stats())
+		}
+	}
+}
+
+func chanAt(chs []<-chan struct{}, i int) <-chan struct{} {
+	if i < len(chs) {
+		return chs[i]
+	}
+	return nil
+}
+
+// converged waits until the loop has built from the store as it is now and every double holds
+// the loop's latest config.
+func (e *env) converged(timeout time.Duration) string {
+	e.t.Helper()
+	var want string
+	target := e.store.Version()
+	e.wait("every replica to hold the latest config", timeout, func() bool {
+		built := false
+		for _, ev := range e.ev.all() {
+			built = built || (ev.Type == EventBuild || ev.Type == EventSkip) && ev.Version >= target
+		}
+		want = e.loop.DesiredHash()
+		if !built || want == "" {
+			return false
+		}
+		for _, k := range e.kongs {
+			held := document.Hash([]byte(k.Config()))
+			if k.Config() == "" {
+				held = emptyConfigHash // a fresh Kong is as good as one loaded with the empty config
+			}
+			if held != want {
+				return false
+			}
+		}
+		return true
+	})
+	return want
+}
+
+var emptyConfigHash = func() string {
+	p, err := NewPayload(document.New())
+	if err != nil {
+		panic(err)
+	}
+	return p.Hash
+}()
+
+// nextEvent waits for the next event of a type after the current ones.
+func (e *env) nextEvent(typ EventType, timeout time.Duration) Event {
+	e.t.Helper()
+	n := e.ev.count(typ)
+	var got Event
+	e.wait("a "+string(typ)+" event", timeout, func() bool {
+		var seen int
+		for _, ev := range e.ev.all() {
+			if ev.Type == typ {
+				seen++
+				if seen == n+1 {
+					got = ev
+					return true
+				}
+			}
+		}
+		return false
+	})
+	return got
+}

@@ -1,0 +1,106 @@
+package sync
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/kong/go-kong/kong"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kongsync/kongsync/document"
+	"github.com/kongsync/kongsync/store"
+)
+
+func secret(name string) *corev1.Secret {
+	return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, ResourceVersion: "1"}}
+}
+
+func TestPayloadHashIsOfTheConfigString(t *testing.T) {
+	doc := document.New()
+	doc.Services = []*document.Service{{Service: kong.Service{Name: kong.String("a<&>b"), Host: kong.String("h")}}}
+	p, err := NewPayload(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body struct{ Config string }
+	if err := json.Unmarshal(p.Body, &body); err != nil {
+		t.Fatal(err)
+	}
+	if body.Config != string(p.Config) || document.Hash([]byte(body.Config)) != p.Hash || p.StatusHash() != p.Hash {
+		t.Fatalf("body config %q, hash %s", body.Config, p.Hash)
+	}
+	empty, _ := NewPayload(document.New())
+	if !empty.Empty || empty.StatusHash() != document.EmptyHash {
+		t.Errorf("empty document: Empty=%v StatusHash=%s", empty.Empty, empty.StatusHash())
+	}
+}
+
+func TestBackoff(t *testing.T) {
+	b := newBackoff(100*time.Millisecond, time.Second)
+	for _, c := range []struct {
+		n        int
+		min, max time.Duration
+	}{{1, 50 * time.Millisecond, 100 * time.Millisecond}, {2, 100 * time.Millisecond, 200 * time.Millisecond},
+		{4, 400 * time.Millisecond, 800 * time.Millisecond}, {5, 500 * time.Millisecond, time.Second}, {50, 500 * time.Millisecond, time.Second}} {
+		for _, r := range []float64{0, 0.5, 0.999} {
+			b.rand = func() float64 { return r }
+			if d := b.delay(c.n); d < c.min || d > c.max {
+				t.Errorf("delay(%d) with rand %v = %v, want in [%v, %v]", c.n, r, d, c.min, c.max)
+			}
+		}
+	}
+}
+
+func TestParseRetryAfter(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for in, want := range map[string]time.Duration{
+		"": 0, "3": 3 * time.Second, "0.5": 500 * time.Millisecond, "-1": 0, "9999": time.Minute, "soon": 0,
+		"Thu, 01 Jan 2026 00:00:10 GMT": 10 * time.Second,
+	} {
+		if got := parseRetryAfter(in, now, time.Minute); got != want {
+			t.Errorf("parseRetryAfter(%q) = %v, want %v", in, got, want)
+		}
+	}
+}
+
+func TestRefFromTags(t *testing.T) {
+	for _, c := range []struct {
+		tags []string
+		want store.Ref
+		ok   bool
+	}{
+		{[]string{"k8s-name:app", "k8s-namespace:default", "k8s-kind:Ingress", "k8s-group:networking.k8s.io", "k8s-version:v1"},
+			store.Ref{Kind: store.KindIngress, Namespace: "default", Name: "app"}, true},
+		{[]string{"k8s-name:kong", "k8s-kind:IngressClass", "k8s-group:networking.k8s.io"}, store.Ref{Kind: store.KindIngressClass, Name: "kong"}, true},
+		{[]string{"k8s-name:app", "k8s-kind:Ingress"}, store.Ref{}, false}, // namespaced kind without namespace
+		{[]string{"k8s-name:app", "k8s-namespace:x", "k8s-kind:Service", "k8s-group:example.com"}, store.Ref{}, false},
+		{[]string{"managed-by-kongsync"}, store.Ref{}, false},
+	} {
+		got, ok := RefFromTags(c.tags)
+		if got != c.want || ok != c.ok {
+			t.Errorf("RefFromTags(%v) = %v, %v; want %v, %v", c.tags, got, ok, c.want, c.ok)
+		}
+	}
+}
+
+// An entity without k8s tags (e.g. a target) is traced through its parent's id in the document.
+func TestOwnerOfFallsBackToParent(t *testing.T) {
+	doc := document.New()
+	doc.Upstreams = []*document.Upstream{{Upstream: kong.Upstream{ID: kong.String("u-1"), Name: kong.String("u"),
+		Tags: kong.StringSlice("k8s-name:web", "k8s-namespace:shop", "k8s-kind:Service")}}}
+	body := []byte(`{"code":14,"message":"declarative config is invalid: {}","flattened_errors":[{"entity_type":"target","entity_id":"t-1",
+		"entity":{"target":"1.2.3.4:80","upstream":{"id":"u-1"},"key":"never kept"},"errors":[{"type":"entity","message":"dup"}]}]}`)
+	ents, msg, err := parseConfigError(body)
+	if err != nil || len(ents) != 1 || msg != "declarative config is invalid: {}" {
+		t.Fatalf("%v %q %v", ents, msg, err)
+	}
+	ref, ok := ownerOf(ents[0], doc)
+	if !ok || ref != (store.Ref{Kind: store.KindService, Namespace: "shop", Name: "web"}) {
+		t.Fatalf("ownerOf = %v, %v", ref, ok)
+	}
+	if s := ents[0].String(); s != "target t-1: dup" {
+		t.Errorf("String() = %q", s)
+	}
+}
