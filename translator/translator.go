@@ -87,6 +87,7 @@ func Translate(snap *store.Snapshot, opts Options) Result {
 	doc.CACertificates = t.caCertificates()
 	doc.Services, doc.Upstreams = t.buildServices()
 	doc.Certificates = t.buildCertificates()
+	doc.Consumers = t.translateConsumers()
 	sortDocument(doc)
 	if isEmpty(doc) {
 		doc.Upstreams = []*document.Upstream{{Upstream: kong.Upstream{Name: kong.String(stubUpstream)}}}

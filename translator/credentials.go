@@ -1,0 +1,386 @@
+package translator
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/kong/go-kong/kong"
+	corev1 "k8s.io/api/core/v1"
+)
+
+// Credential Secrets, KIC v3.5.13's way: the type comes from the konghq.com/credential label
+// only (the kongCredType data key was removed in KIC 3.0), and the Secret's data keys are the
+// credential's fields. KIC decodes the data into go-kong's credential structs by JSON field
+// name (exact name first, else any case), after converting three keys: redirect_uris (split on
+// commas), hash_secret (a boolean) and ttl (an integer). A data key that lands on a field of
+// another type (created_at, tags, consumer, ca_certificate, a differently cased TTL) makes the
+// whole credential undecodable.
+const (
+	labelCredential = "konghq.com/credential"
+	legacyCredType  = "kongCredType"
+)
+
+// Credential types KIC reconciles, as named by the konghq.com/credential label.
+const (
+	credKeyAuth   = "key-auth"
+	credBasicAuth = "basic-auth"
+	credHMACAuth  = "hmac-auth"
+	credJWT       = "jwt"
+	credOAuth2    = "oauth2"
+	credACL       = "acl"
+	credMTLSAuth  = "mtls-auth"
+)
+
+// credential is one parsed credential Secret: its type and exactly one go-kong entity.
+type credential struct {
+	kind   string
+	key    *kong.KeyAuth
+	basic  *kong.BasicAuth
+	hmac   *kong.HMACAuth
+	jwt    *kong.JWTAuth
+	oauth2 *kong.Oauth2Credential
+	acl    *kong.ACLGroup
+	mtls   *kong.MTLSAuth
+}
+
+// credIssue is something wrong with a credential Secret, pinned to a field of the Secret.
+// Fatal issues drop the credential; the others only drop or default one field, as in KIC.
+type credIssue struct {
+	field  string
+	reason string
+	fatal  bool
+}
+
+// valueKind is the Go type a data value has after KIC's conversions, or a struct field needs.
+type valueKind int
+
+const (
+	kindString valueKind = iota
+	kindInt
+	kindBool
+	kindList
+	kindObject // a nested entity (consumer, ca_certificate): no Secret value decodes into it
+)
+
+// credValue is one converted data value.
+type credValue struct {
+	kind valueKind
+	s    string
+	i    int
+	b    bool
+	list []string
+}
+
+// credField is one JSON field of a go-kong credential struct.
+type credField struct {
+	name string
+	kind valueKind
+}
+
+// credentialFields lists the JSON fields of each type's go-kong struct (v0.78.0), the ones
+// KIC's decoder can fill from a Secret. Unknown types give nil.
+func credentialFields(kind string) []credField {
+	common := []credField{{"consumer", kindObject}, {"created_at", kindInt}, {"id", kindString},
+		{"tags", kindList}}
+	var own []credField
+	switch kind {
+	case credKeyAuth:
+		own = []credField{{"key", kindString}, {"ttl", kindInt}}
+	case credBasicAuth:
+		own = []credField{{"username", kindString}, {"password", kindString}}
+	case credHMACAuth:
+		own = []credField{{"username", kindString}, {"secret", kindString}}
+	case credJWT:
+		own = []credField{{"algorithm", kindString}, {"key", kindString},
+			{"rsa_public_key", kindString}, {"secret", kindString}}
+	case credOAuth2:
+		own = []credField{{"name", kindString}, {"client_id", kindString},
+			{"client_secret", kindString}, {"client_type", kindString},
+			{"hash_secret", kindBool}, {"redirect_uris", kindList}}
+	case credACL:
+		own = []credField{{"group", kindString}}
+	case credMTLSAuth:
+		own = []credField{{"subject_name", kindString}, {"ca_certificate", kindObject}}
+	default:
+		return nil
+	}
+	return append(own, common...)
+}
+
+// requiredFields are the fields without which a credential is skipped. KIC checks the first
+// group (its translator would otherwise crash decK); kongsync adds basic-auth's password,
+// which Kong's schema requires, so that one Secret cannot make Kong reject the whole config.
+func requiredFields(kind string) []string {
+	switch kind {
+	case credKeyAuth, credJWT:
+		return []string{"key"}
+	case credBasicAuth:
+		return []string{"username", "password"}
+	case credHMACAuth:
+		return []string{"username"}
+	case credOAuth2:
+		return []string{"client_id", "name"}
+	case credACL:
+		return []string{"group"}
+	case credMTLSAuth:
+		return []string{"subject_name"}
+	}
+	return nil
+}
+
+// credentialType reads the type label. ok is false, with an issue, when the Secret cannot be
+// a credential KIC reconciles.
+func credentialType(s *corev1.Secret) (string, *credIssue) {
+	kind, ok := s.Labels[labelCredential]
+	field := "metadata.labels[" + labelCredential + "]"
+	if !ok {
+		reason := "Secret is used as a credential but has no " + labelCredential + " label"
+		if _, legacy := secretData(s)[legacyCredType]; legacy {
+			reason += " (the " + legacyCredType + " data key is no longer read; move its value to the label)"
+		}
+		return "", &credIssue{field: field, reason: reason + "; credential skipped", fatal: true}
+	}
+	if credentialFields(kind) == nil {
+		return "", &credIssue{field: field, fatal: true, reason: fmt.Sprintf(
+			"unsupported credential type %q (want one of acl, basic-auth, hmac-auth, jwt, key-auth, "+
+				"mtls-auth, oauth2); credential skipped", kind)}
+	}
+	return kind, nil
+}
+
+// secretData is the Secret's data with stringData merged over it, as the API server does on
+// write; manifests read offline may still carry stringData.
+func secretData(s *corev1.Secret) map[string][]byte {
+	if len(s.StringData) == 0 {
+		return s.Data
+	}
+	out := make(map[string][]byte, len(s.Data)+len(s.StringData))
+	for k, v := range s.Data {
+		out[k] = v
+	}
+	for k, v := range s.StringData {
+		out[k] = []byte(v)
+	}
+	return out
+}
+
+// convertData applies KIC's three key conversions to the Secret's data. A ttl that is not an
+// integer is dropped and a hash_secret that is not a boolean becomes false, each with an issue.
+func convertData(data map[string][]byte) (map[string]credValue, []credIssue) {
+	out := make(map[string]credValue, len(data))
+	var issues []credIssue
+	for k, raw := range data {
+		v := string(raw)
+		switch k {
+		case "redirect_uris":
+			out[k] = credValue{kind: kindList, list: strings.Split(v, ",")}
+		case "hash_secret":
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				issues = append(issues, credIssue{field: "data[hash_secret]",
+					reason: fmt.Sprintf("%q is not a boolean; hash_secret set to false", v)})
+			}
+			out[k] = credValue{kind: kindBool, b: b}
+		case "ttl":
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				issues = append(issues, credIssue{field: "data[ttl]",
+					reason: fmt.Sprintf("%q is not an integer; ttl left unset", v)})
+				continue
+			}
+			out[k] = credValue{kind: kindInt, i: n}
+		default:
+			out[k] = credValue{kind: kindString, s: v}
+		}
+	}
+	return out, issues
+}
+
+// lookupField finds the value for a JSON field: the exact key, else the first key equal to
+// it ignoring case. KIC's decoder takes an arbitrary one of several such keys; kongsync takes
+// the smallest, so the result does not depend on map order.
+func lookupField(values map[string]credValue, keys []string, name string) (string, credValue, bool) {
+	if v, ok := values[name]; ok {
+		return name, v, true
+	}
+	for _, k := range keys {
+		if strings.EqualFold(k, name) {
+			return k, values[k], true
+		}
+	}
+	return "", credValue{}, false
+}
+
+// decodeFields maps converted values onto a type's fields. A value of the wrong type for its
+// field makes the credential undecodable, as in KIC.
+func decodeFields(kind string, values map[string]credValue) (map[string]credValue, *credIssue) {
+	keys := make([]string, 0, len(values))
+	for k := range values {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := map[string]credValue{}
+	for _, f := range credentialFields(kind) {
+		key, v, ok := lookupField(values, keys, f.name)
+		if !ok {
+			continue
+		}
+		if v.kind != f.kind {
+			return nil, &credIssue{field: "data[" + key + "]", fatal: true, reason: fmt.Sprintf(
+				"cannot decode %s credential: field %s takes %s, not %s; credential skipped",
+				kind, f.name, kindName(f.kind), kindName(v.kind))}
+		}
+		out[f.name] = v
+	}
+	return out, nil
+}
+
+func kindName(k valueKind) string {
+	switch k {
+	case kindInt:
+		return "an integer"
+	case kindBool:
+		return "a boolean"
+	case kindList:
+		return "a list"
+	case kindObject:
+		return "an object"
+	}
+	return "a string"
+}
+
+// isUUID reports whether s has the 8-4-4-4-12 hex form Kong requires of ids.
+func isUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i, r := range s {
+		switch {
+		case i == 8 || i == 13 || i == 18 || i == 23:
+			if r != '-' {
+				return false
+			}
+		case !strings.ContainsRune("0123456789abcdefABCDEF", r):
+			return false
+		}
+	}
+	return true
+}
+
+// checkFields reports a missing required field, an empty value (Kong rejects empty strings,
+// and with them the whole config) and an id that is not a UUID.
+func checkFields(kind string, fields map[string]credValue) *credIssue {
+	for _, name := range requiredFields(kind) {
+		if _, ok := fields[name]; !ok {
+			return &credIssue{field: "data[" + name + "]", fatal: true, reason: fmt.Sprintf(
+				"%s credential needs %s; credential skipped", kind, name)}
+		}
+	}
+	names := make([]string, 0, len(fields))
+	for name := range fields {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		v := fields[name]
+		if v.kind == kindString && v.s == "" && !(kind == credJWT && name == "algorithm") {
+			return &credIssue{field: "data[" + name + "]", fatal: true, reason: fmt.Sprintf(
+				"%s is empty, which Kong rejects; credential skipped", name)}
+		}
+	}
+	if id, ok := fields["id"]; ok {
+		if !isUUID(id.s) {
+			return &credIssue{field: "data[id]", fatal: true, reason: fmt.Sprintf(
+				"%q is not a UUID, which Kong rejects; credential skipped", id.s)}
+		}
+	}
+	return nil
+}
+
+// parseCredential turns a credential Secret into a credential tagged with tags. cred is nil
+// when a fatal issue skips it; non-fatal issues come with a credential.
+func parseCredential(s *corev1.Secret, tags []*string) (*credential, []credIssue) {
+	kind, issue := credentialType(s)
+	if issue != nil {
+		return nil, []credIssue{*issue}
+	}
+	values, issues := convertData(secretData(s))
+	fields, issue := decodeFields(kind, values)
+	if issue == nil {
+		issue = checkFields(kind, fields)
+	}
+	if issue != nil {
+		return nil, append(issues, *issue)
+	}
+	return buildCredential(kind, fields, tags), issues
+}
+
+// buildCredential fills the go-kong entity of kind from checked fields.
+func buildCredential(kind string, f map[string]credValue, tags []*string) *credential {
+	str := func(name string) *string {
+		if v, ok := f[name]; ok {
+			return kong.String(v.s)
+		}
+		return nil
+	}
+	id := str("id")
+	c := &credential{kind: kind}
+	switch kind {
+	case credKeyAuth:
+		c.key = &kong.KeyAuth{ID: id, Key: str("key"), Tags: tags}
+		if v, ok := f["ttl"]; ok {
+			c.key.TTL = kong.Int(v.i)
+		}
+	case credBasicAuth:
+		c.basic = &kong.BasicAuth{ID: id, Username: str("username"), Password: str("password"), Tags: tags}
+	case credHMACAuth:
+		c.hmac = &kong.HMACAuth{ID: id, Username: str("username"), Secret: str("secret"), Tags: tags}
+	case credJWT:
+		c.jwt = &kong.JWTAuth{ID: id, Algorithm: str("algorithm"), Key: str("key"),
+			RSAPublicKey: str("rsa_public_key"), Secret: str("secret"), Tags: tags}
+		if c.jwt.Algorithm == nil || *c.jwt.Algorithm == "" {
+			c.jwt.Algorithm = kong.String("HS256") // Kong's default, set so that diffs stay quiet
+		}
+	case credOAuth2:
+		c.oauth2 = buildOAuth2(f, str, tags)
+		c.oauth2.ID = id
+	case credACL:
+		c.acl = &kong.ACLGroup{ID: id, Group: str("group"), Tags: tags}
+	case credMTLSAuth:
+		c.mtls = &kong.MTLSAuth{ID: id, SubjectName: str("subject_name"), Tags: tags}
+	}
+	return c
+}
+
+func buildOAuth2(f map[string]credValue, str func(string) *string, tags []*string) *kong.Oauth2Credential {
+	o := &kong.Oauth2Credential{Name: str("name"), ClientID: str("client_id"),
+		ClientSecret: str("client_secret"), ClientType: str("client_type"), Tags: tags}
+	if v, ok := f["hash_secret"]; ok {
+		o.HashSecret = kong.Bool(v.b)
+	}
+	if v, ok := f["redirect_uris"]; ok {
+		o.RedirectURIs = kong.StringSlice(v.list...)
+	}
+	return o
+}
+
+// uniqueKey is the value Kong keeps unique across all credentials of the type, prefixed by a
+// description of the field and a NUL, or "" for types without one (acl, mtls-auth). Two credentials with one key make
+// KIC drop every consumer involved, and kongsync does the same.
+func (c *credential) uniqueKey() string {
+	switch c.kind {
+	case credKeyAuth:
+		return "key-auth key\x00" + *c.key.Key
+	case credBasicAuth:
+		return "basic-auth username\x00" + *c.basic.Username
+	case credHMACAuth:
+		return "hmac-auth username\x00" + *c.hmac.Username
+	case credJWT:
+		return "jwt-auth key\x00" + *c.jwt.Key
+	case credOAuth2:
+		return "oauth2-credentials client_id\x00" + *c.oauth2.ClientID
+	}
+	return ""
+}
