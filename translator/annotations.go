@@ -42,6 +42,8 @@ const (
 	annClientCert        = annPrefix + "client-cert"
 	annCACertSecrets     = annPrefix + "ca-certificates-secrets"
 	annCACertConfigMaps  = annPrefix + "ca-certificates-configmaps"
+	annOverride          = annPrefix + "override"
+	annUpstreamPolicy    = annPrefix + "upstream-policy"
 )
 
 // Limits Kong's schema puts on the numeric fields annotations set. KIC passes any integer on and

@@ -61,6 +61,7 @@ func (t *translation) serviceInfoFor(svc *corev1.Service) *serviceInfo {
 	t.clientCertFor(svc, info)
 	t.caCertsFor(svc, info)
 	t.pluginProblems(serviceRef(svc), svc.Namespace, a)
+	t.unsupportedServiceAnnotations(svc)
 	t.svcInfo[svc] = info
 	return info
 }
@@ -160,5 +161,16 @@ func (t *translation) caCertsFor(svc *corev1.Service, info *serviceInfo) {
 			continue
 		}
 		info.caCerts = append(info.caCerts, kong.String(id))
+	}
+}
+
+// unsupportedServiceAnnotations reports Service annotations that name kinds kongsync does not
+// read yet (KongIngress, deprecated in KIC; KongUpstreamPolicy).
+func (t *translation) unsupportedServiceAnnotations(svc *corev1.Service) {
+	if v := svc.Annotations[annOverride]; v != "" {
+		t.problem(serviceRef(svc), annotationField(annOverride), "KongIngress %q is not supported (deprecated in KIC); annotation ignored", v)
+	}
+	if v := svc.Annotations[annUpstreamPolicy]; v != "" {
+		t.problem(serviceRef(svc), annotationField(annUpstreamPolicy), "KongUpstreamPolicy %q is not supported yet; annotation ignored", v)
 	}
 }
