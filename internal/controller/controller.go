@@ -1,0 +1,149 @@
+// Package controller feeds the store from the Kubernetes API: client-go shared informers for
+// every kind the translator reads, with transforms that keep only what it reads, handlers that
+// upsert and delete into store.Store and then notify the sync loop.
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/go-logr/logr"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/kongsync/kongsync/store"
+)
+
+// Notifier is told that the store changed; the sync loop coalesces these calls, so they must be
+// cheap and never block.
+type Notifier interface {
+	Notify()
+}
+
+// Options configure which objects the controller watches.
+type Options struct {
+	// Namespaces limits namespaced kinds to these namespaces; empty watches all of them.
+	// IngressClasses are cluster-scoped and always watched cluster-wide.
+	Namespaces []string
+	// Resync is the informers' resync period; 0 disables resyncs (the store ignores them anyway).
+	Resync time.Duration
+}
+
+// Controller owns the informers. Create it with New, then call Start once.
+type Controller struct {
+	client   kubernetes.Interface
+	store    *store.Store
+	notifier Notifier
+	log      logr.Logger
+	opts     Options
+	refs     *secretRefs
+
+	factories []informers.SharedInformerFactory
+	synced    []cache.InformerSynced
+}
+
+// New wires informers for Ingress, IngressClass, Service, EndpointSlice and Secret to st. Nothing
+// runs until Start.
+func New(client kubernetes.Interface, st *store.Store, n Notifier, log logr.Logger, opts Options) (*Controller, error) {
+	c := &Controller{client: client, store: st, notifier: n, log: log, opts: opts, refs: newSecretRefs()}
+	cluster := informers.NewSharedInformerFactoryWithOptions(client, opts.Resync)
+	c.factories = append(c.factories, cluster)
+	if err := c.watch(cluster.Networking().V1().IngressClasses().Informer(), store.KindIngressClass, transformIngressClass); err != nil {
+		return nil, err
+	}
+	namespaces := opts.Namespaces
+	if len(namespaces) == 0 {
+		namespaces = []string{""} // one cluster-wide factory; "" is metav1.NamespaceAll
+	}
+	for _, ns := range dedupe(namespaces) {
+		f := cluster
+		if ns != "" {
+			f = informers.NewSharedInformerFactoryWithOptions(client, opts.Resync, informers.WithNamespace(ns))
+			c.factories = append(c.factories, f)
+		}
+		if err := c.watchNamespaced(f); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+func (c *Controller) watchNamespaced(f informers.SharedInformerFactory) error {
+	if err := c.watch(f.Networking().V1().Ingresses().Informer(), store.KindIngress, transformIngress); err != nil {
+		return err
+	}
+	if err := c.watch(f.Core().V1().Services().Informer(), store.KindService, transformService); err != nil {
+		return err
+	}
+	if err := c.watch(f.Discovery().V1().EndpointSlices().Informer(), store.KindEndpointSlice, transformEndpointSlice); err != nil {
+		return err
+	}
+	return c.watch(f.Core().V1().Secrets().Informer(), store.KindSecret, c.transformSecret)
+}
+
+// watch installs the transform and the store handler on one informer.
+func (c *Controller) watch(inf cache.SharedIndexInformer, kind store.Kind, transform cache.TransformFunc) error {
+	if err := inf.SetTransform(transform); err != nil {
+		return fmt.Errorf("controller: %s transform: %w", kind, err)
+	}
+	h := &handler{c: c, kind: kind}
+	reg, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    h.upsert,
+		UpdateFunc: func(_, obj any) { h.upsert(obj) },
+		DeleteFunc: h.delete,
+	})
+	if err != nil {
+		return fmt.Errorf("controller: %s handler: %w", kind, err)
+	}
+	// The registration reports synced once the handler (not just the cache) has seen the
+	// initial list, so the store is complete when Start returns.
+	c.synced = append(c.synced, reg.HasSynced)
+	return nil
+}
+
+// Start runs the informers until ctx ends and blocks until every handler has processed the
+// initial list, so the first push sees the whole cluster.
+func (c *Controller) Start(ctx context.Context) error {
+	for _, f := range c.factories {
+		f.Start(ctx.Done())
+	}
+	if !cache.WaitForCacheSync(ctx.Done(), c.synced...) {
+		return errors.New("controller: informer caches did not sync before shutdown")
+	}
+	c.log.V(1).Info("informer caches synced", "version", c.store.Version())
+	return nil
+}
+
+// HasSynced reports whether every handler has processed its initial list.
+func (c *Controller) HasSynced() bool {
+	for _, s := range c.synced {
+		if !s() {
+			return false
+		}
+	}
+	return true
+}
+
+// Shutdown waits for the informer goroutines to exit after ctx passed to Start has ended.
+func (c *Controller) Shutdown() {
+	for _, f := range c.factories {
+		f.Shutdown()
+	}
+}
+
+func dedupe(in []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range in {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func fmtType(obj any) string { return fmt.Sprintf("%T", obj) }

@@ -1,0 +1,226 @@
+package controller
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/apimachinery/pkg/watch"
+	k8stesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/kongsync/kongsync/store"
+)
+
+// countingNotifier counts notifications and signals each one on a channel.
+type countingNotifier struct {
+	n  atomic.Int64
+	ch chan struct{}
+}
+
+func (c *countingNotifier) Notify() {
+	c.n.Add(1)
+	select {
+	case c.ch <- struct{}{}:
+	default:
+	}
+}
+
+func secret(ns, name string, typ corev1.SecretType, labels map[string]string) *corev1.Secret {
+	return &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: labels, ResourceVersion: "1",
+			Annotations: map[string]string{lastAppliedAnnotation: `{"data":{"password":"c2VjcmV0"}}`}},
+		Type: typ,
+		Data: map[string][]byte{"tls.crt": []byte("crt"), "tls.key": []byte("key"), "password": []byte("secret")},
+	}
+}
+
+func tlsIngress(ns, name, secretName string) *networkingv1.Ingress {
+	return &networkingv1.Ingress{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, ResourceVersion: "1"},
+		Spec:       networkingv1.IngressSpec{TLS: []networkingv1.IngressTLS{{SecretName: secretName}}},
+	}
+}
+
+func startController(t *testing.T, client *fake.Clientset, opts Options) (*store.Store, *countingNotifier, context.CancelFunc) {
+	t.Helper()
+	watching := make(chan struct{}, 32)
+	client.PrependWatchReactor("*", func(k8stesting.Action) (bool, watch.Interface, error) {
+		watching <- struct{}{}
+		return false, nil, nil
+	})
+	watchers := 1 + 4*max(1, len(opts.Namespaces))
+	st := store.New()
+	n := &countingNotifier{ch: make(chan struct{}, 1)}
+	c, err := New(client, st, n, logr.Discard(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(func() { cancel(); c.Shutdown() })
+	// Start runs the informers until ctx ends, so ctx must outlive this function.
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// The fake clientset drops events created before an informer's watch is registered, so wait
+	// for every informer's watch before the test mutates anything.
+	for i := 0; i < watchers; i++ {
+		select {
+		case <-watching:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("only %d of %d watches started", i, watchers)
+		}
+	}
+	return st, n, cancel
+}
+
+func TestSecretPolicy(t *testing.T) {
+	client := fake.NewClientset(
+		secret("a", "tls", corev1.SecretTypeTLS, nil),
+		secret("a", "ca", corev1.SecretTypeOpaque, map[string]string{CACertLabel: "true"}),
+		secret("a", "opaque-referenced", corev1.SecretTypeOpaque, nil),
+		secret("a", "unrelated", corev1.SecretTypeOpaque, nil),
+		tlsIngress("a", "ing", "opaque-referenced"),
+	)
+	st, _, _ := startController(t, client, Options{})
+	for _, name := range []string{"tls", "ca", "opaque-referenced"} {
+		o, ok := st.Get(store.Ref{Kind: store.KindSecret, Namespace: "a", Name: name})
+		if !ok {
+			t.Errorf("Secret a/%s missing from the store", name)
+			continue
+		}
+		s := o.(*corev1.Secret)
+		if string(s.Data["tls.key"]) != "key" {
+			t.Errorf("Secret a/%s lost its data: %v", name, s.Data)
+		}
+		if _, ok := s.Annotations[lastAppliedAnnotation]; ok {
+			t.Errorf("Secret a/%s kept the last-applied annotation (it holds the data in clear)", name)
+		}
+		if _, ok := s.Annotations[dataDroppedAnnotation]; ok {
+			t.Errorf("Secret a/%s carries the internal data-dropped marker", name)
+		}
+	}
+	if _, ok := st.Get(store.Ref{Kind: store.KindSecret, Namespace: "a", Name: "unrelated"}); ok {
+		t.Error("unrelated Opaque Secret entered the store")
+	}
+}
+
+func TestSecretBecomesReferencedLater(t *testing.T) {
+	client := fake.NewClientset(secret("a", "opaque", corev1.SecretTypeOpaque, nil))
+	st, n, _ := startController(t, client, Options{})
+	ref := store.Ref{Kind: store.KindSecret, Namespace: "a", Name: "opaque"}
+	if _, ok := st.Get(ref); ok {
+		t.Fatal("unreferenced Opaque Secret is in the store")
+	}
+	ctx := context.Background()
+	ing, err := client.NetworkingV1().Ingresses("a").Create(ctx, tlsIngress("a", "ing", "opaque"), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, n, func() bool { _, ok := st.Get(ref); return ok }, "referenced Secret fetched into the store")
+	ing = ing.DeepCopy()
+	ing.Spec.TLS = nil
+	ing.ResourceVersion = "2"
+	if _, err := client.NetworkingV1().Ingresses("a").Update(ctx, ing, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, n, func() bool { _, ok := st.Get(ref); return !ok }, "Secret dropped once no longer referenced")
+}
+
+func TestDeleteAndNamespaces(t *testing.T) {
+	client := fake.NewClientset(
+		&corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "s", ResourceVersion: "1",
+			ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubectl"}}}},
+		&corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "b", Name: "s", ResourceVersion: "1"}},
+		&networkingv1.IngressClass{ObjectMeta: metav1.ObjectMeta{Name: "kong", ResourceVersion: "1"}},
+	)
+	st, n, _ := startController(t, client, Options{Namespaces: []string{"a"}})
+	a := store.Ref{Kind: store.KindService, Namespace: "a", Name: "s"}
+	o, ok := st.Get(a)
+	if !ok {
+		t.Fatal("Service a/s missing")
+	}
+	if len(o.(*corev1.Service).ManagedFields) != 0 {
+		t.Error("managedFields kept")
+	}
+	if _, ok := st.Get(store.Ref{Kind: store.KindService, Namespace: "b", Name: "s"}); ok {
+		t.Error("Service in an unwatched namespace entered the store")
+	}
+	if _, ok := st.Get(store.Ref{Kind: store.KindIngressClass, Name: "kong"}); !ok {
+		t.Error("IngressClass missing with a namespace filter (it is cluster-scoped)")
+	}
+	if err := client.CoreV1().Services("a").Delete(context.Background(), "s", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, n, func() bool { _, ok := st.Get(a); return !ok }, "Service deleted from the store")
+}
+
+func TestTombstoneDelete(t *testing.T) {
+	st := store.New()
+	n := &countingNotifier{ch: make(chan struct{}, 1)}
+	c := &Controller{store: st, notifier: n, log: logr.Discard(), refs: newSecretRefs()}
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "s", ResourceVersion: "1"}}
+	h := &handler{c: c, kind: store.KindService}
+	h.upsert(svc)
+	h.upsert(svc) // a resync with the same resourceVersion changes nothing
+	if got := n.n.Load(); got != 1 {
+		t.Fatalf("notifications after add+resync = %d, want 1", got)
+	}
+	h.delete(cacheTombstone("a/s", nil))
+	if _, ok := st.Get(store.Ref{Kind: store.KindService, Namespace: "a", Name: "s"}); ok {
+		t.Fatal("tombstone did not delete the Service")
+	}
+	if got := n.n.Load(); got != 2 {
+		t.Fatalf("notifications after tombstone = %d, want 2", got)
+	}
+}
+
+func TestSecretRefsCounting(t *testing.T) {
+	r := newSecretRefs()
+	s1 := store.Ref{Kind: store.KindSecret, Namespace: "a", Name: "s1"}
+	s2 := store.Ref{Kind: store.KindSecret, Namespace: "a", Name: "s2"}
+	i1 := store.Ref{Kind: store.KindIngress, Namespace: "a", Name: "i1"}
+	i2 := store.Ref{Kind: store.KindIngress, Namespace: "a", Name: "i2"}
+	steps := []struct {
+		owner          store.Ref
+		secrets        []store.Ref
+		added, removed int
+	}{
+		{i1, []store.Ref{s1}, 1, 0},
+		{i2, []store.Ref{s1, s2}, 1, 0}, // s1 already referenced by i1
+		{i1, nil, 0, 0},                 // s1 still referenced by i2
+		{i2, []store.Ref{s2}, 0, 1},     // s1 released
+		{i2, nil, 0, 1},                 // s2 released
+	}
+	for i, st := range steps {
+		added, removed := r.set(st.owner, st.secrets)
+		if len(added) != st.added || len(removed) != st.removed {
+			t.Errorf("step %d: added %v removed %v, want %d and %d", i, added, removed, st.added, st.removed)
+		}
+	}
+	if r.referenced(s1) || r.referenced(s2) || len(r.byOwner) != 0 {
+		t.Errorf("state not empty at the end: %+v %+v", r.count, r.byOwner)
+	}
+}
+
+func waitFor(t *testing.T, n *countingNotifier, cond func() bool, what string) {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	for !cond() {
+		select {
+		case <-n.ch:
+		case <-deadline:
+			t.Fatalf("timed out waiting for: %s", what)
+		}
+	}
+}
+
+func cacheTombstone(key string, obj any) any {
+	return cache.DeletedFinalStateUnknown{Key: key, Obj: obj}
+}
