@@ -1,0 +1,146 @@
+package document
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/kong/go-kong/kong"
+	"gopkg.in/yaml.v3"
+)
+
+// sample is a document exercising what the encoders must get right: nesting, multi-line PEM
+// strings (literal block style), strings YAML would read as other types, large integers,
+// floats, empty and nested maps, and every top-level list.
+func sample() *Document {
+	s, i, b := kong.String, kong.Int, kong.Bool
+	pem := "-----BEGIN CERTIFICATE-----\nMIIB\nAAAA\n-----END CERTIFICATE-----\n"
+	d := New()
+	d.CACertificates = []*kong.CACertificate{{ID: s("ca1"), Cert: s(pem), Tags: []*string{s("k8s-name:ca")}}}
+	d.Certificates = []*Certificate{{ID: s("c1"), Cert: s(pem), Key: s(strings.TrimSuffix(pem, "\n")),
+		SNIs: []*SNI{{Name: s("a.example"), Certificate: &CertificateRef{ID: s("c1")}}}}}
+	d.Consumers = []*Consumer{{Consumer: kong.Consumer{Username: s("yes"), CustomID: s("0123")}}}
+	d.Plugins = []*kong.Plugin{{Name: s("cors"), Config: kong.Configuration{
+		"origins": []any{"*", "null"}, "max_age": 3600, "credentials": true, "nested": map[string]any{"z": 1.5, "a": nil},
+		"empty": map[string]any{}, "weird key: x": "<&>",
+	}}}
+	for _, name := range []string{"ns.svc-b.80", "ns.svc-a.80"} {
+		d.Services = append(d.Services, &Service{
+			Service: kong.Service{Name: s(name), Host: s(name + ".svc"), Port: i(80), Protocol: s("http"),
+				ReadTimeout: i(1000000), Retries: i(5), Enabled: b(true), Tags: []*string{s("true"), s("1e3"), s("~")}},
+			Routes: []*Route{{Route: kong.Route{Name: s(name + ".r"), Paths: []*string{s("~/$"), s("/x: y")},
+				Hosts: []*string{s("a.example")}, PreserveHost: b(true), StripPath: b(false), RegexPriority: i(0),
+				Headers: map[string][]string{"X-B": {"2"}, "X-A": {"1"}}}}},
+		})
+	}
+	d.Upstreams = []*Upstream{{Upstream: kong.Upstream{Name: s("u.svc"), Slots: i(10000)},
+		Targets: []*kong.Target{{Target: s("10.0.0.2:8080"), Weight: i(100)}, {Target: s("[fd00::1]:80"), Weight: i(0)}}}}
+	return d
+}
+
+// referenceYAML is the straightforward encoding (one encoder for the whole tree) that YAML must
+// reproduce byte for byte; it is too slow for large documents but is the definition.
+func referenceYAML(t *testing.T, d *Document) []byte {
+	t.Helper()
+	js, err := JSON(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tree any
+	if err := json.Unmarshal(js, &tree); err != nil {
+		t.Fatal(err)
+	}
+	b, err := yamlEncode(tree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestYAMLEqualsSingleEncode(t *testing.T) {
+	docs := map[string]*Document{"sample": sample(), "empty": New(), "services only": {FormatVersion: FormatVersion, Services: sample().Services}}
+	for name, d := range docs {
+		t.Run(name, func(t *testing.T) {
+			got, err := YAML(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := referenceYAML(t, d); !bytes.Equal(got, want) {
+				t.Fatalf("YAML differs from the single-encoder output:\n--- got\n%s\n--- want\n%s", got, want)
+			}
+		})
+	}
+}
+
+func TestYAMLKeysSortedAndLiteralPEM(t *testing.T) {
+	got, err := YAML(sample())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(got)
+	for _, want := range []string{"_format_version: \"3.0\"\nca_certificates:\n", "cert: |\n", "key: |-\n", "services:\n  - enabled: true\n", "- \"true\"\n"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("YAML lacks %q:\n%s", want, s)
+		}
+	}
+	if strings.Index(s, "name: ns.svc-b.80") > strings.Index(s, "name: ns.svc-a.80") {
+		t.Error("encoders must keep the translator's list order")
+	}
+}
+
+// TestJSONAndYAMLSameTree decodes both encodings and compares the trees, so that a dump (YAML)
+// shows exactly what the sync loop posts (JSON).
+func TestJSONAndYAMLSameTree(t *testing.T) {
+	d := sample()
+	js, err := JSON(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ym, err := YAML(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fromJSON, fromYAML any
+	if err := json.Unmarshal(js, &fromJSON); err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(ym, &fromYAML); err != nil {
+		t.Fatal(err)
+	}
+	// YAML decodes integers as int, JSON as float64: compare through one JSON normalisation.
+	norm, err := json.Marshal(fromYAML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fromYAMLNorm any
+	if err := json.Unmarshal(norm, &fromYAMLNorm); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(fromJSON, fromYAMLNorm) {
+		t.Fatalf("trees differ:\njson %v\nyaml %v", fromJSON, fromYAMLNorm)
+	}
+}
+
+func TestJSONStable(t *testing.T) {
+	d := New()
+	d.Services = []*Service{{Service: kong.Service{Name: kong.String("a<b>&c"), Port: kong.Int(80)},
+		Routes: []*Route{{Route: kong.Route{Name: kong.String("r"), Paths: []*string{kong.String("/")}}}}}}
+	want := `{"_format_version":"3.0","services":[{"name":"a<b>&c","port":80,"routes":[{"name":"r","paths":["/"]}]}]}`
+	for range 3 {
+		got, err := JSON(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != want {
+			t.Fatalf("JSON = %s\nwant  %s", got, want)
+		}
+	}
+	if got, _ := JSON(New()); string(got) != `{"_format_version":"3.0"}` {
+		t.Fatalf("empty document: %s", got)
+	}
+	if Hash([]byte(`{"_format_version":"3.0"}`)) == EmptyHash || len(Hash(nil)) != 32 {
+		t.Fatal("Hash must be a 32-digit md5 hex digest")
+	}
+}
