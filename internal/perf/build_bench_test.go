@@ -6,7 +6,6 @@ import (
 	"sync"
 	"testing"
 
-
 	"github.com/kongsync/kongsync/document"
 	"github.com/kongsync/kongsync/internal/workload"
 	"github.com/kongsync/kongsync/store"
@@ -36,7 +35,6 @@ func objects(b *testing.B, n int) []store.Object {
 	workloads.Store(n, objs)
 	return objs
 }
-
 
 // loaded returns a store holding the workload of size n, never snapshotted.
 func loaded(b *testing.B, n int) *store.Store {
