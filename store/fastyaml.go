@@ -224,7 +224,7 @@ func splitKey(t []byte) (key, val []byte, ok bool) {
 	if end+1 < len(t) && t[end+1] != ' ' {
 		return nil, nil, false
 	}
-	return t[:end], bytes.TrimLeft(t[end+1:], " "), true
+	return bytes.TrimRight(t[:end], " "), bytes.TrimLeft(t[end+1:], " "), true
 }
 
 // closingQuote returns the index of the quote closing the quoted scalar at the start of t.
