@@ -8,8 +8,8 @@ import (
 	"github.com/kong/go-kong/kong"
 	corev1 "k8s.io/api/core/v1"
 
-	configurationv1 "github.com/kongsync/kongsync/internal/apis/configuration/v1"
 	"github.com/kongsync/kongsync/document"
+	configurationv1 "github.com/kongsync/kongsync/internal/apis/configuration/v1"
 	"github.com/kongsync/kongsync/store"
 )
 
@@ -215,9 +215,9 @@ func (t *translation) dropCredentialConflicts(entries []*consumerEntry) {
 		}
 		what := strings.SplitN(k, "\x00", 2)[0]
 		for _, h := range hs {
-			others := otherSecrets(hs, h)
-			t.problem(h.use.secret, "", "its credential conflicts on %s with %s; every KongConsumer "+
-				"using them is skipped", what, others)
+			others := otherHolders(hs, h)
+			t.problem(h.use.secret, "", "credential used by %s conflicts on %s with %s; every "+
+				"KongConsumer involved is skipped", h.entry.ref, what, others)
 			t.problem(h.entry.ref, h.use.field, "credential from %s conflicts on %s with %s; "+
 				"KongConsumer skipped", h.use.secret, what, others)
 			h.entry.dropped = true
@@ -225,14 +225,14 @@ func (t *translation) dropCredentialConflicts(entries []*consumerEntry) {
 	}
 }
 
-// otherSecrets names the Secrets (and their KongConsumers) holding the same value as h.
-func otherSecrets(hs []credentialHolder, h credentialHolder) string {
+// otherHolders names the other uses of h's value: "Secret ns/a used by KongConsumer ns/b".
+func otherHolders(hs []credentialHolder, h credentialHolder) string {
 	var names []string
 	for _, o := range hs {
 		if o.entry == h.entry && o.use.secret == h.use.secret {
 			continue
 		}
-		names = append(names, fmt.Sprintf("%s (%s %s)", o.use.secret, o.entry.ref, o.use.field))
+		names = append(names, fmt.Sprintf("%s used by %s", o.use.secret, o.entry.ref))
 	}
 	sort.Strings(names)
 	return strings.Join(names, ", ")
