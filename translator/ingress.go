@@ -133,7 +133,7 @@ func (t *translation) newRoute(name string, rs *routeSettings) *document.Route {
 		Tags:                    rs.tags,
 	}}
 	rs.apply(&r.Route)
-	_ = r.Route.FillID("")
+	r.ID = kong.String(t.ids.routes.id(name))
 	return r
 }
 

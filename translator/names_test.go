@@ -110,3 +110,23 @@ func values(ps []*string) []string {
 	}
 	return out
 }
+
+// TestIDSpaceMatchesFillID checks the allocation-light id computation against go-kong's FillID.
+func TestIDSpaceMatchesFillID(t *testing.T) {
+	svcs, routes := newIDSpace("services"), newIDSpace("routes")
+	for _, name := range []string{"a", "foo-namespace.foo-svc.80", "ns.ing.svc._.example.com.http", "ü.ñ", ""} {
+		s := &kong.Service{Name: kong.String(name)}
+		r := &kong.Route{Name: kong.String(name)}
+		if name == "" {
+			continue // FillID refuses empty names; translation never produces them
+		}
+		_ = s.FillID("")
+		_ = r.FillID("")
+		if got := svcs.id(name); got != *s.ID {
+			t.Errorf("service id of %q = %s, FillID = %s", name, got, *s.ID)
+		}
+		if got := routes.id(name); got != *r.ID {
+			t.Errorf("route id of %q = %s, FillID = %s", name, got, *r.ID)
+		}
+	}
+}

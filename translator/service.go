@@ -193,7 +193,7 @@ func (t *translation) buildService(ks *kongService, info *serviceInfo) *document
 		t.clientRefs = append(t.clientRefs, clientCertRef{svc: &s.Service, cert: info.clientCert})
 	}
 	s.Routes = ks.routes
-	_ = s.Service.FillID("")
+	s.ID = kong.String(t.ids.services.id(ks.name))
 	return s
 }
 

@@ -48,6 +48,7 @@ type translation struct {
 	defaultClass bool
 	problems     []Problem
 	defaults     defaultValues
+	ids          struct{ services, routes idSpace }
 
 	services map[string]*kongService // by Kong service name
 	svcInfo  map[*corev1.Service]*serviceInfo
@@ -75,6 +76,7 @@ func Translate(snap *store.Snapshot, opts Options) Result {
 		caCertIDs:    map[string]bool{},
 		defaults:     newDefaultValues(),
 	}
+	t.ids.services, t.ids.routes = newIDSpace("services"), newIDSpace("routes")
 	doc := document.New()
 	ings := t.selectIngresses()
 	t.collectTLS(ings)
