@@ -74,7 +74,8 @@ var schemas = map[string]*schema{
 		fields: set(`id username custom_id tags created_at updated_at`),
 		children: map[string]string{"plugins": "consumer", "keyauth_credentials": "consumer",
 			"basicauth_credentials": "consumer", "acls": "consumer", "jwt_secrets": "consumer",
-			"hmacauth_credentials": "consumer"},
+			"hmacauth_credentials": "consumer", "oauth2_credentials": "consumer",
+			"mtls_auth_credentials": "consumer"},
 		unique: []string{"username", "custom_id"},
 		check:  checkConsumer,
 	},
@@ -91,6 +92,16 @@ var schemas = map[string]*schema{
 	},
 	"jwt_secrets": {
 		fields: set(`id key secret algorithm rsa_public_key tags consumer created_at`), unique: []string{"key"},
+	},
+	"oauth2_credentials": {
+		fields: set(`id name client_id client_secret hash_secret redirect_uris client_type tags consumer created_at`),
+		unique: []string{"client_id"},
+		check:  func(e *entity) { e.required("name") },
+	},
+	// mtls-auth is an Enterprise plugin; accepted so that configs written for it load.
+	"mtls_auth_credentials": {
+		fields: set(`id subject_name ca_certificate tags consumer created_at`),
+		check:  func(e *entity) { e.required("subject_name") },
 	},
 	"hmacauth_credentials": {
 		fields: set(`id username secret tags consumer created_at`), unique: []string{"username"},
