@@ -132,10 +132,15 @@ func RefFromTags(tags []string) (store.Ref, bool) {
 	if known(ref.Kind) && ref.Kind.GVK().Group != group && group != "" {
 		return store.Ref{}, false // same kind name in another API group: not ours
 	}
-	if ref.Namespace == "" && ref.Kind != store.KindIngressClass {
+	if ref.Namespace == "" && !clusterScoped[ref.Kind] {
 		return store.Ref{}, false
 	}
 	return ref, true
+}
+
+// clusterScoped are the kinds whose entities carry no k8s-namespace tag.
+var clusterScoped = map[store.Kind]bool{
+	store.KindIngressClass: true, "KongClusterPlugin": true, "GatewayClass": true,
 }
 
 func known(k store.Kind) bool {

@@ -20,7 +20,8 @@ type Reporter interface {
 	KongRejected(rejections []Rejection)
 	// ReplicaFailed is called when a replica could not take the config for a reason not tied to
 	// one object: 413 (config too large, Kong keeps the previous one), a 400 that names no
-	// Kubernetes object, or the first failure of a streak of server or network errors.
+	// Kubernetes object, or the first failure of a streak of server or network errors. replica
+	// is empty when no replica is involved (the translator panicked: every Kong keeps its config).
 	ReplicaFailed(replica string, result Result, err error)
 }
 

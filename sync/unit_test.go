@@ -75,6 +75,8 @@ func TestRefFromTags(t *testing.T) {
 			store.Ref{Kind: store.KindIngress, Namespace: "default", Name: "app"}, true},
 		{[]string{"k8s-name:kong", "k8s-kind:IngressClass", "k8s-group:networking.k8s.io"}, store.Ref{Kind: store.KindIngressClass, Name: "kong"}, true},
 		{[]string{"k8s-name:app", "k8s-kind:Ingress"}, store.Ref{}, false}, // namespaced kind without namespace
+		{[]string{"k8s-name:global-auth", "k8s-kind:KongClusterPlugin", "k8s-group:configuration.konghq.com"},
+			store.Ref{Kind: "KongClusterPlugin", Name: "global-auth"}, true},
 		{[]string{"k8s-name:app", "k8s-namespace:x", "k8s-kind:Service", "k8s-group:example.com"}, store.Ref{}, false},
 		{[]string{"managed-by-kongsync"}, store.Ref{}, false},
 	} {
