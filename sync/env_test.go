@@ -25,6 +25,8 @@ const (
 	annPort    = "test/port"    // service port (an invalid one makes Kong reject the service)
 	annProblem = "test/problem" // the object becomes a translator problem instead
 	annKey     = "test/key"     // adds a (broken) certificate with this private key text
+	annNoTags  = "test/notags"  // the service carries no k8s-* tags
+	annPanic   = "test/panic"   // the translator panics
 )
 
 // fakeTranslate maps each Service to a Kong service tagged like KIC tags it, so tests do not
@@ -38,12 +40,18 @@ func fakeTranslate(snap *store.Snapshot) translator.Result {
 			problems = append(problems, translator.Problem{Object: ref, Reason: reason})
 			continue
 		}
+		if s.Annotations[annPanic] != "" {
+			panic("fake translator: " + s.Name)
+		}
 		port := 80
 		if p := s.Annotations[annPort]; p != "" {
 			port, _ = strconv.Atoi(p)
 		}
 		name := s.Namespace + "." + s.Name
 		tags := kong.StringSlice("k8s-name:"+s.Name, "k8s-namespace:"+s.Namespace, "k8s-kind:Service", "k8s-version:v1")
+		if s.Annotations[annNoTags] != "" {
+			tags = nil
+		}
 		doc.Services = append(doc.Services, &document.Service{Service: kong.Service{
 			Name: kong.String(name), Host: kong.String(s.Name + "." + s.Namespace + ".svc"), Port: kong.Int(port), Tags: tags,
 		}})

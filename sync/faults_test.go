@@ -1,0 +1,65 @@
+package sync
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/kongsync/kongsync/document"
+	"github.com/kongsync/kongsync/internal/kongdouble"
+)
+
+// A 400 that names no Kubernetes object cannot be worked around: it is reported, Kong keeps its
+// config, and the same config is not posted again.
+func TestUnmappedRejectionIsNotRetried(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	e.upsert("a", nil)
+	prev := e.converged(wait)
+	e.upsert("untagged", map[string]string{annPort: "-1", annNoTags: "x"})
+	e.wait("a rejection", wait, func() bool { return e.loop.Stats().Rejected == 1 })
+	e.nextEvent(EventProbe, wait)
+	e.nextEvent(EventProbe, wait)
+	if st := e.loop.Stats(); st.Rejected != 1 || st.Pushes != 2 {
+		t.Errorf("rejected config posted again: %+v", st)
+	}
+	if document.Hash([]byte(e.kongs[0].Config())) != prev {
+		t.Error("Kong lost its previous config")
+	}
+	_, rej, failures := e.rep.snapshot()
+	if len(rej) != 0 || len(failures) != 1 || failures[0] != ResultRejected {
+		t.Errorf("rejections %v, failures %v", rej, failures)
+	}
+}
+
+// A Kong that restarts empty while the latest config is refused (413) gets the last config it
+// took back, rather than staying empty.
+func TestRestartWhileRejectedRestoresLastGood(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	e.upsert("a", nil)
+	good := e.converged(wait)
+	e.kongs[0].AddFault(kongdouble.Fault{Status: http.StatusRequestEntityTooLarge, Times: 1})
+	e.upsert("b", nil)
+	e.wait("a 413", wait, func() bool { return e.loop.Stats().TooLarge == 1 })
+	e.kongs[0].Restart()
+	e.wait("the last good config back in Kong", wait, func() bool {
+		return e.kongs[0].Config() != "" && document.Hash([]byte(e.kongs[0].Config())) == good
+	})
+}
+
+// A translator panic is contained: reported, Kong keeps its config, the loop keeps running.
+func TestTranslatorPanicKeepsConfig(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	e.upsert("a", nil)
+	prev := e.converged(wait)
+	e.upsert("boom", map[string]string{annPanic: "x"})
+	e.wait("the failure report", wait, func() bool {
+		_, _, f := e.rep.snapshot()
+		return len(f) == 1 && f[0] == ResultFailed
+	})
+	if e.loop.DesiredHash() != prev || document.Hash([]byte(e.kongs[0].Config())) != prev {
+		t.Fatal("config changed after a translator panic")
+	}
+	e.upsert("boom", nil)
+	if got := e.converged(wait); got == prev {
+		t.Error("loop did not recover after the panic")
+	}
+}
