@@ -45,6 +45,7 @@ func TestBurstIsCoalesced(t *testing.T) {
 	e.loop.Notify()
 	e.nextEvent(EventSkip, wait) // the loop is idle again: nothing more will be built
 	e.converged(wait)
+	t.Logf("burst of 1000 events: %d translations, %d pushes", e.ev.count(EventBuild)-builds, len(e.kongs[0].Posts())-posts)
 	if n := len(e.kongs[0].Posts()) - posts; n < 1 || n > 2 {
 		t.Errorf("%d pushes for a burst of 1000 events, want 1 or 2", n)
 	}
@@ -107,6 +108,7 @@ func TestRestartNoticedWithinTwoSeconds(t *testing.T) {
 	start := time.Now()
 	e.kongs[0].Restart()
 	e.converged(wait)
+	t.Logf("config back %v after the restart", time.Since(start))
 	if d := time.Since(start); d > 2*time.Second {
 		t.Errorf("re-pushed %v after the restart, want ≤ 2s", d)
 	}
@@ -231,6 +233,7 @@ func TestRetryAfterHonoured(t *testing.T) {
 	if busy.Status != http.StatusTooManyRequests || retry.Status != http.StatusCreated {
 		t.Fatalf("statuses %d, %d", busy.Status, retry.Status)
 	}
+	t.Logf("retried %v after the 429", retry.Start.Sub(busy.End))
 	if gap := retry.Start.Sub(busy.End); gap < 950*time.Millisecond {
 		t.Errorf("retried %v after a 429 with Retry-After: 1", gap)
 	}
@@ -242,8 +245,10 @@ func TestServerErrorsAndTimeoutsRetried(t *testing.T) {
 	e.converged(wait)
 	e.kongs[0].AddFault(kongdouble.Fault{Status: http.StatusInternalServerError, Times: 3})
 	e.kongs[0].AddFault(kongdouble.Fault{Delay: time.Hour, Times: 2})
+	start := time.Now()
 	e.upsert("a", nil)
 	e.converged(wait)
+	t.Logf("3×500 and 2 timeouts: converged after %v", time.Since(start))
 	st := e.loop.Stats()
 	if st.ServerErrors != 3 || st.NetworkErrors != 2 {
 		t.Errorf("server errors %d (want 3), network errors %d (want 2)", st.ServerErrors, st.NetworkErrors)
