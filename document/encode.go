@@ -5,7 +5,12 @@ import (
 	"crypto/md5"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"reflect"
+	"runtime"
+	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 )
@@ -15,68 +20,191 @@ const EmptyHash = "00000000000000000000000000000000"
 
 // JSON encodes the document compactly. The bytes are what the sync loop sends as the "config"
 // string, so Kong's configuration_hash is Hash of them.
+//
+// The bytes are encoding/json's for the whole document (HTML left unescaped). To use every CPU
+// and to avoid growing one buffer through many doublings, each top-level list is split into
+// contiguous runs encoded concurrently into their own buffers, then joined in order; an item's
+// encoding does not depend on its neighbours, so the result is the same.
 func JSON(d *Document) ([]byte, error) {
+	v := reflect.ValueOf(d).Elem()
+	parts := make([][]byte, v.NumField())
+	size := 0
+	for i := range v.NumField() {
+		name, omitEmpty := jsonName(v.Type().Field(i))
+		f := v.Field(i)
+		if name == "" || omitEmpty && f.Kind() == reflect.Slice && f.Len() == 0 {
+			continue
+		}
+		b, err := encodeField(name, f)
+		if err != nil {
+			return nil, fmt.Errorf("encode config as JSON: %w", err)
+		}
+		parts[i], size = b, size+len(b)+1
+	}
+	out := make([]byte, 0, size+2)
+	out = append(out, '{')
+	for _, p := range parts {
+		if p == nil {
+			continue
+		}
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		out = append(out, p...)
+	}
+	return append(out, '}'), nil
+}
+
+// jsonName reads a field's encoding/json name and omitempty flag ("" for skipped fields).
+func jsonName(f reflect.StructField) (string, bool) {
+	tag := f.Tag.Get("json")
+	if tag == "-" || !f.IsExported() {
+		return "", false
+	}
+	name, opts, _ := strings.Cut(tag, ",")
+	if name == "" {
+		name = f.Name
+	}
+	return name, strings.Contains(","+opts+",", ",omitempty,")
+}
+
+// encodeField writes "name":value; a list is encoded in parallel runs.
+func encodeField(name string, f reflect.Value) ([]byte, error) {
+	head, err := marshalNoEscape(name)
+	if err != nil {
+		return nil, err
+	}
+	head = append(head, ':')
+	if f.Kind() != reflect.Slice || f.IsNil() {
+		b, err := marshalNoEscape(f.Interface())
+		return append(head, b...), err
+	}
+	n := f.Len()
+	workers := min(runtime.GOMAXPROCS(0), max(1, n/64))
+	runs := make([][]byte, workers)
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			runs[w], errs[w] = encodeRun(f, w*n/workers, (w+1)*n/workers)
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	size := len(head) + 2
+	for _, r := range runs {
+		size += len(r) + 1
+	}
+	out := append(make([]byte, 0, size), head...)
+	out = append(out, '[')
+	for _, r := range runs {
+		if len(r) == 0 {
+			continue
+		}
+		if out[len(out)-1] != '[' {
+			out = append(out, ',')
+		}
+		out = append(out, r...)
+	}
+	return append(out, ']'), nil
+}
+
+// encodeRun encodes items [from, to) of a list, comma-separated.
+func encodeRun(list reflect.Value, from, to int) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(d); err != nil {
-		return nil, fmt.Errorf("encode config as JSON: %w", err)
+	for i := from; i < to; i++ {
+		if i > from {
+			buf.Truncate(buf.Len() - 1) // the newline Encode wrote
+			buf.WriteByte(',')
+		}
+		if err := enc.Encode(list.Index(i).Interface()); err != nil {
+			return nil, err
+		}
 	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+	if buf.Len() > 0 {
+		buf.Truncate(buf.Len() - 1)
+	}
+	return buf.Bytes(), nil
 }
 
 // YAML encodes the document as YAML with keys sorted at every level, the way decK and KIC
 // print configs, so a dump reads like theirs and diffs cleanly.
 //
-// yaml.v3's emitter never drops the events it has written (its queue only grows), which makes
-// one large document cost hundreds of megabytes and seconds. So each top-level key, and each
-// item of a top-level list, is emitted by its own encoder as a one-key mapping; items after the
-// first drop the "key:" line their mapping repeats. The emitter's output for an item does not
-// depend on what precedes it (line width is unlimited), so the bytes equal a single encode's.
+// The bytes are defined as yaml.v3's (indent 2) for the document's JSON tree. Writing a large
+// document through yaml.v3 costs seconds and gigabytes (its emitter keeps every event it has
+// written), so a fast emitter (yamlfast.go) writes each top-level key and each item of a
+// top-level list, and yaml.v3 writes only the pieces the fast emitter declines, one at a time.
+// An item's rendering does not depend on what precedes it (line width is unlimited), so the
+// pieces join into the single-encoder output; encode_test.go checks that they do.
 func YAML(d *Document) ([]byte, error) {
 	js, err := JSON(d)
 	if err != nil {
 		return nil, err
 	}
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(js, &top); err != nil {
-		return nil, fmt.Errorf("re-read config JSON: %w", err)
+	root, err := parseJSONTree(js)
+	if err != nil || root.kind != 'o' {
+		return nil, fmt.Errorf("re-read config JSON: %v", err)
 	}
-	keys, err := yamlKeyOrder(top)
-	if err != nil {
-		return nil, err
-	}
-	out := bytes.NewBuffer(make([]byte, 0, len(js)*5/4))
-	for _, key := range keys {
-		if err := yamlTopLevel(out, key, top[key]); err != nil {
+	e := &yamlEmitter{out: make([]byte, 0, len(js)*5/4)}
+	for _, k := range root.sortedKeys() {
+		if err := e.topLevel(root.keys[k], root.vals[k]); err != nil {
 			return nil, err
 		}
 	}
-	return out.Bytes(), nil
+	return e.out, nil
 }
 
-// yamlTopLevel writes one top-level key of the document, list items one at a time.
-func yamlTopLevel(out *bytes.Buffer, key string, raw json.RawMessage) error {
-	var items []json.RawMessage
-	if len(raw) == 0 || raw[0] != '[' {
-		return yamlChunk(out, key, raw, false)
+// topLevel writes one top-level key, falling back to yaml.v3 per list item or for the key.
+func (e *yamlEmitter) topLevel(key string, v *jval) error {
+	mark := len(e.out)
+	if v.kind != 'a' || len(v.items) == 0 {
+		err := e.scalarString(key, true)
+		if err == nil {
+			err = e.mappingValue(v, 0)
+		}
+		if err == errSlowPath {
+			e.out = e.out[:mark]
+			return e.slowChunk(key, v.raw, false)
+		}
+		return err
 	}
-	if err := json.Unmarshal(raw, &items); err != nil {
-		return fmt.Errorf("re-read config JSON: %w", err)
+	if err := e.scalarString(key, true); err == errSlowPath {
+		e.out = e.out[:mark]
+		return e.slowList(key, v.items)
 	}
-	if len(items) == 0 {
-		return yamlChunk(out, key, raw, false)
-	}
-	for i, item := range items {
-		if err := yamlChunk(out, key, append([]byte("["), append(item, ']')...), i > 0); err != nil {
+	e.out = append(e.out, ":\n"...)
+	for _, it := range v.items {
+		mark := len(e.out)
+		e.out = append(e.out, "  - "...)
+		err := e.item(it, 2)
+		if err == errSlowPath {
+			e.out = e.out[:mark]
+			err = e.slowChunk(key, append(append([]byte("["), it.raw...), ']'), true)
+		}
+		if err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// yamlChunk emits {key: value} and appends it to out, without its first line if dropKey.
-func yamlChunk(out *bytes.Buffer, key string, value json.RawMessage, dropKey bool) error {
+func (e *yamlEmitter) slowList(key string, items []*jval) error {
+	for i, it := range items {
+		if err := e.slowChunk(key, append(append([]byte("["), it.raw...), ']'), i > 0); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// slowChunk has yaml.v3 emit {key: value} and appends it, without its first line if dropKey.
+func (e *yamlEmitter) slowChunk(key string, value []byte, dropKey bool) error {
 	var tree any
 	if err := json.Unmarshal(value, &tree); err != nil {
 		return fmt.Errorf("re-read config JSON: %w", err)
@@ -88,7 +216,7 @@ func yamlChunk(out *bytes.Buffer, key string, value json.RawMessage, dropKey boo
 	if dropKey {
 		b = b[bytes.IndexByte(b, '\n')+1:]
 	}
-	out.Write(b)
+	e.out = append(e.out, b...)
 	return nil
 }
 
@@ -103,29 +231,6 @@ func yamlEncode(tree any) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
-}
-
-// yamlKeyOrder returns the top-level keys in the order yaml.v3 sorts mapping keys (not plain
-// byte order), found by letting it encode a mapping of those keys.
-func yamlKeyOrder(top map[string]json.RawMessage) ([]string, error) {
-	probe := make(map[string]int, len(top))
-	for k := range top {
-		probe[k] = 0
-	}
-	b, err := yamlEncode(probe)
-	if err != nil {
-		return nil, err
-	}
-	var node yaml.Node
-	if err := yaml.Unmarshal(b, &node); err != nil {
-		return nil, fmt.Errorf("re-read key order: %w", err)
-	}
-	m := node.Content[0]
-	keys := make([]string, 0, len(m.Content)/2)
-	for i := 0; i < len(m.Content); i += 2 {
-		keys = append(keys, m.Content[i].Value)
-	}
-	return keys, nil
 }
 
 // Hash is the md5 hex digest Kong computes over a config string it receives.

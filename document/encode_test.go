@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/kong/go-kong/kong"
 	"gopkg.in/yaml.v3"
@@ -142,5 +143,125 @@ func TestJSONStable(t *testing.T) {
 	}
 	if Hash([]byte(`{"_format_version":"3.0"}`)) == EmptyHash || len(Hash(nil)) != 32 {
 		t.Fatal("Hash must be a 32-digit md5 hex digest")
+	}
+}
+
+// fastOnly renders d with the fast emitter alone, failing where it would fall back.
+func fastOnly(t testing.TB, d *Document) []byte {
+	t.Helper()
+	js, err := JSON(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := parseJSONTree(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &yamlEmitter{}
+	if err := e.mapping(root, 0, false); err != nil {
+		t.Fatalf("fast emitter: %v", err)
+	}
+	return e.out
+}
+
+func TestFastEmitterCoversSample(t *testing.T) {
+	d := sample()
+	d.Plugins = nil // "weird key: x" and "<&>" are fine, but the plugin's nested null and float go through too
+	if got, want := fastOnly(t, d), referenceYAML(t, d); !bytes.Equal(got, want) {
+		t.Fatalf("fast emitter differs:\n--- got\n%s\n--- want\n%s", got, want)
+	}
+}
+
+// scalarDoc puts s where a config can hold a string: a value, a key, a list item.
+func scalarDoc(s string) *Document {
+	d := New()
+	d.Plugins = []*kong.Plugin{{Name: kong.String("p"), Config: kong.Configuration{"v": s, s: 1, "l": []any{s, map[string]any{"x": s}}}}}
+	return d
+}
+
+func checkScalar(t *testing.T, s string) {
+	t.Helper()
+	d := scalarDoc(s)
+	got, err := YAML(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := referenceYAML(t, d); !bytes.Equal(got, want) {
+		t.Fatalf("string %q:\n--- got\n%s\n--- want\n%s", s, got, want)
+	}
+}
+
+func TestYAMLScalarStyles(t *testing.T) {
+	for _, s := range []string{
+		"", " ", "a", "yes", "No", "~", "~/$", "null", "1", "-1", "+1", "0x1F", "0o17", "012", "1_000", "1.5", ".5", "1e3", "1e999",
+		".inf", "-.inf", ".nan", ".foo", "1:20", "10.0.0.2:8080", "2025-01-01", "2025-13-99x", "0b101", "0b12", "-0b1",
+		"a: b", "a:b", "a #b", "a#b", "#a", "- a", "-a", "-", "? a", "?a", ": a", ":a", "a:", "---", "--- a", "...",
+		"'", "'a'", "\"", "a\"b", "a\\b", "*", "&a", "!a", "|", ">", "%", "@", "`", "[a]", "{a}", ",", " a", "a ",
+		"<<", "<&>", "http://x/y?z=1#f", "caf\u00e9", "tab\there", "a\nb", "a\nb\n", "a\n\nb\n", " a\nb", "a \nb",
+		"a\n b\n", "a\nb ", "\n", "a\n", "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n",
+		strings.Repeat("k", 129), "X-Header", "Z_a", "a1", "a10", "a9",
+	} {
+		checkScalar(t, s)
+	}
+}
+
+func FuzzYAMLScalar(f *testing.F) {
+	for _, s := range []string{"a", "1", "a: b", "a\nb\n", "~/$", "10.0.0.2:8080", "'x'"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if !utf8.ValidString(s) {
+			return // encoding/json replaces invalid UTF-8; both sides would see the replacement
+		}
+		checkScalar(t, s)
+	})
+}
+
+func TestYAMLKeyOrder(t *testing.T) {
+	keys := []string{"b", "a", "_x", "a_b", "ab", "a10", "a9", "a09", "A", "Z", "z", "x-1", "x_1", "x1", "1", "10", "2", "a0", "a00"}
+	conf := kong.Configuration{}
+	for i, k := range keys {
+		conf[k] = i
+	}
+	d := New()
+	d.Plugins = []*kong.Plugin{{Config: conf}}
+	got, _ := YAML(d)
+	if want := referenceYAML(t, d); !bytes.Equal(got, want) {
+		t.Fatalf("--- got\n%s\n--- want\n%s", got, want)
+	}
+	if !bytes.Equal(fastOnly(t, d), got) {
+		t.Fatal("key order must not need the slow path")
+	}
+}
+
+// TestJSONEqualsWholeEncode checks the parallel, per-item JSON against encoding/json's encoding
+// of the whole document, for every list field of Document (a field added later is covered too).
+func TestJSONEqualsWholeEncode(t *testing.T) {
+	big := sample()
+	for i := range 500 {
+		big.Services = append(big.Services, &Service{Service: kong.Service{Name: kong.String(strings.Repeat("s", i%7) + "<&>")}})
+	}
+	full := reflect.ValueOf(big).Elem()
+	for i := range full.NumField() {
+		f := full.Field(i)
+		if f.Kind() == reflect.Slice && f.Len() == 0 {
+			f.Set(reflect.MakeSlice(f.Type(), 1, 1))
+			f.Index(0).Set(reflect.New(f.Type().Elem().Elem()))
+		}
+	}
+	for name, d := range map[string]*Document{"sample": sample(), "empty": New(), "every list": big} {
+		var want bytes.Buffer
+		enc := json.NewEncoder(&want)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(d); err != nil {
+			t.Fatal(err)
+		}
+		got, err := JSON(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, bytes.TrimSuffix(want.Bytes(), []byte("\n"))) {
+			t.Fatalf("%s: JSON differs from encoding/json:\n got %s\nwant %s", name, got, want.Bytes())
+		}
 	}
 }

@@ -62,10 +62,12 @@ func BenchmarkFullBuild(b *testing.B) {
 		opts := translator.DefaultOptions()
 		var alloc uint64
 		var size int
+		var cpu cpuMeter
 		for b.Loop() {
 			b.StopTimer()
 			st := loaded(b, n)
 			before := totalAlloc()
+			cpu.Start()
 			b.StartTimer()
 			res := translator.Translate(st.Snapshot(), opts)
 			js, err := document.JSON(res.Document)
@@ -74,10 +76,12 @@ func BenchmarkFullBuild(b *testing.B) {
 			}
 			_ = document.Hash(js)
 			b.StopTimer()
+			cpu.Stop()
 			alloc += totalAlloc() - before
 			size = len(js)
 			b.StartTimer()
 		}
+		cpu.Report(b)
 		b.ReportMetric(float64(alloc)/float64(b.N)/float64(n), "alloc-B/ingress")
 		b.ReportMetric(float64(size)/float64(n), "json-B/ingress")
 	})
@@ -94,14 +98,14 @@ func BenchmarkLoad(b *testing.B) {
 	eachSize(b, func(b *testing.B, n int) {
 		objs := objects(b, n)
 		b.ReportAllocs()
-		for b.Loop() {
+		loopCPU(b, func() {
 			st := store.New()
 			for _, o := range objs {
 				if _, err := st.Upsert(o); err != nil {
 					b.Fatal(err)
 				}
 			}
-		}
+		})
 	})
 }
 
@@ -110,12 +114,16 @@ func BenchmarkLoad(b *testing.B) {
 func BenchmarkSnapshot(b *testing.B) {
 	eachSize(b, func(b *testing.B, n int) {
 		b.ReportAllocs()
+		var cpu cpuMeter
 		for b.Loop() {
 			b.StopTimer()
 			st := loaded(b, n)
+			cpu.Start()
 			b.StartTimer()
 			st.Snapshot()
+			cpu.Stop()
 		}
+		cpu.Report(b)
 	})
 }
 
@@ -125,9 +133,7 @@ func BenchmarkTranslate(b *testing.B) {
 		snap := loaded(b, n).Snapshot()
 		opts := translator.DefaultOptions()
 		b.ReportAllocs()
-		for b.Loop() {
-			translator.Translate(snap, opts)
-		}
+		loopCPU(b, func() { translator.Translate(snap, opts) })
 	})
 }
 
@@ -142,11 +148,11 @@ func BenchmarkEncodeJSON(b *testing.B) {
 	eachSize(b, func(b *testing.B, n int) {
 		doc := translated(b, n)
 		b.ReportAllocs()
-		for b.Loop() {
+		loopCPU(b, func() {
 			if _, err := document.JSON(doc); err != nil {
 				b.Fatal(err)
 			}
-		}
+		})
 	})
 }
 
@@ -155,11 +161,11 @@ func BenchmarkEncodeYAML(b *testing.B) {
 	eachSize(b, func(b *testing.B, n int) {
 		doc := translated(b, n)
 		b.ReportAllocs()
-		for b.Loop() {
+		loopCPU(b, func() {
 			if _, err := document.YAML(doc); err != nil {
 				b.Fatal(err)
 			}
-		}
+		})
 	})
 }
 
@@ -171,8 +177,6 @@ func BenchmarkHash(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.SetBytes(int64(len(js)))
-		for b.Loop() {
-			document.Hash(js)
-		}
+		loopCPU(b, func() { document.Hash(js) })
 	})
 }
