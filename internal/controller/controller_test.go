@@ -10,8 +10,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
 
@@ -85,11 +85,12 @@ func TestSecretPolicy(t *testing.T) {
 		secret("a", "tls", corev1.SecretTypeTLS, nil),
 		secret("a", "ca", corev1.SecretTypeOpaque, map[string]string{CACertLabel: "true"}),
 		secret("a", "opaque-referenced", corev1.SecretTypeOpaque, nil),
+		secret("a", "credential", corev1.SecretTypeOpaque, map[string]string{CredentialLabel: "key-auth"}),
 		secret("a", "unrelated", corev1.SecretTypeOpaque, nil),
 		tlsIngress("a", "ing", "opaque-referenced"),
 	)
 	st, _, _ := startController(t, client, Options{})
-	for _, name := range []string{"tls", "ca", "opaque-referenced"} {
+	for _, name := range []string{"tls", "ca", "opaque-referenced", "credential"} {
 		o, ok := st.Get(store.Ref{Kind: store.KindSecret, Namespace: "a", Name: name})
 		if !ok {
 			t.Errorf("Secret a/%s missing from the store", name)

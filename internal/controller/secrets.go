@@ -14,14 +14,20 @@ import (
 // Secret caching policy (documented in docs/operations.md): a Secret's data is kept in memory
 // only if the translator may read it, that is if it is
 //   - of type kubernetes.io/tls (Ingress TLS, Service client certificates),
-//   - labelled konghq.com/ca-cert: "true" (CA certificates, as KIC), or
+//   - labelled konghq.com/ca-cert: "true" (CA certificates, as KIC),
+//   - labelled konghq.com/credential (KongConsumer credentials; KIC 3 requires the label), or
 //   - referenced by a watched Ingress (spec.tls[].secretName) or Service (the
 //     konghq.com/client-cert and konghq.com/ca-certificates-secrets annotations).
 // Every other Secret is stripped of its data by the informer transform and never enters the
 // store. When a reference to such a Secret appears later, the controller GETs it on demand.
 
-// CACertLabel marks a Secret holding a CA certificate for Kong, as in KIC.
-const CACertLabel = "konghq.com/ca-cert"
+// Labels that make a Secret relevant whatever references it, as in KIC.
+const (
+	// CACertLabel marks a Secret holding a CA certificate for Kong.
+	CACertLabel = "konghq.com/ca-cert"
+	// CredentialLabel marks a Secret holding a KongConsumer credential (its value is the type).
+	CredentialLabel = "konghq.com/credential"
+)
 
 // Service annotations that name Secrets in the Service's namespace.
 const (
@@ -31,7 +37,7 @@ const (
 
 // alwaysKept reports whether a Secret's data is kept whatever references it.
 func alwaysKept(s *corev1.Secret) bool {
-	return s.Type == corev1.SecretTypeTLS || s.Labels[CACertLabel] == "true"
+	return s.Type == corev1.SecretTypeTLS || s.Labels[CACertLabel] == "true" || s.Labels[CredentialLabel] != ""
 }
 
 // secretRefs counts, per Secret, the Ingresses and Services referencing it. It is shared by the

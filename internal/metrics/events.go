@@ -1,0 +1,96 @@
+package metrics
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/tools/record"
+
+	"github.com/kongsync/kongsync/store"
+	kongsync "github.com/kongsync/kongsync/sync"
+	"github.com/kongsync/kongsync/translator"
+)
+
+// Stable Event reasons: alerting and users' kubectl filters depend on them, never rename.
+const (
+	// ReasonTranslationFailed: the translator skipped the object or one of its fields.
+	ReasonTranslationFailed = "KongConfigurationTranslationFailed"
+	// ReasonApplyFailed: Kong refused an entity translated from the object; the object is left
+	// out of the configuration until it changes.
+	ReasonApplyFailed = "KongConfigurationApplyFailed"
+)
+
+// Getter looks objects up by ref; *store.Store is one. Events need the object's UID.
+type Getter interface {
+	Get(ref store.Ref) (store.Object, bool)
+}
+
+// Reporter implements sync.Reporter with Warning Events on the objects concerned.
+type Reporter struct {
+	recorder record.EventRecorder
+	objects  Getter
+	log      logr.Logger
+
+	mu       sync.Mutex
+	problems map[translator.Problem]bool // the last translation's problems, already reported
+}
+
+// NewReporter returns a Reporter emitting through recorder.
+func NewReporter(recorder record.EventRecorder, objects Getter, log logr.Logger) *Reporter {
+	return &Reporter{recorder: recorder, objects: objects, log: log, problems: map[translator.Problem]bool{}}
+}
+
+// TranslationProblems emits one Event per problem that the previous translation did not have:
+// the translator runs on every change and must not flood the API with repeats.
+func (r *Reporter) TranslationProblems(problems []translator.Problem) {
+	r.mu.Lock()
+	next := make(map[translator.Problem]bool, len(problems))
+	var fresh []translator.Problem
+	for _, p := range problems {
+		next[p] = true
+		if !r.problems[p] {
+			fresh = append(fresh, p)
+		}
+	}
+	r.problems = next
+	r.mu.Unlock()
+	for _, p := range fresh {
+		msg := p.Reason
+		if p.Field != "" {
+			msg = p.Field + ": " + p.Reason
+		}
+		r.emit(p.Object, ReasonTranslationFailed, msg)
+	}
+}
+
+// KongRejected emits one Event per rejected entity on the object it came from.
+func (r *Reporter) KongRejected(rejections []kongsync.Rejection) {
+	for _, rj := range rejections {
+		r.emit(rj.Object, ReasonApplyFailed, fmt.Sprintf("Kong %s rejected %s", rj.Replica, rj.Message()))
+	}
+}
+
+// ReplicaFailed is logged only: it names no object to attach an Event to.
+func (r *Reporter) ReplicaFailed(replica string, result kongsync.Result, err error) {
+	r.log.Error(err, "Kong replica did not take the configuration", "replica", replica, "result", string(result))
+}
+
+func (r *Reporter) emit(ref store.Ref, reason, msg string) {
+	obj, ok := r.objects.Get(ref)
+	if !ok {
+		r.log.Info("no object for event", "object", ref.String(), "reason", reason, "message", msg)
+		return
+	}
+	gvk := ref.Kind.GVK()
+	or := &corev1.ObjectReference{
+		APIVersion: gvk.GroupVersion().String(), Kind: gvk.Kind,
+		Namespace: obj.GetNamespace(), Name: obj.GetName(),
+		UID: obj.GetUID(), ResourceVersion: obj.GetResourceVersion(),
+	}
+	r.log.Info("warning event", "object", ref.String(), "reason", reason, "message", msg)
+	r.recorder.Event(or, corev1.EventTypeWarning, reason, msg)
+}
+
+var _ kongsync.Reporter = (*Reporter)(nil)

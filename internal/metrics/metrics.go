@@ -1,0 +1,85 @@
+// Package metrics exposes kongsync's Prometheus metrics, its health endpoints and the Events it
+// emits on Kubernetes objects. It implements the sync loop's Metrics and Reporter interfaces.
+package metrics
+
+import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	kongsync "github.com/kongsync/kongsync/sync"
+)
+
+// Prometheus implements sync.Metrics with a dedicated registry (no global state), so tests and
+// several controllers in one process never collide.
+type Prometheus struct {
+	Registry *prometheus.Registry
+
+	translationDuration prometheus.Histogram
+	translations        prometheus.Counter
+	objects             prometheus.Gauge
+	problems            prometheus.Gauge
+	excluded            prometheus.Gauge
+	configBytes         prometheus.Gauge
+	pushDuration        *prometheus.HistogramVec
+	pushes              *prometheus.CounterVec
+}
+
+// New registers every kongsync metric, plus the Go runtime and process collectors.
+func New() *Prometheus {
+	r := prometheus.NewRegistry()
+	p := &Prometheus{
+		Registry: r,
+		translationDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "kongsync_translation_duration_seconds",
+			Help:    "Time to snapshot the store and translate it into a Kong configuration.",
+			Buckets: prometheus.ExponentialBuckets(0.0005, 2, 16),
+		}),
+		translations: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "kongsync_translations_total", Help: "Translations run.",
+		}),
+		objects: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "kongsync_translation_objects", Help: "Kubernetes objects in the last translated snapshot.",
+		}),
+		problems: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "kongsync_translation_problems", Help: "Problems (skipped objects or fields) in the last translation.",
+		}),
+		excluded: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "kongsync_excluded_objects", Help: "Objects left out of the configuration because Kong rejected them.",
+		}),
+		configBytes: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "kongsync_config_bytes", Help: "Size of the last configuration built, in bytes.",
+		}),
+		pushDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "kongsync_push_duration_seconds",
+			Help:    "Duration of POST /config to one Kong replica, by result.",
+			Buckets: prometheus.ExponentialBuckets(0.001, 2, 16),
+		}, []string{"replica", "result"}),
+		pushes: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "kongsync_pushes_total", Help: "POST /config attempts per Kong replica and result.",
+		}, []string{"replica", "result"}),
+	}
+	r.MustRegister(p.translationDuration, p.translations, p.objects, p.problems, p.excluded,
+		p.configBytes, p.pushDuration, p.pushes,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return p
+}
+
+// ObserveTranslation implements sync.Metrics.
+func (p *Prometheus) ObserveTranslation(s kongsync.TranslationStats) {
+	p.translationDuration.Observe(s.Duration.Seconds())
+	p.translations.Inc()
+	p.objects.Set(float64(s.Objects))
+	p.problems.Set(float64(s.Problems))
+	p.excluded.Set(float64(s.Excluded))
+	p.configBytes.Set(float64(s.ConfigBytes))
+}
+
+// ObservePush implements sync.Metrics.
+func (p *Prometheus) ObservePush(replica string, result kongsync.Result, d time.Duration) {
+	p.pushDuration.WithLabelValues(replica, string(result)).Observe(d.Seconds())
+	p.pushes.WithLabelValues(replica, string(result)).Inc()
+}
+
+var _ kongsync.Metrics = (*Prometheus)(nil)

@@ -1,0 +1,209 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	gosync "sync"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/client-go/tools/record"
+
+	"github.com/kongsync/kongsync/internal/admindiscovery"
+	"github.com/kongsync/kongsync/internal/controller"
+	"github.com/kongsync/kongsync/internal/metrics"
+	"github.com/kongsync/kongsync/internal/status"
+	"github.com/kongsync/kongsync/store"
+	kongsync "github.com/kongsync/kongsync/sync"
+	"github.com/kongsync/kongsync/translator"
+)
+
+// Run starts the controller and blocks until ctx ends or a component fails. It returns nil on
+// a clean shutdown.
+func Run(ctx context.Context, cfg Config, log logr.Logger) error {
+	rc, err := restConfig(cfg)
+	if err != nil {
+		return err
+	}
+	client, err := kubernetes.NewForConfig(rc)
+	if err != nil {
+		return fmt.Errorf("kubernetes client: %w", err)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	st := store.New()
+	prom := metrics.New()
+	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
+	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events("")})
+	defer broadcaster.Shutdown()
+	recorder := broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "kongsync"})
+
+	loop, err := newLoop(cfg, st, prom, metrics.NewReporter(recorder, st, log.WithName("events")), log)
+	if err != nil {
+		return err
+	}
+	var statusWriter *status.Writer
+	notifiers := multiNotifier{loop}
+	if cfg.UpdateStatus {
+		statusWriter = status.New(client, st, log, status.Options{IngressClass: cfg.IngressClass,
+			PublishService: cfg.PublishService, StaticAddresses: cfg.PublishStatusAddress})
+		notifiers = append(notifiers, statusWriter)
+	}
+	ctrl, err := controller.New(client, st, notifiers, log.WithName("controller"),
+		controller.Options{Namespaces: cfg.WatchNamespaces})
+	if err != nil {
+		return err
+	}
+	defer ctrl.Shutdown()
+
+	g := newGroup(ctx, cancel)
+	if err := serveDiagnostics(g, cfg, prom, loop.Ready, log); err != nil {
+		return err
+	}
+	if err := ctrl.Start(ctx); err != nil {
+		g.wait()
+		return errors.Join(err, ctx.Err())
+	}
+	if cfg.KongAdminSvc != "" {
+		d, err := admindiscovery.New(client, cfg.KongAdminSvc, cfg.KongAdminSvcPortNames, loop.SetReplicas, log)
+		if err != nil {
+			cancel()
+			g.wait()
+			return err
+		}
+		if err := d.Start(ctx); err != nil {
+			cancel()
+			g.wait()
+			return err
+		}
+	}
+	if statusWriter != nil {
+		g.go_(func(ctx context.Context) error { return leadStatus(ctx, cfg, client, statusWriter, log) })
+	}
+	if cfg.Hooks.Started != nil {
+		cfg.Hooks.Started()
+	}
+	log.Info("caches synced; syncing Kong", "objects", st.Snapshot().Version())
+	g.go_(loop.Run)
+	return g.wait()
+}
+
+// newLoop builds the sync loop: translation with our options, replica client settings.
+func newLoop(cfg Config, st *store.Store, m kongsync.Metrics, r kongsync.Reporter, log logr.Logger) (*kongsync.Loop, error) {
+	httpClient, err := kongsync.NewHTTPClient(kongsync.TLSOptions{
+		CAFile: cfg.KongAdminCACertFile, ClientCertFile: cfg.KongAdminTLSClientCert,
+		ClientKeyFile: cfg.KongAdminTLSClientKey, InsecureSkipVerify: cfg.KongAdminTLSSkipVerify,
+		ServerName: cfg.KongAdminTLSServerName,
+	})
+	if err != nil {
+		return nil, err
+	}
+	opts := translator.DefaultOptions()
+	opts.IngressClass = cfg.IngressClass
+	var urls []string
+	if cfg.KongAdminSvc == "" {
+		urls = cfg.KongAdminURLs
+	}
+	return kongsync.New(kongsync.Config{
+		Source:    st,
+		Translate: func(s *store.Snapshot) translator.Result { return translator.Translate(s, opts) },
+		Replicas:  urls,
+		Replica:   kongsync.ReplicaOptions{Client: httpClient, Token: cfg.KongAdminToken},
+		Window:    cfg.SyncWindow,
+		MaxDelay:  cfg.SyncMaxDelay,
+		Reporter:  r,
+		Metrics:   m,
+		Logger:    log,
+		Observe:   cfg.Hooks.Observe,
+	})
+}
+
+// restConfig: an explicit rest.Config, else --kubeconfig, else $KUBECONFIG, else in-cluster.
+func restConfig(cfg Config) (*rest.Config, error) {
+	var rc *rest.Config
+	var err error
+	switch {
+	case cfg.RestConfig != nil:
+		rc = rest.CopyConfig(cfg.RestConfig)
+	case cfg.Kubeconfig != "" || os.Getenv("KUBECONFIG") != "":
+		rules := clientcmd.NewDefaultClientConfigLoadingRules() // honours $KUBECONFIG (a path list)
+		rules.ExplicitPath = cfg.Kubeconfig
+		rc, err = clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{}).ClientConfig()
+	default:
+		rc, err = rest.InClusterConfig()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("kubernetes config: %w", err)
+	}
+	rc.UserAgent = "kongsync"
+	if rc.QPS == 0 {
+		rc.QPS, rc.Burst = 50, 100
+	}
+	return rc, nil
+}
+
+// multiNotifier fans a store change out to the sync loop and the status writer.
+type multiNotifier []controller.Notifier
+
+func (m multiNotifier) Notify() {
+	for _, n := range m {
+		n.Notify()
+	}
+}
+
+// group runs goroutines; the first error cancels the rest.
+type group struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     gosync.WaitGroup
+	mu     gosync.Mutex
+	err    error
+}
+
+func newGroup(ctx context.Context, cancel context.CancelFunc) *group {
+	return &group{ctx: ctx, cancel: cancel}
+}
+
+func (g *group) go_(f func(context.Context) error) {
+	g.wg.Add(1)
+	go func() {
+		defer g.wg.Done()
+		if err := f(g.ctx); err != nil {
+			g.mu.Lock()
+			if g.err == nil {
+				g.err = err
+			}
+			g.mu.Unlock()
+			g.cancel()
+		}
+	}()
+}
+
+func (g *group) wait() error {
+	<-g.ctx.Done()
+	g.wg.Wait()
+	return g.err
+}
+
+// hostname names this replica in the leader Lease.
+func hostname() string {
+	if h, err := os.Hostname(); err == nil && h != "" {
+		return h
+	}
+	return "kongsync-" + filepath.Base(os.Args[0])
+}
+
+func splitNamespacedName(s string) (string, string, bool) {
+	ns, name, ok := strings.Cut(s, "/")
+	return ns, name, ok && ns != "" && name != ""
+}
