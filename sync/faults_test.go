@@ -3,6 +3,7 @@ package sync
 import (
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/kongsync/kongsync/document"
 	"github.com/kongsync/kongsync/internal/kongdouble"
@@ -61,5 +62,32 @@ func TestTranslatorPanicKeepsConfig(t *testing.T) {
 	e.upsert("boom", nil)
 	if got := e.converged(wait); got == prev {
 		t.Error("loop did not recover after the panic")
+	}
+}
+
+// Kong unreachable for a while, then back: with the default timings (1 s probe, backoff capped
+// at 2 s) the config arrives within 2 s of the port opening again.
+func TestUnreachableThenBackWithinTwoSeconds(t *testing.T) {
+	e := newEnv(t, envOpts{cfg: func(c *Config) { c.Replica = ReplicaOptions{} }})
+	e.upsert("a", nil)
+	e.converged(wait)
+	e.kongs[0].Stop()
+	e.upsert("b", nil)
+	e.wait("a failed push and three failed probes", wait, func() bool {
+		st := e.loop.Stats()
+		return st.NetworkErrors >= 1 && st.ProbeFailures >= 3
+	})
+	if err := e.kongs[0].Start(); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	e.converged(wait)
+	t.Logf("converged %v after Kong came back", time.Since(start))
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("converged %v after Kong came back, want ≤ 2s", d)
+	}
+	_, _, failures := e.rep.snapshot()
+	if len(failures) != 1 || failures[0] != ResultNetworkError {
+		t.Errorf("want one report for the outage, got %v", failures)
 	}
 }

@@ -121,7 +121,13 @@ func (r *Replica) Push(ctx context.Context, p *Payload) Outcome {
 		return Outcome{Result: ResultNetworkError, Err: scrub(err), Duration: time.Since(start)}
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	var body []byte
+	if resp.StatusCode >= 300 {
+		body, err = io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	} else {
+		// A 201 lists every loaded entity: drain it for connection reuse, never keep it.
+		_, err = io.Copy(io.Discard, resp.Body)
+	}
 	out := Outcome{Status: resp.StatusCode, Duration: time.Since(start)}
 	if err != nil {
 		out.Result, out.Err = ResultNetworkError, fmt.Errorf("read /config response: %w", scrub(err))

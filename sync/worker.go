@@ -244,10 +244,12 @@ func (w *worker) afterPush(ctx context.Context, p *Payload, out Outcome, firstFa
 		log.Error(out.Err, "configuration does not fit in Kong; it keeps its previous one", "bytes", len(p.Config))
 		w.loop.cfg.Reporter.ReplicaFailed(w.rep.URL(), out.Result, out.Err)
 	default:
-		log.Info("push failed; will retry", "error", errString(out.Err), "retryAfter", out.RetryAfter.String())
-		if firstFailure {
-			w.loop.cfg.Reporter.ReplicaFailed(w.rep.URL(), out.Result, out.Err)
+		if !firstFailure {
+			log.V(1).Info("push failed again; will retry", "error", errString(out.Err))
+			return
 		}
+		log.Info("push failed; will retry with backoff", "error", errString(out.Err), "retryAfter", out.RetryAfter.String())
+		w.loop.cfg.Reporter.ReplicaFailed(w.rep.URL(), out.Result, out.Err)
 	}
 }
 
