@@ -2,7 +2,6 @@ package translator
 
 import (
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -166,64 +165,105 @@ func secretData(s *corev1.Secret) map[string][]byte {
 	return out
 }
 
-// convertData applies KIC's three key conversions to the Secret's data. A ttl that is not an
-// integer is dropped and a hash_secret that is not a boolean becomes false, each with an issue.
-func convertData(data map[string][]byte) (map[string]credValue, []credIssue) {
-	out := make(map[string]credValue, len(data))
+// fieldValues are a credential's decoded fields, in the order of credentialFields.
+type fieldValues []namedValue
+
+type namedValue struct {
+	name string
+	v    credValue
+}
+
+func (f fieldValues) get(name string) (credValue, bool) {
+	for _, nv := range f {
+		if nv.name == name {
+			return nv.v, true
+		}
+	}
+	return credValue{}, false
+}
+
+// conversionIssues reports the ttl and hash_secret values KIC cannot convert, whatever the
+// credential type: KIC drops such a ttl and sets such a hash_secret to false.
+func conversionIssues(data map[string][]byte) []credIssue {
 	var issues []credIssue
-	for k, raw := range data {
-		v := string(raw)
-		switch k {
-		case "redirect_uris":
-			out[k] = credValue{kind: kindList, list: strings.Split(v, ",")}
-		case "hash_secret":
-			b, err := strconv.ParseBool(v)
-			if err != nil {
-				issues = append(issues, credIssue{field: "data[hash_secret]",
-					reason: fmt.Sprintf("%q is not a boolean; hash_secret set to false", v)})
-			}
-			out[k] = credValue{kind: kindBool, b: b}
-		case "ttl":
-			n, err := strconv.Atoi(v)
-			if err != nil {
-				issues = append(issues, credIssue{field: "data[ttl]",
-					reason: fmt.Sprintf("%q is not an integer; ttl left unset", v)})
-				continue
-			}
-			out[k] = credValue{kind: kindInt, i: n}
-		default:
-			out[k] = credValue{kind: kindString, s: v}
+	if raw, ok := data["hash_secret"]; ok {
+		if _, err := strconv.ParseBool(string(raw)); err != nil {
+			issues = append(issues, credIssue{field: "data[hash_secret]",
+				reason: fmt.Sprintf("%q is not a boolean; hash_secret set to false", raw)})
 		}
 	}
-	return out, issues
+	if raw, ok := data["ttl"]; ok {
+		if _, err := strconv.Atoi(string(raw)); err != nil {
+			issues = append(issues, credIssue{field: "data[ttl]",
+				reason: fmt.Sprintf("%q is not an integer; ttl left unset", raw)})
+		}
+	}
+	return issues
 }
 
-// lookupField finds the value for a JSON field: the exact key, else the first key equal to
-// it ignoring case. KIC's decoder takes an arbitrary one of several such keys; kongsync takes
+// convertValue applies KIC's conversion for a data key. ok is false for a ttl that is not an
+// integer, which KIC leaves out of the credential's data altogether.
+func convertValue(key string, raw []byte) (credValue, bool) {
+	v := string(raw)
+	switch key {
+	case "redirect_uris":
+		return credValue{kind: kindList, list: strings.Split(v, ",")}, true
+	case "hash_secret":
+		b, _ := strconv.ParseBool(v)
+		return credValue{kind: kindBool, b: b}, true
+	case "ttl":
+		n, err := strconv.Atoi(v)
+		return credValue{kind: kindInt, i: n}, err == nil
+	}
+	return credValue{kind: kindString, s: v}, true
+}
+
+// needsFold reports whether any data key could equal a (lower-case ASCII) field name only when
+// ignoring case: one with an upper-case or non-ASCII letter (Unicode folds "ſ" to "s").
+func needsFold(data map[string][]byte) bool {
+	for k := range data {
+		for i := 0; i < len(k); i++ {
+			if c := k[i]; c >= 0x80 || ('A' <= c && c <= 'Z') {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// lookupField finds the value for a JSON field: the exact key, else a key equal to it
+// ignoring case. KIC's decoder takes an arbitrary one of several such keys; kongsync takes
 // the smallest, so the result does not depend on map order.
-func lookupField(values map[string]credValue, keys []string, name string) (string, credValue, bool) {
-	if v, ok := values[name]; ok {
-		return name, v, true
-	}
-	for _, k := range keys {
-		if strings.EqualFold(k, name) {
-			return k, values[k], true
+func lookupField(data map[string][]byte, name string, fold bool) (string, credValue, bool) {
+	if raw, ok := data[name]; ok {
+		if v, ok := convertValue(name, raw); ok {
+			return name, v, true
 		}
 	}
-	return "", credValue{}, false
+	if !fold {
+		return "", credValue{}, false
+	}
+	best, found := "", false
+	for k := range data {
+		if k != name && strings.EqualFold(k, name) && (!found || k < best) {
+			best, found = k, true
+		}
+	}
+	if !found {
+		return "", credValue{}, false
+	}
+	v, ok := convertValue(best, data[best])
+	return best, v, ok
 }
 
-// decodeFields maps converted values onto a type's fields. A value of the wrong type for its
+// decodeFields maps the Secret's data onto a type's fields. A value of the wrong type for its
 // field makes the credential undecodable, as in KIC.
-func decodeFields(kind string, values map[string]credValue) (map[string]credValue, *credIssue) {
-	keys := make([]string, 0, len(values))
-	for k := range values {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	out := map[string]credValue{}
-	for _, f := range credentialFields(kind) {
-		key, v, ok := lookupField(values, keys, f.name)
+func decodeFields(kind string, data map[string][]byte) (fieldValues, *credIssue) {
+	fields := credentialFields(kind)
+	fold := needsFold(data)
+	out := make(fieldValues, 0, len(fields))
+	for _, f := range fields {
+		key, v, ok := lookupField(data, f.name, fold)
 		if !ok {
 			continue
 		}
@@ -232,7 +272,7 @@ func decodeFields(kind string, values map[string]credValue) (map[string]credValu
 				"cannot decode %s credential: field %s takes %s, not %s; credential skipped",
 				kind, f.name, kindName(f.kind), kindName(v.kind))}
 		}
-		out[f.name] = v
+		out = append(out, namedValue{f.name, v})
 	}
 	return out, nil
 }
@@ -271,30 +311,22 @@ func isUUID(s string) bool {
 
 // checkFields reports a missing required field, an empty value (Kong rejects empty strings,
 // and with them the whole config) and an id that is not a UUID.
-func checkFields(kind string, fields map[string]credValue) *credIssue {
+func checkFields(kind string, fields fieldValues) *credIssue {
 	for _, name := range requiredFields(kind) {
-		if _, ok := fields[name]; !ok {
+		if _, ok := fields.get(name); !ok {
 			return &credIssue{field: "data[" + name + "]", fatal: true, reason: fmt.Sprintf(
 				"%s credential needs %s; credential skipped", kind, name)}
 		}
 	}
-	names := make([]string, 0, len(fields))
-	for name := range fields {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		v := fields[name]
-		if v.kind == kindString && v.s == "" && !(kind == credJWT && name == "algorithm") {
-			return &credIssue{field: "data[" + name + "]", fatal: true, reason: fmt.Sprintf(
-				"%s is empty, which Kong rejects; credential skipped", name)}
+	for _, nv := range fields {
+		if nv.v.kind == kindString && nv.v.s == "" && !(kind == credJWT && nv.name == "algorithm") {
+			return &credIssue{field: "data[" + nv.name + "]", fatal: true, reason: fmt.Sprintf(
+				"%s is empty, which Kong rejects; credential skipped", nv.name)}
 		}
 	}
-	if id, ok := fields["id"]; ok {
-		if !isUUID(id.s) {
-			return &credIssue{field: "data[id]", fatal: true, reason: fmt.Sprintf(
-				"%q is not a UUID, which Kong rejects; credential skipped", id.s)}
-		}
+	if id, ok := fields.get("id"); ok && !isUUID(id.s) {
+		return &credIssue{field: "data[id]", fatal: true, reason: fmt.Sprintf(
+			"%q is not a UUID, which Kong rejects; credential skipped", id.s)}
 	}
 	return nil
 }
@@ -306,8 +338,9 @@ func parseCredential(s *corev1.Secret, tags []*string) (*credential, []credIssue
 	if issue != nil {
 		return nil, []credIssue{*issue}
 	}
-	values, issues := convertData(secretData(s))
-	fields, issue := decodeFields(kind, values)
+	data := secretData(s)
+	issues := conversionIssues(data)
+	fields, issue := decodeFields(kind, data)
 	if issue == nil {
 		issue = checkFields(kind, fields)
 	}
@@ -317,58 +350,60 @@ func parseCredential(s *corev1.Secret, tags []*string) (*credential, []credIssue
 	return buildCredential(kind, fields, tags), issues
 }
 
-// buildCredential fills the go-kong entity of kind from checked fields.
-func buildCredential(kind string, f map[string]credValue, tags []*string) *credential {
-	str := func(name string) *string {
-		if v, ok := f[name]; ok {
-			return kong.String(v.s)
-		}
-		return nil
+// str is a field's string value, nil when absent.
+func (f fieldValues) str(name string) *string {
+	if v, ok := f.get(name); ok {
+		return kong.String(v.s)
 	}
-	id := str("id")
+	return nil
+}
+
+// buildCredential fills the go-kong entity of kind from checked fields.
+func buildCredential(kind string, f fieldValues, tags []*string) *credential {
+	id := f.str("id")
 	c := &credential{kind: kind}
 	switch kind {
 	case credKeyAuth:
-		c.key = &kong.KeyAuth{ID: id, Key: str("key"), Tags: tags}
-		if v, ok := f["ttl"]; ok {
+		c.key = &kong.KeyAuth{ID: id, Key: f.str("key"), Tags: tags}
+		if v, ok := f.get("ttl"); ok {
 			c.key.TTL = kong.Int(v.i)
 		}
 	case credBasicAuth:
-		c.basic = &kong.BasicAuth{ID: id, Username: str("username"), Password: str("password"), Tags: tags}
+		c.basic = &kong.BasicAuth{ID: id, Username: f.str("username"), Password: f.str("password"), Tags: tags}
 	case credHMACAuth:
-		c.hmac = &kong.HMACAuth{ID: id, Username: str("username"), Secret: str("secret"), Tags: tags}
+		c.hmac = &kong.HMACAuth{ID: id, Username: f.str("username"), Secret: f.str("secret"), Tags: tags}
 	case credJWT:
-		c.jwt = &kong.JWTAuth{ID: id, Algorithm: str("algorithm"), Key: str("key"),
-			RSAPublicKey: str("rsa_public_key"), Secret: str("secret"), Tags: tags}
+		c.jwt = &kong.JWTAuth{ID: id, Algorithm: f.str("algorithm"), Key: f.str("key"),
+			RSAPublicKey: f.str("rsa_public_key"), Secret: f.str("secret"), Tags: tags}
 		if c.jwt.Algorithm == nil || *c.jwt.Algorithm == "" {
 			c.jwt.Algorithm = kong.String("HS256") // Kong's default, set so that diffs stay quiet
 		}
 	case credOAuth2:
-		c.oauth2 = buildOAuth2(f, str, tags)
+		c.oauth2 = buildOAuth2(f, tags)
 		c.oauth2.ID = id
 	case credACL:
-		c.acl = &kong.ACLGroup{ID: id, Group: str("group"), Tags: tags}
+		c.acl = &kong.ACLGroup{ID: id, Group: f.str("group"), Tags: tags}
 	case credMTLSAuth:
-		c.mtls = &kong.MTLSAuth{ID: id, SubjectName: str("subject_name"), Tags: tags}
+		c.mtls = &kong.MTLSAuth{ID: id, SubjectName: f.str("subject_name"), Tags: tags}
 	}
 	return c
 }
 
-func buildOAuth2(f map[string]credValue, str func(string) *string, tags []*string) *kong.Oauth2Credential {
-	o := &kong.Oauth2Credential{Name: str("name"), ClientID: str("client_id"),
-		ClientSecret: str("client_secret"), ClientType: str("client_type"), Tags: tags}
-	if v, ok := f["hash_secret"]; ok {
+func buildOAuth2(f fieldValues, tags []*string) *kong.Oauth2Credential {
+	o := &kong.Oauth2Credential{Name: f.str("name"), ClientID: f.str("client_id"),
+		ClientSecret: f.str("client_secret"), ClientType: f.str("client_type"), Tags: tags}
+	if v, ok := f.get("hash_secret"); ok {
 		o.HashSecret = kong.Bool(v.b)
 	}
-	if v, ok := f["redirect_uris"]; ok {
+	if v, ok := f.get("redirect_uris"); ok {
 		o.RedirectURIs = kong.StringSlice(v.list...)
 	}
 	return o
 }
 
 // uniqueKey is the value Kong keeps unique across all credentials of the type, prefixed by a
-// description of the field and a NUL, or "" for types without one (acl, mtls-auth). Two credentials with one key make
-// KIC drop every consumer involved, and kongsync does the same.
+// description of the field and a NUL, or "" for types without one (acl, mtls-auth). Two
+// credentials with one key make KIC drop every consumer involved, and kongsync does the same.
 func (c *credential) uniqueKey() string {
 	switch c.kind {
 	case credKeyAuth:
