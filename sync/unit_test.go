@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/kong/go-kong/kong"
 	corev1 "k8s.io/api/core/v1"
@@ -105,4 +106,24 @@ func TestOwnerOfFallsBackToParent(t *testing.T) {
 	if s := ents[0].String(); s != "target t-1: dup" {
 		t.Errorf("String() = %q", s)
 	}
+}
+
+// configBody's hand-rolled quoting must decode to exactly the config bytes, which is what Kong
+// hashes.
+func FuzzConfigBody(f *testing.F) {
+	for _, s := range []string{"", `{"a":"b\"c\\d"}`, "tab\there\nnl\r\x00\x1f", "<&>\u2028\u2029 é 日本", `\u0000`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if !utf8.ValidString(s) {
+			t.Skip()
+		}
+		var got struct{ Config string }
+		if err := json.Unmarshal(configBody([]byte(s)), &got); err != nil {
+			t.Fatalf("%q: %v", s, err)
+		}
+		if got.Config != s {
+			t.Fatalf("round trip %q → %q", s, got.Config)
+		}
+	})
 }
