@@ -112,7 +112,7 @@ func appendPlain(out, v []byte) ([]byte, bool) {
 	case c == '+' || c == '-' || c >= '0' && c <= '9':
 		return appendNumberLike(out, v)
 	}
-	return appendJSONString(out, string(v)), true
+	return appendJSONBytes(out, v), true
 }
 
 // appendNumberLike handles plain scalars starting with a sign or digit, as go-yaml v2 does.
@@ -120,7 +120,10 @@ func appendNumberLike(out, v []byte) ([]byte, bool) {
 	if looksLikeTimestamp(v) {
 		return out, false
 	}
-	plain := string(bytes.ReplaceAll(v, []byte("_"), nil))
+	plain := string(v)
+	if bytes.IndexByte(v, '_') >= 0 {
+		plain = string(bytes.ReplaceAll(v, []byte("_"), nil))
+	}
 	if i, err := strconv.ParseInt(plain, 0, 64); err == nil {
 		return strconv.AppendInt(out, i, 10), true
 	}
@@ -130,7 +133,7 @@ func appendNumberLike(out, v []byte) ([]byte, bool) {
 	if resolvesNonString(v) {
 		return out, false
 	}
-	return appendJSONString(out, string(v)), true
+	return appendJSONBytes(out, v), true
 }
 
 // resolvesNonString is true for plain scalars that might not be strings in YAML 1.1 (or whose
@@ -155,8 +158,15 @@ func resolvesNonString(v []byte) bool {
 	if _, err := strconv.ParseInt(plain, 0, 64); err == nil {
 		return true
 	}
-	_, err := strconv.ParseFloat(plain, 64)
-	return err == nil || bytes.Contains(bytes.ToLower(v), []byte(".inf")) || bytes.Contains(bytes.ToLower(v), []byte(".nan"))
+	if _, err := strconv.ParseFloat(plain, 64); err == nil {
+		return true
+	}
+	for i := 0; i+3 < len(v); i++ {
+		if v[i] == '.' && (bytes.EqualFold(v[i+1:i+4], []byte("inf")) || bytes.EqualFold(v[i+1:i+4], []byte("nan"))) {
+			return true
+		}
+	}
+	return false
 }
 
 // looksLikeTimestamp is go-yaml's quick check for a date: four digits and a dash.
@@ -166,6 +176,26 @@ func looksLikeTimestamp(v []byte) bool {
 		i++
 	}
 	return i == 4 && i < len(v) && v[i] == '-'
+}
+
+// appendJSONBytes is appendJSONString for a byte slice, without converting it.
+func appendJSONBytes(out, s []byte) []byte {
+	if bytes.IndexByte(s, '"') < 0 && bytes.IndexByte(s, '\\') < 0 && printableASCIIOrUTF8(s) {
+		out = append(out, '"')
+		out = append(out, s...)
+		return append(out, '"')
+	}
+	return appendJSONString(out, string(s))
+}
+
+// printableASCIIOrUTF8 reports whether s has no control characters (which JSON must escape).
+func printableASCIIOrUTF8(s []byte) bool {
+	for _, b := range s {
+		if b < 0x20 {
+			return false
+		}
+	}
+	return true
 }
 
 // appendJSONString appends s as a JSON string. The document was checked to be UTF-8 already.

@@ -13,16 +13,20 @@ import (
 // caller converts the document with sigs.k8s.io/yaml as before. Within the subset the result
 // decodes to the same values as sigs.k8s.io/yaml's (YAML 1.1 scalars: yes/no/on/off are
 // booleans, 0x1F and 012 are integers), which store/fastyaml_test.go checks differentially.
-func fastYAMLToJSON(raw []byte) ([]byte, bool) {
-	c := &fastConv{out: make([]byte, 0, len(raw))}
+func fastYAMLToJSON(raw []byte) ([]byte, typeHint, bool) {
+	c := &fastConv{out: make([]byte, 0, len(raw)+len(raw)/8)}
 	if !c.split(raw) || len(c.lines) == 0 {
-		return nil, false
+		return nil, typeHint{}, false
 	}
 	if !c.block() || c.pos != len(c.lines) {
-		return nil, false
+		return nil, typeHint{}, false
 	}
-	return c.out, true
+	return c.out, c.hint, true
 }
+
+// typeHint is the top-level apiVersion and kind, read on the way so that decoding need not
+// parse the JSON twice.
+type typeHint struct{ apiVersion, kind string }
 
 // maxFastDepth bounds the nesting the fast path follows; deeper documents take the slow path,
 // which has its own limits.
@@ -38,6 +42,7 @@ type fastConv struct {
 	pos   int
 	depth int
 	out   []byte
+	hint  typeHint
 }
 
 // split cuts the document into non-blank, non-comment lines, refusing what the subset excludes.
@@ -127,8 +132,12 @@ func (c *fastConv) mapping(ind int) bool {
 		c.out = appendJSONString(c.out, k)
 		c.out = append(c.out, ':')
 		c.pos++
+		start := len(c.out)
 		if !c.value(ind, val) {
 			return false
+		}
+		if c.depth == 1 && (k == "apiVersion" || k == "kind") {
+			c.noteType(k, c.out[start:])
 		}
 	}
 	c.out = append(c.out, '}')
@@ -152,6 +161,18 @@ func (c *fastConv) value(ind int, val []byte) bool {
 	}
 	c.out = append(c.out, "null"...)
 	return true
+}
+
+// noteType records a top-level apiVersion or kind whose JSON value is a plain string.
+func (c *fastConv) noteType(key string, js []byte) {
+	if len(js) < 2 || js[0] != '"' || bytes.IndexByte(js, '\\') >= 0 {
+		return
+	}
+	if v := string(js[1 : len(js)-1]); key == "kind" {
+		c.hint.kind = v
+	} else {
+		c.hint.apiVersion = v
+	}
 }
 
 func (c *fastConv) sequence(ind int) bool {

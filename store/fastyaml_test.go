@@ -32,7 +32,7 @@ func decodeAny(t testing.TB, js []byte) any {
 // it to the same value; it returns whether the fast path accepted it.
 func checkSameAsSlow(t testing.TB, doc string) bool {
 	t.Helper()
-	fast, ok := fastYAMLToJSON([]byte(doc))
+	fast, _, ok := fastYAMLToJSON([]byte(doc))
 	if !ok {
 		return false
 	}
@@ -98,6 +98,9 @@ func TestFastYAMLTakesWorkloadDocuments(t *testing.T) {
 		}
 		if !checkSameAsSlow(t, string(doc)) {
 			t.Fatalf("workload document took the slow path:\n%s", doc)
+		}
+		if _, hint, _ := fastYAMLToJSON(doc); hint.kind == "" || hint.apiVersion == "" || !bytes.Contains(doc, []byte("kind: "+hint.kind+"\n")) {
+			t.Fatalf("type hint %+v for\n%s", hint, doc)
 		}
 		n++
 	}

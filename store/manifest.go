@@ -142,9 +142,10 @@ func decodeDocument(raw []byte) ([]Object, []Note) {
 	if !utf8.Valid(raw) {
 		return nil, []Note{{Err: true, Msg: "document is not valid UTF-8; skipped"}}
 	}
+	var hint typeHint
 	js, ok := plainJSON(raw)
 	if !ok {
-		js, ok = fastYAMLToJSON(raw)
+		js, hint, ok = fastYAMLToJSON(raw)
 	}
 	if !ok {
 		var err error
@@ -152,7 +153,31 @@ func decodeDocument(raw []byte) ([]Object, []Note) {
 			return nil, []Note{{Err: true, Msg: "invalid YAML: " + err.Error()}}
 		}
 	}
+	if obj, ok := decodeHinted(js, hint); ok {
+		return []Object{obj}, nil
+	}
 	return decodeJSON(js, "")
+}
+
+// decodeHinted decodes a document whose apiVersion and kind are already known straight into
+// its type. Anything short of a clean, named object returns false, and decodeJSON then redoes
+// the document the general way, which also words the notes.
+func decodeHinted(js []byte, hint typeHint) (Object, bool) {
+	if hint.apiVersion == "" || strings.HasSuffix(hint.kind, "List") {
+		return nil, false
+	}
+	mk, ok := factories[hint.apiVersion+"/"+hint.kind]
+	if !ok {
+		return nil, false
+	}
+	obj := mk()
+	if err := json.Unmarshal(js, obj); err != nil || obj.GetName() == "" {
+		return nil, false
+	}
+	if obj.GetNamespace() == "" && !clusterScoped[hint.kind] {
+		obj.SetNamespace("default")
+	}
+	return obj, true
 }
 
 // plainJSON returns a document that is already JSON as is, saving the YAML conversion. Numbers
