@@ -122,25 +122,7 @@ func (v *validator) entity(typ string, data map[string]any, path []any, parent *
 		sc.check(e)
 	}
 	e.unique()
-	for _, cf := range sortedKeys(sc.children) {
-		val, ok := data[cf]
-		if !ok {
-			continue
-		}
-		list, ok := val.([]any)
-		if !ok {
-			e.field(cf, "expected an array")
-			continue
-		}
-		for j, it := range list {
-			m, ok := it.(map[string]any)
-			if !ok {
-				e.field(fmt.Sprintf("%s.%d", cf, j+1), "expected a record")
-				continue
-			}
-			v.entity(cf, m, append(append([]any{}, path...), cf, j), e)
-		}
-	}
+	v.children(e, path)
 	id := validID(data["id"])
 	if id == "" {
 		id = e.genID
@@ -159,6 +141,29 @@ func (v *validator) entity(typ string, data map[string]any, path []any, parent *
 		v.res.entities[typ] = map[string]any{}
 	}
 	v.res.entities[typ][id] = out
+}
+
+// children validates the entity's nested collections, each item pointing back at the entity.
+func (v *validator) children(e *entity, path []any) {
+	for _, cf := range sortedKeys(schemas[e.typ].children) {
+		val, ok := e.data[cf]
+		if !ok {
+			continue
+		}
+		list, ok := val.([]any)
+		if !ok {
+			e.field(cf, "expected an array")
+			continue
+		}
+		for j, it := range list {
+			m, ok := it.(map[string]any)
+			if !ok {
+				e.field(fmt.Sprintf("%s.%d", cf, j+1), "expected a record")
+				continue
+			}
+			v.entity(cf, m, append(append([]any{}, path...), cf, j), e)
+		}
+	}
 }
 
 var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
