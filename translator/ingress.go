@@ -15,10 +15,16 @@ import (
 // routeGroup is one Kong route under construction: KIC makes one route per Ingress, host,
 // Service and port, holding every path that shares them.
 type routeGroup struct {
-	svc   string
-	port  portDef
+	svc   string // Kong service name: Service and port
 	host  string
 	route *document.Route
+}
+
+// pathPos locates an Ingress path; its field paths are built only when a problem needs one.
+type pathPos struct{ rule, path int }
+
+func (p pathPos) field(suffix string) string {
+	return "spec.rules[" + strconv.Itoa(p.rule) + "].http.paths[" + strconv.Itoa(p.path) + "]" + suffix
 }
 
 func ingressRef(ing *networkingv1.Ingress) store.Ref {
@@ -38,8 +44,7 @@ func (t *translation) translateRules(ing *networkingv1.Ingress, rs *routeSetting
 			continue
 		}
 		for j := range rule.HTTP.Paths {
-			field := "spec.rules[" + strconv.Itoa(i) + "].http.paths[" + strconv.Itoa(j) + "]"
-			groups = t.translatePath(ing, rs, rule.Host, &rule.HTTP.Paths[j], field, groups)
+			groups = t.translatePath(ing, rs, rule.Host, &rule.HTTP.Paths[j], pathPos{i, j}, groups)
 		}
 	}
 }
@@ -47,7 +52,7 @@ func (t *translation) translateRules(ing *networkingv1.Ingress, rs *routeSetting
 // translatePath adds one Ingress path to the route of its (host, Service, port) group,
 // creating the route and the Kong service when they do not exist yet.
 func (t *translation) translatePath(ing *networkingv1.Ingress, rs *routeSettings, host string,
-	p *networkingv1.HTTPIngressPath, field string, groups []routeGroup,
+	p *networkingv1.HTTPIngressPath, pos pathPos, groups []routeGroup,
 ) []routeGroup {
 	pt := networkingv1.PathTypeImplementationSpecific
 	if p.PathType != nil {
@@ -56,14 +61,14 @@ func (t *translation) translatePath(ing *networkingv1.Ingress, rs *routeSettings
 	switch pt {
 	case networkingv1.PathTypePrefix, networkingv1.PathTypeExact, networkingv1.PathTypeImplementationSpecific:
 	default:
-		t.problem(ingressRef(ing), field+".pathType", "unknown path type %q; path skipped", pt)
+		t.problem(ingressRef(ing), pos.field(".pathType"), "unknown path type %q; path skipped", pt)
 		return groups
 	}
 	if p.Backend.Service == nil {
-		t.problem(ingressRef(ing), field+".backend", "%s; path skipped", unsupportedBackend(p.Backend.Resource))
+		t.problem(ingressRef(ing), pos.field(".backend"), "%s; path skipped", unsupportedBackend(p.Backend.Resource))
 		return groups
 	}
-	ks := t.resolveBackend(ing, p.Backend.Service, field+".backend.service")
+	ks := t.resolveBackend(ing, p.Backend.Service, func() string { return pos.field(".backend.service") })
 	if ks == nil {
 		return groups
 	}
@@ -156,7 +161,7 @@ func (t *translation) translateDefaultBackend(ings []*networkingv1.Ingress, sett
 			t.problem(ingressRef(ing), "spec.defaultBackend", "%s; default backend ignored", unsupportedBackend(db.Resource))
 			continue
 		}
-		ks := t.resolveBackend(ing, db.Service, "spec.defaultBackend.service")
+		ks := t.resolveBackend(ing, db.Service, func() string { return "spec.defaultBackend.service" })
 		if ks == nil {
 			continue
 		}

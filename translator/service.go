@@ -53,7 +53,8 @@ type kongService struct {
 
 // resolveBackend finds or creates the Kong service for an Ingress backend. It returns nil, with
 // a problem on the Ingress, when the Service does not exist or the port cannot be resolved.
-func (t *translation) resolveBackend(ing *networkingv1.Ingress, b *networkingv1.IngressServiceBackend, field string) *kongService {
+// field gives the backend's JSON path, built only when a problem is reported.
+func (t *translation) resolveBackend(ing *networkingv1.Ingress, b *networkingv1.IngressServiceBackend, field func() string) *kongService {
 	pd := portDefOf(b.Port)
 	name := kongServiceName(ing.Namespace, b.Name, pd)
 	if ks, ok := t.services[name]; ok {
@@ -64,12 +65,12 @@ func (t *translation) resolveBackend(ing *networkingv1.Ingress, b *networkingv1.
 	}
 	svc, ok := t.snap.Service(ing.Namespace, b.Name)
 	if !ok {
-		t.problem(ingressRef(ing), field+".name", "Service %s/%s not found; path skipped", ing.Namespace, b.Name)
+		t.problem(ingressRef(ing), field()+".name", "Service %s/%s not found; path skipped", ing.Namespace, b.Name)
 		return nil
 	}
 	sp, why := findPort(svc, pd)
 	if why != "" {
-		t.problem(ingressRef(ing), field+portField(pd), "%s; path skipped", why)
+		t.problem(ingressRef(ing), field()+portField(pd), "%s; path skipped", why)
 		return nil
 	}
 	ks := &kongService{
@@ -87,8 +88,8 @@ func (t *translation) resolveBackend(ing *networkingv1.Ingress, b *networkingv1.
 
 // missingNumberProblem reports a backend port number the Service does not declare. KIC keeps
 // such routes (traffic gets no targets); so does kongsync, to stay config-compatible.
-func (t *translation) missingNumberProblem(ing *networkingv1.Ingress, ks *kongService, field string) {
-	t.problem(ingressRef(ing), field+".port.number",
+func (t *translation) missingNumberProblem(ing *networkingv1.Ingress, ks *kongService, field func() string) {
+	t.problem(ingressRef(ing), field()+".port.number",
 		"Service %s/%s has no port %d; route kept without targets", ks.namespace, ks.backendName, ks.port.number)
 }
 
