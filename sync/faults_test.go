@@ -91,3 +91,21 @@ func TestUnreachableThenBackWithinTwoSeconds(t *testing.T) {
 		t.Errorf("want one report for the outage, got %v", failures)
 	}
 }
+
+// With default timings a single 500 is retried after the first backoff step (100–200 ms, with
+// a /status check just before), not after a probe interval.
+func TestRetryAfterServerErrorUsesBackoff(t *testing.T) {
+	e := newEnv(t, envOpts{cfg: func(c *Config) { c.Replica = ReplicaOptions{} }})
+	e.upsert("a", nil)
+	e.converged(wait)
+	e.kongs[0].SetNextResponse(http.StatusInternalServerError, "")
+	e.upsert("b", nil)
+	e.converged(wait)
+	posts := e.kongs[0].Posts()
+	failed, retry := posts[len(posts)-2], posts[len(posts)-1]
+	gap := retry.Start.Sub(failed.End)
+	t.Logf("retried %v after a 500", gap)
+	if failed.Status != http.StatusInternalServerError || gap < 100*time.Millisecond || gap > 500*time.Millisecond {
+		t.Errorf("status %d, retried after %v; want 500 then a retry 100–200 ms later", failed.Status, gap)
+	}
+}

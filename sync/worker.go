@@ -223,6 +223,7 @@ func (w *worker) push(ctx context.Context, p *Payload) {
 			wait = out.RetryAfter
 		}
 		w.nextAttempt = now.Add(wait)
+		w.nextProbe = w.nextAttempt // check /status right before the retry, not earlier
 		w.needProbe = true
 		w.unreachable = w.unreachable || out.Result == ResultNetworkError
 	}
