@@ -25,8 +25,19 @@ control-plane:
 test-integration: control-plane
 	KONGSYNC_CP_BIN=$(CP_BIN) $(GO) test -count=1 -tags integration -timeout 30m ./test/integration/...
 
+# Benchmarks of issue 4 (docs/benchmarks.md): full build and its stages at n=100..10000 repeated
+# BENCH_COUNT times, n=100000 once per run (-benchtime=1x), manifest decoding and the in-process
+# dump; raw results in $(BENCH_OUT), medians via benchstat. hack/bench-dump.sh measures the
+# whole `kongsync dump` process (wall time, max RSS).
+BENCH_COUNT ?= 5
+BENCH_OUT   ?= bench.txt
+BENCHSTAT   ?= $(GO) run golang.org/x/perf/cmd/benchstat@latest
+
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./...
+	$(GO) test -run '^$$' -bench '/n=(100|1000|10000)$$' -benchmem -count $(BENCH_COUNT) -timeout 60m ./internal/perf/ | tee $(BENCH_OUT)
+	$(GO) test -run '^$$' -bench '/n=100000$$' -benchtime 1x -benchmem -count $(BENCH_COUNT) -timeout 60m ./internal/perf/ | tee -a $(BENCH_OUT)
+	$(GO) test -run '^$$' -bench 'Decode|Dump' -benchmem -benchtime 3x -count $(BENCH_COUNT) -timeout 60m ./store/ ./internal/perf/ | tee -a $(BENCH_OUT)
+	$(BENCHSTAT) $(BENCH_OUT)
 
 kic-compat: build
 	../shared/tools/kic-compat.sh -- ./$(BIN)/kongsync dump -f
