@@ -109,3 +109,22 @@ func TestRetryAfterServerErrorUsesBackoff(t *testing.T) {
 		t.Errorf("status %d, retried after %v; want 500 then a retry 100–200 ms later", failed.Status, gap)
 	}
 }
+
+// When Kong refuses the latest config and, after a restart, the previous one too (413 for
+// both), the worker stops: no alternating between the two.
+func TestBothConfigsRefusedDoesNotLoop(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	e.upsert("a", nil)
+	e.converged(wait)
+	e.kongs[0].AddFault(kongdouble.Fault{Status: http.StatusRequestEntityTooLarge})
+	e.upsert("b", nil)
+	e.wait("a 413", wait, func() bool { return e.loop.Stats().TooLarge == 1 })
+	e.kongs[0].Restart()
+	e.wait("the last good config refused too", wait, func() bool { return e.loop.Stats().TooLarge == 2 })
+	for i := 0; i < 3; i++ {
+		e.nextEvent(EventProbe, wait)
+	}
+	if n := e.loop.Stats().TooLarge; n != 2 {
+		t.Errorf("%d posts refused with 413, want 2 (latest, then last good once)", n)
+	}
+}

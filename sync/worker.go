@@ -213,7 +213,11 @@ func (w *worker) push(ctx context.Context, p *Payload) {
 		w.accepted, w.lastGood = p.Hash, p
 		w.failures, w.nextAttempt, w.needProbe, w.unreachable = 0, time.Time{}, false, false
 	case out.Result.permanent():
-		w.rejected = p.Hash
+		if p == w.lastGood && p != w.desired {
+			w.lastGood = nil // even the old config no longer loads: never alternate between the two
+		} else {
+			w.rejected = p.Hash
+		}
 		w.failures, w.nextAttempt = 0, time.Time{}
 	default:
 		w.failures++
