@@ -8,6 +8,7 @@ package kongdouble
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"net"
 	"net/http"
@@ -32,6 +33,9 @@ type Options struct {
 	MaxConfigBytes int
 	// Addr is the listen address (default "127.0.0.1:0": a free loopback port).
 	Addr string
+	// TLS, if set, serves HTTPS with it (set ClientAuth to require client certificates); URL
+	// then starts with https://.
+	TLS *tls.Config
 }
 
 // Server is a running double. Create it with New and Close it when done.
@@ -72,7 +76,12 @@ func New(opts Options) *Server {
 
 // URL is the admin API base URL, e.g. http://127.0.0.1:41234. It stays the same across Stop,
 // Start and Restart.
-func (s *Server) URL() string { return "http://" + s.addr }
+func (s *Server) URL() string {
+	if s.opts.TLS != nil {
+		return "https://" + s.addr
+	}
+	return "http://" + s.addr
+}
 
 // Start (re)opens the listener on the same port after Stop. Retries briefly if the port is
 // still held by the closing listener.
@@ -94,6 +103,9 @@ func (s *Server) Start() error {
 		return fmt.Errorf("listen on %s: %w", s.addr, err)
 	}
 	s.addr = ln.Addr().String()
+	if s.opts.TLS != nil {
+		ln = tls.NewListener(ln, s.opts.TLS)
+	}
 	s.down = make(chan struct{})
 	s.srv = &http.Server{Handler: http.HandlerFunc(s.serve), ReadHeaderTimeout: 10 * time.Second}
 	go s.srv.Serve(ln) //nolint:errcheck // returns ErrServerClosed on Stop
