@@ -2,6 +2,7 @@ package translator
 
 import (
 	"sort"
+	"strconv"
 
 	"github.com/kong/go-kong/kong"
 	corev1 "k8s.io/api/core/v1"
@@ -86,11 +87,11 @@ func (t *translation) resolveBackend(ing *networkingv1.Ingress, b *networkingv1.
 	return ks
 }
 
-// missingNumberProblem reports a backend port number the Service does not declare. KIC keeps
-// such routes (traffic gets no targets); so does kongsync, to stay config-compatible.
+// missingNumberProblem reports a backend port number on a Service that declares no ports. KIC
+// keeps such routes (traffic gets no targets); so does kongsync, to stay config-compatible.
 func (t *translation) missingNumberProblem(ing *networkingv1.Ingress, ks *kongService, field func() string) {
 	t.problem(ingressRef(ing), field()+".port.number",
-		"Service %s/%s has no port %d; route kept without targets", ks.namespace, ks.backendName, ks.port.number)
+		"Service %s/%s declares no ports; route kept for port %d, without targets", ks.namespace, ks.backendName, ks.port.number)
 }
 
 func portDefOf(p networkingv1.ServiceBackendPort) portDef {
@@ -113,9 +114,11 @@ func portField(p portDef) string {
 	return ".port"
 }
 
-// findPort resolves an Ingress backend port against the Service, KIC's way. A number the
-// Service does not declare resolves to (nil, "") and is reported by the caller; ExternalName
-// Services take any number. The string is why the port cannot be used at all.
+// findPort resolves an Ingress backend port against the Service, KIC's way, except that a port
+// the Service does not declare is rejected (KIC keeps such routes without targets). Two cases
+// resolve to (nil, ""): a number on a Service that declares no ports at all, which KIC's golden
+// corpus expects to be kept (the caller reports it); ExternalName Services take any number.
+// The string is why the port cannot be used at all.
 func findPort(svc *corev1.Service, p portDef) (*corev1.ServicePort, string) {
 	ext := svc.Spec.Type == corev1.ServiceTypeExternalName
 	switch p.mode {
@@ -128,7 +131,10 @@ func findPort(svc *corev1.Service, p portDef) (*corev1.ServicePort, string) {
 				return &svc.Spec.Ports[i], ""
 			}
 		}
-		return nil, ""
+		if len(svc.Spec.Ports) == 0 {
+			return nil, "" // kept, as KIC does (its corpus relies on it); the caller reports it
+		}
+		return nil, "Service " + svc.Namespace + "/" + svc.Name + " has no port " + strconv.Itoa(int(p.number))
 	case portByName:
 		if ext {
 			return nil, "an ExternalName Service must be referenced by port number"
