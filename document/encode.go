@@ -27,29 +27,27 @@ const EmptyHash = "00000000000000000000000000000000"
 // encoding does not depend on its neighbours, so the result is the same.
 func JSON(d *Document) ([]byte, error) {
 	v := reflect.ValueOf(d).Elem()
-	parts := make([][]byte, v.NumField())
-	size := 0
+	var pieces [][]byte // "name":, then the value's runs; joined once at the end
+	fields := 0
 	for i := range v.NumField() {
 		name, omitEmpty := jsonName(v.Type().Field(i))
 		f := v.Field(i)
 		if name == "" || omitEmpty && f.Kind() == reflect.Slice && f.Len() == 0 {
 			continue
 		}
-		b, err := encodeField(name, f)
+		p, err := encodeField(name, f, fields > 0)
 		if err != nil {
 			return nil, fmt.Errorf("encode config as JSON: %w", err)
 		}
-		parts[i], size = b, size+len(b)+1
+		pieces, fields = append(pieces, p...), fields+1
 	}
-	out := make([]byte, 0, size+2)
+	size := 2
+	for _, p := range pieces {
+		size += len(p)
+	}
+	out := make([]byte, 0, size)
 	out = append(out, '{')
-	for _, p := range parts {
-		if p == nil {
-			continue
-		}
-		if len(out) > 1 {
-			out = append(out, ',')
-		}
+	for _, p := range pieces {
 		out = append(out, p...)
 	}
 	return append(out, '}'), nil
@@ -68,20 +66,24 @@ func jsonName(f reflect.StructField) (string, bool) {
 	return name, strings.Contains(","+opts+",", ",omitempty,")
 }
 
-// encodeField writes "name":value; a list is encoded in parallel runs.
-func encodeField(name string, f reflect.Value) ([]byte, error) {
+// encodeField returns the pieces of [,]"name":value; a list is encoded in parallel runs, each
+// a piece, with the commas and brackets as pieces between them.
+func encodeField(name string, f reflect.Value, comma bool) ([][]byte, error) {
 	head, err := marshalNoEscape(name)
 	if err != nil {
 		return nil, err
 	}
+	if comma {
+		head = append([]byte{','}, head...)
+	}
 	head = append(head, ':')
 	if f.Kind() != reflect.Slice || f.IsNil() {
 		b, err := marshalNoEscape(f.Interface())
-		return append(head, b...), err
+		return [][]byte{head, b}, err
 	}
 	n := f.Len()
 	workers := min(runtime.GOMAXPROCS(0), max(1, n/64))
-	runs := make([][]byte, workers)
+	runs := make([][][]byte, workers)
 	errs := make([]error, workers)
 	var wg sync.WaitGroup
 	for w := range workers {
@@ -95,43 +97,43 @@ func encodeField(name string, f reflect.Value) ([]byte, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	size := len(head) + 2
-	for _, r := range runs {
-		size += len(r) + 1
-	}
-	out := append(make([]byte, 0, size), head...)
-	out = append(out, '[')
-	for _, r := range runs {
-		if len(r) == 0 {
-			continue
+	pieces := [][]byte{append(head, '[')}
+	for w, r := range runs {
+		if w > 0 && len(r) > 0 && len(r[0]) > 0 {
+			pieces = append(pieces, []byte{','})
 		}
-		if out[len(out)-1] != '[' {
-			out = append(out, ',')
-		}
-		out = append(out, r...)
+		pieces = append(pieces, r...)
 	}
-	return append(out, ']'), nil
+	return append(pieces, []byte{']'}), nil
 }
 
-// encodeRun encodes items [from, to) of a list, comma-separated.
-func encodeRun(list reflect.Value, from, to int) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
+// encodeRun encodes items [from, to) of a list, comma-separated, as a series of pieces of about
+// runPiece bytes: the pieces are joined once, so the run never grows (and copies) a large buffer.
+func encodeRun(list reflect.Value, from, to int) ([][]byte, error) {
+	var pieces [][]byte
+	buf := bytes.NewBuffer(make([]byte, 0, runPiece+runPiece/4))
+	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
 	for i := from; i < to; i++ {
 		if i > from {
-			buf.Truncate(buf.Len() - 1) // the newline Encode wrote
 			buf.WriteByte(',')
 		}
 		if err := enc.Encode(list.Index(i).Interface()); err != nil {
 			return nil, err
 		}
+		buf.Truncate(buf.Len() - 1) // the newline Encode wrote
+		if buf.Len() >= runPiece && i+1 < to {
+			pieces = append(pieces, buf.Bytes())
+			buf = bytes.NewBuffer(make([]byte, 0, runPiece+runPiece/4))
+			enc = json.NewEncoder(buf)
+			enc.SetEscapeHTML(false)
+		}
 	}
-	if buf.Len() > 0 {
-		buf.Truncate(buf.Len() - 1)
-	}
-	return buf.Bytes(), nil
+	return append(pieces, buf.Bytes()), nil
 }
+
+// runPiece is the size of the buffers list items are encoded into.
+const runPiece = 64 << 10
 
 // YAML encodes the document as YAML with keys sorted at every level, the way decK and KIC
 // print configs, so a dump reads like theirs and diffs cleanly.
