@@ -118,10 +118,9 @@ func encodeRun(list reflect.Value, from, to int) ([][]byte, error) {
 		if i > from {
 			buf.WriteByte(',')
 		}
-		if err := enc.Encode(list.Index(i).Interface()); err != nil {
+		if err := encodeItem(buf, enc, list.Index(i).Interface()); err != nil {
 			return nil, err
 		}
-		buf.Truncate(buf.Len() - 1) // the newline Encode wrote
 		if buf.Len() >= runPiece && i+1 < to {
 			pieces = append(pieces, buf.Bytes())
 			buf = bytes.NewBuffer(make([]byte, 0, runPiece+runPiece/4))
@@ -130,6 +129,25 @@ func encodeRun(list reflect.Value, from, to int) ([][]byte, error) {
 		}
 	}
 	return append(pieces, buf.Bytes()), nil
+}
+
+// encodeItem appends one list item's JSON. Items with their own MarshalJSON (Service) are
+// appended as it returns them: encoding/json would only copy them through its compactor, and
+// this package's MarshalJSON methods return compact JSON (TestJSONEqualsWholeEncode checks).
+func encodeItem(buf *bytes.Buffer, enc *json.Encoder, item any) error {
+	if m, ok := item.(json.Marshaler); ok && !reflect.ValueOf(item).IsNil() {
+		b, err := m.MarshalJSON()
+		if err != nil {
+			return err
+		}
+		buf.Write(b)
+		return nil
+	}
+	if err := enc.Encode(item); err != nil {
+		return err
+	}
+	buf.Truncate(buf.Len() - 1) // the newline Encode wrote
+	return nil
 }
 
 // runPiece is the size of the buffers list items are encoded into.

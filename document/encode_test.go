@@ -241,6 +241,9 @@ func TestJSONEqualsWholeEncode(t *testing.T) {
 	for i := range 500 {
 		big.Services = append(big.Services, &Service{Service: kong.Service{Name: kong.String(strings.Repeat("s", i%7) + "<&>")}})
 	}
+	big.Services[3].ClientCertificate = &kong.Certificate{ID: kong.String("cert-id")}
+	big.Services[4].ClientCertificate = &kong.Certificate{}
+	big.Services = append(big.Services, nil)
 	full := reflect.ValueOf(big).Elem()
 	for i := range full.NumField() {
 		f := full.Field(i)
