@@ -7,6 +7,7 @@ import (
 	"errors"
 	"sort"
 
+	"github.com/google/uuid"
 	"github.com/kong/go-kong/kong"
 	corev1 "k8s.io/api/core/v1"
 
@@ -17,8 +18,8 @@ import (
 const caCertLabel = "konghq.com/ca-cert"
 
 // caCertificates emits a CA certificate for every Secret labelled konghq.com/ca-cert: "true",
-// as KIC does. Its data needs an "id" (the entity id services reference) and one PEM CA
-// certificate under "cert" or "ca.crt". Secrets sharing an id: the oldest wins (then namespace,
+// as KIC does. Its data needs an "id" (the entity id services reference; unlike KIC, it must be
+// a UUID, which Kong requires) and one PEM CA certificate under "cert" or "ca.crt". Secrets sharing an id: the oldest wins (then namespace,
 // then name). Unlike KIC, expiry is not checked: the translator reads no clock.
 func (t *translation) caCertificates() []*kong.CACertificate {
 	winners := map[string]*corev1.Secret{}
@@ -33,6 +34,10 @@ func (t *translation) caCertificates() []*kong.CACertificate {
 			continue
 		}
 		id := string(idb)
+		if _, err := uuid.Parse(id); err != nil || len(id) != 36 {
+			t.problem(secretRef(sec), "data[id]", "id %q is not a UUID, which Kong requires; Secret skipped", id)
+			continue
+		}
 		w, seen := winners[id]
 		if !seen {
 			winners[id] = sec
