@@ -43,9 +43,13 @@ func TestIDs(t *testing.T) {
 	if err := r.FillID(""); err != nil || *r.ID != "3eee2c18-8fcc-5661-8f84-5c89adfa404f" {
 		t.Errorf("route id = %v, %v", *r.ID, err)
 	}
-	sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "tls", UID: "uid-1"}}
-	if got := certificateID(sec); got != "uid-1" {
+	sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "tls", UID: "c6ac927c-4f5a-4e88-8b5d-c7b01d0f43af"}}
+	if got := certificateID(sec); got != "c6ac927c-4f5a-4e88-8b5d-c7b01d0f43af" {
 		t.Errorf("certificateID = %q, want the Secret's UID", got)
+	}
+	sec.UID = "not-a-uuid"
+	if got := certificateID(sec); got == "not-a-uuid" {
+		t.Errorf("certificateID kept a malformed uid")
 	}
 	sec.UID = ""
 	a, b := certificateID(sec), certificateID(sec)

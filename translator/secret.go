@@ -161,10 +161,10 @@ func olderSecret(a, b *corev1.Secret) bool {
 }
 
 // certificateID is the Secret's UID, as in KIC. A Secret without a UID (a manifest that was
-// never applied) gets a UUIDv5 of its namespace/name instead of KIC's empty id, which Kong and
-// decK reject: certificates with SNIs need an id.
+// never applied), or with one that is not a UUID, gets a UUIDv5 of its namespace/name instead:
+// KIC's empty or malformed id is rejected by Kong and decK (certificates with SNIs need an id).
 func certificateID(s *corev1.Secret) string {
-	if s.UID != "" {
+	if _, err := uuid.Parse(string(s.UID)); err == nil && len(s.UID) == 36 {
 		return string(s.UID)
 	}
 	return uuid.NewSHA1(certIDNamespace, []byte(nsNameKey(s.Namespace, s.Name))).String()
