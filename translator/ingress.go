@@ -64,6 +64,14 @@ func (t *translation) translatePath(ing *networkingv1.Ingress, rs *routeSettings
 		t.problem(ingressRef(ing), pos.field(".pathType"), "unknown path type %q; path skipped", pt)
 		return groups
 	}
+	path := collapseSlashes(p.Path)
+	if path == "" {
+		path = "/"
+	}
+	if path[0] != '/' {
+		t.problem(ingressRef(ing), pos.field(".path"), "%q is not an absolute path; path skipped", p.Path)
+		return groups
+	}
 	if p.Backend.Service == nil {
 		t.problem(ingressRef(ing), pos.field(".backend"), "%s; path skipped", unsupportedBackend(p.Backend.Resource))
 		return groups
@@ -77,10 +85,6 @@ func (t *translation) translatePath(ing *networkingv1.Ingress, rs *routeSettings
 	if g == nil {
 		groups = append(groups, routeGroup{svc: ks.name, host: host, route: t.newRuleRoute(ing, rs, ks, host)})
 		g = &groups[len(groups)-1]
-	}
-	path := collapseSlashes(p.Path)
-	if path == "" {
-		path = "/"
 	}
 	var buf [2]string
 	for _, kp := range ingressPaths(path, pt, rs.regexMarker, buf[:0]) {
