@@ -7,8 +7,10 @@ package runner
 import (
 	"time"
 
+	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/client-go/rest"
 
+	"github.com/kongsync/kongsync/store"
 	kongsync "github.com/kongsync/kongsync/sync"
 )
 
@@ -57,6 +59,10 @@ type Hooks struct {
 	Started func()
 	// Leading is called with true when this replica becomes the status leader, false when it stops.
 	Leading func(bool)
+	// Ready is called once every Kong replica holds a configuration (what /readyz reports).
+	Ready func()
+	// StatusUpdated is called after this replica wrote an Ingress status.
+	StatusUpdated func(ingress store.Ref, addresses []networkingv1.IngressLoadBalancerIngress)
 }
 
 // Defaults returns KIC v3.5.13's defaults where kongsync has the same setting, except that the

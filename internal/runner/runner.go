@@ -57,6 +57,7 @@ func Run(ctx context.Context, cfg Config, log logr.Logger) error {
 	if cfg.UpdateStatus {
 		statusWriter = status.New(client, st, log, status.Options{IngressClass: cfg.IngressClass,
 			PublishService: cfg.PublishService, StaticAddresses: cfg.PublishStatusAddress})
+		statusWriter.Updated = cfg.Hooks.StatusUpdated
 		notifiers = append(notifiers, statusWriter)
 	}
 	ctrl, err := controller.New(client, st, notifiers, log.WithName("controller"),
@@ -93,6 +94,17 @@ func Run(ctx context.Context, cfg Config, log logr.Logger) error {
 	if cfg.Hooks.Started != nil {
 		cfg.Hooks.Started()
 	}
+	g.go_(func(ctx context.Context) error {
+		select {
+		case <-loop.ReadyC():
+			log.Info("ready: every Kong replica holds a configuration")
+			if cfg.Hooks.Ready != nil {
+				cfg.Hooks.Ready()
+			}
+		case <-ctx.Done():
+		}
+		return nil
+	})
 	log.Info("caches synced; syncing Kong", "objects", st.Snapshot().Version())
 	g.go_(loop.Run)
 	return g.wait()
