@@ -65,7 +65,7 @@ func (t *translation) parseRouteSettings(ing *networkingv1.Ingress) *routeSettin
 			rs.hostAliases = hs
 		}
 	}
-	if v, ok := a[annPathHandling]; ok {
+	if v := a[annPathHandling]; v != "" {
 		if ph, err := parsePathHandling(v); err != nil {
 			p.bad(annPathHandling, err.Error())
 		} else {
@@ -161,9 +161,11 @@ func (p annotationParser) bad(key, why string) {
 	p.t.problem(p.ref, annotationField(key), "invalid value %q: %s; annotation ignored", p.anns[key], why)
 }
 
+// boolean, integer and list return nil for an absent or empty annotation: an empty value means
+// "not set", as it does for most of KIC's annotations.
 func (p annotationParser) boolean(key string, parse func(string) (bool, error)) *bool {
-	v, ok := p.anns[key]
-	if !ok {
+	v := p.anns[key]
+	if v == "" {
 		return nil
 	}
 	b, err := parse(v)
@@ -175,8 +177,8 @@ func (p annotationParser) boolean(key string, parse func(string) (bool, error)) 
 }
 
 func (p annotationParser) integer(key string, parse func(string) (int, error)) *int {
-	v, ok := p.anns[key]
-	if !ok {
+	v := p.anns[key]
+	if v == "" {
 		return nil
 	}
 	n, err := parse(v)
@@ -188,8 +190,8 @@ func (p annotationParser) integer(key string, parse func(string) (int, error)) *
 }
 
 func (p annotationParser) list(key string, parse func(string) ([]string, error)) []*string {
-	v, ok := p.anns[key]
-	if !ok {
+	v := p.anns[key]
+	if v == "" {
 		return nil
 	}
 	items, err := parse(v)
