@@ -133,3 +133,23 @@ func TestParseMisc(t *testing.T) {
 		t.Errorf("parsePluginRefs = %+v, want %+v", refs, want)
 	}
 }
+
+func TestFieldLess(t *testing.T) {
+	ordered := []string{
+		"data",
+		"metadata.annotations[konghq.com/path]",
+		"spec.rules[0].http.paths[2].path",
+		"spec.rules[0].http.paths[9].pathType",
+		"spec.rules[0].http.paths[10].path",
+		"spec.rules[1].http.paths[0].path",
+		"spec.rules[10]",
+		"spec.tls[0]",
+	}
+	for i := range ordered {
+		for j := range ordered {
+			if got := fieldLess(ordered[i], ordered[j]); got != (i < j) {
+				t.Errorf("fieldLess(%q, %q) = %v", ordered[i], ordered[j], got)
+			}
+		}
+	}
+}

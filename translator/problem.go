@@ -3,6 +3,7 @@ package translator
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/kongsync/kongsync/store"
 )
@@ -26,7 +27,8 @@ func (p Problem) String() string {
 	return fmt.Sprintf("%s: %s: %s", p.Object, p.Field, p.Reason)
 }
 
-// SortProblems orders problems by object, field and reason, so output is deterministic.
+// SortProblems orders problems by object, field and reason, so output is deterministic. Fields
+// compare indexes by number ("paths[9]" before "paths[10]"), the order a user reads a manifest in.
 func SortProblems(ps []Problem) {
 	sort.Slice(ps, func(i, j int) bool {
 		a, b := ps[i], ps[j]
@@ -40,7 +42,10 @@ func SortProblems(ps []Problem) {
 			return a.Object.Name < b.Object.Name
 		}
 		if a.Field != b.Field {
-			return a.Field < b.Field
+			if fieldLess(a.Field, b.Field) != fieldLess(b.Field, a.Field) {
+				return fieldLess(a.Field, b.Field)
+			}
+			return a.Field < b.Field // equal but for leading zeros
 		}
 		return a.Reason < b.Reason
 	})
@@ -69,4 +74,35 @@ func finishProblems(ps []Problem) []Problem {
 		return nil
 	}
 	return out
+}
+
+// fieldLess compares two field paths, runs of digits by numeric value.
+func fieldLess(a, b string) bool {
+	for a != "" && b != "" {
+		da, db := digitRun(a), digitRun(b)
+		if da > 0 && db > 0 {
+			na, nb := strings.TrimLeft(a[:da], "0"), strings.TrimLeft(b[:db], "0")
+			if len(na) != len(nb) {
+				return len(na) < len(nb)
+			}
+			if na != nb {
+				return na < nb
+			}
+			a, b = a[da:], b[db:]
+			continue
+		}
+		if a[0] != b[0] {
+			return a[0] < b[0]
+		}
+		a, b = a[1:], b[1:]
+	}
+	return len(a) < len(b)
+}
+
+func digitRun(s string) int {
+	n := 0
+	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+		n++
+	}
+	return n
 }
