@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -55,16 +56,33 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	kongsyncBin = filepath.Join(dir, "kongsync")
-	t0 := time.Now()
-	build := exec.Command("go", "build", "-o", kongsyncBin, "github.com/kongsync/kongsync/cmd/kongsync")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building kongsync:", err)
-		return 1
-	}
-	fmt.Fprintf(os.Stderr, "kongsync built in %s\n", time.Since(t0).Round(time.Millisecond))
+	binDir = dir
 	return m.Run()
+}
+
+var (
+	binDir    string
+	buildOnce sync.Once
+	buildErr  error
+)
+
+// kongsyncBinary builds cmd/kongsync once per package run (only the tests that exec it pay).
+func kongsyncBinary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		kongsyncBin = filepath.Join(binDir, "kongsync")
+		t0 := time.Now()
+		out, err := exec.Command("go", "build", "-o", kongsyncBin, "github.com/kongsync/kongsync/cmd/kongsync").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("building kongsync: %v\n%s", err, out)
+			return
+		}
+		fmt.Fprintf(os.Stderr, "kongsync built in %s\n", time.Since(t0).Round(time.Millisecond))
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return kongsyncBin
 }
 
 // createIngressClass makes IngressClass kong (cluster-scoped, shared by every test).
