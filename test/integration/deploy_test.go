@@ -1,0 +1,115 @@
+//go:build integration
+
+package integration
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kongsync/kongsync/internal/kongdouble"
+	"github.com/kongsync/kongsync/internal/runner"
+)
+
+const deployDir = "../../deploy"
+
+func kubectl(t *testing.T, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(plane.BinDir, "kubectl"), append([]string{"--kubeconfig", plane.Kubeconfig}, args...)...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// Every manifest in deploy/ is accepted by the real apiserver (server-side apply, dry run).
+func TestDeployManifestsServerSideDryRun(t *testing.T) {
+	kubectl(t, "apply", "--server-side", "-f", filepath.Join(deployDir, "namespace.yaml"))
+	out := kubectl(t, "apply", "--server-side", "--dry-run=server", "--field-manager=kongsync-test", "-f", deployDir)
+	t.Log(strings.TrimSpace(out))
+	for _, want := range []string{"deployment.apps/kong", "clusterrole.rbac.authorization.k8s.io/kongsync",
+		"serviceaccount/kongsync", "ingressclass.networking.k8s.io/kong", "service/kong-proxy"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("dry run did not apply %s", want)
+		}
+	}
+}
+
+// The Deployment's containers run as non-root, read-only, without privilege escalation.
+func TestDeploymentSecurityContext(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(deployDir, "deployment.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d appsv1.Deployment
+	if err := yaml.UnmarshalStrict(b, &d); err != nil {
+		t.Fatal(err)
+	}
+	pod := d.Spec.Template.Spec
+	if pod.SecurityContext == nil || pod.SecurityContext.RunAsNonRoot == nil || !*pod.SecurityContext.RunAsNonRoot {
+		t.Error("pod does not require runAsNonRoot")
+	}
+	for _, c := range pod.Containers {
+		sc := c.SecurityContext
+		if sc == nil || sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem ||
+			sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation ||
+			sc.RunAsUser == nil || *sc.RunAsUser == 0 {
+			t.Errorf("container %s: securityContext %+v is not non-root/read-only/no-escalation", c.Name, sc)
+		}
+	}
+}
+
+// kongsync running with only the deploy/ ServiceAccount's permissions (impersonated) syncs
+// Kong, writes status from the publish Service, holds its Lease and emits Events.
+func TestRunsUnderDeployedServiceAccount(t *testing.T) {
+	for _, f := range []string{"namespace.yaml", "serviceaccount.yaml", "rbac.yaml", "service.yaml"} {
+		kubectl(t, "apply", "--server-side", "-f", filepath.Join(deployDir, f))
+	}
+	rc := plane.RestConfig()
+	rc.Impersonate.UserName = "system:serviceaccount:kong:kongsync"
+	rc.Impersonate.Groups = []string{"system:serviceaccounts", "system:serviceaccounts:kong", "system:authenticated"}
+	sa := kubernetes.NewForConfigOrDie(rc)
+	if _, err := sa.CoreV1().ConfigMaps("kong").List(ctxT(t), metav1.ListOptions{}); !apierrors.IsForbidden(err) {
+		t.Fatalf("impersonation not in effect: listing ConfigMaps as the ServiceAccount gave %v, want Forbidden", err)
+	}
+	proxy, err := admin.CoreV1().Services("kong").Get(ctxT(t), "kong-proxy", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	ns := newNamespace(t)
+	kong := newDouble(t)
+	in := startKongsync(t, "sa", "", []*kongdouble.Server{kong}, func(c *runner.Config) {
+		c.RestConfig = rc
+		c.UpdateStatus = true
+		c.PublishService = "kong/kong-proxy"
+		c.ElectionNamespace = "kong"
+	})
+	web := app{ns: ns, name: "web", host: "rbac.example.com"}
+	web.create(t)
+	waitDouble(t, kong, "config under the ServiceAccount", func() bool { return hasHost(kong, "rbac.example.com") })
+	waitStatus(t, in, ns+"/web")
+	if got := getIngress(t, ns, "web").Status.LoadBalancer.Ingress; len(got) != 1 || got[0].IP != proxy.Spec.ClusterIP {
+		t.Errorf("status = %+v, want the publish Service's cluster IP %s", got, proxy.Spec.ClusterIP)
+	}
+	if _, err := admin.CoordinationV1().Leases("kong").Get(ctxT(t), "5b374a9e.konghq.com", metav1.GetOptions{}); err != nil {
+		t.Errorf("Lease not created: %v", err)
+	}
+	bad := app{ns: ns, name: "bad", host: "bad.example.com"}
+	if _, err := admin.CoreV1().Services(ns).Create(ctxT(t), bad.service(), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.NetworkingV1().Ingresses(ns).Create(ctxT(t), bad.ingress("/~/broken[regex"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitEvent(t, ns, "Ingress", "bad", "KongConfigurationApplyFailed")
+}
