@@ -289,6 +289,11 @@ func (e *env) converged(timeout time.Duration) string {
 				return false
 			}
 		}
+		for _, st := range e.loop.Replicas() {
+			if !st.Synced { // the worker has seen Kong's answer too
+				return false
+			}
+		}
 		return true
 	})
 	return want

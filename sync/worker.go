@@ -148,6 +148,10 @@ func (w *worker) probe(ctx context.Context) {
 	w.nextProbe = now.Add(w.rep.opts.ProbeInterval)
 	if err != nil {
 		w.loop.stats.probeFailures.Add(1)
+		if isTransport(err) {
+			// Unreachable: look twice as often, so the config is back soon after Kong is.
+			w.nextProbe = now.Add(w.rep.opts.ProbeInterval / 2)
+		}
 		// Only a transport failure keeps the push waiting: an HTTP error from /status says
 		// nothing about /config.
 		w.needProbe = isTransport(err)

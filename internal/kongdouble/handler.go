@@ -29,25 +29,29 @@ func (l *loaded) hash() string {
 	return l.sum
 }
 
-// serve records every request after answering it.
+// serve answers a request and records it. The answer is buffered and sent only after the
+// request is recorded, so a client that has its answer can rely on Requests() listing it.
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	body, _ := io.ReadAll(io.LimitReader(r.Body, 256<<20))
-	rec := &recorder{ResponseWriter: w, status: http.StatusOK}
+	rec := &recorder{header: w.Header(), status: http.StatusOK}
 	s.route(rec, r, body)
 	s.record(Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), Header: r.Header.Clone(),
 		Body: body, Status: rec.status, Start: start, End: time.Now()})
+	w.WriteHeader(rec.status)
+	_, _ = w.Write(rec.body.Bytes())
 }
 
+// recorder buffers a response.
 type recorder struct {
-	http.ResponseWriter
+	header http.Header
 	status int
+	body   bytes.Buffer
 }
 
-func (r *recorder) WriteHeader(code int) {
-	r.status = code
-	r.ResponseWriter.WriteHeader(code)
-}
+func (r *recorder) Header() http.Header         { return r.header }
+func (r *recorder) WriteHeader(code int)        { r.status = code }
+func (r *recorder) Write(b []byte) (int, error) { return r.body.Write(b) }
 
 func (s *Server) route(w http.ResponseWriter, r *http.Request, body []byte) {
 	if s.opts.Token != "" && r.Header.Get("Kong-Admin-Token") != s.opts.Token {
