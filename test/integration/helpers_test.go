@@ -138,6 +138,12 @@ type instance struct {
 // the caches have synced; the instance stops at test cleanup (or by stop()).
 func startKongsync(t *testing.T, name, ns string, doubles []*kongdouble.Server, mutate func(*runner.Config)) *instance {
 	t.Helper()
+	return startKongsyncWithLogger(t, name, ns, doubles, mutate, testLogger(t, name))
+}
+
+// startKongsyncWithLogger is startKongsync with the given logger.
+func startKongsyncWithLogger(t *testing.T, name, ns string, doubles []*kongdouble.Server, mutate func(*runner.Config), log logr.Logger) *instance {
+	t.Helper()
 	in := &instance{name: name, done: make(chan error, 1), ready: make(chan struct{}),
 		leading: make(chan bool, 16), status: make(chan string, 256)}
 	cfg := runner.Defaults()
@@ -166,7 +172,7 @@ func startKongsync(t *testing.T, name, ns string, doubles []*kongdouble.Server, 
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	in.cancel = cancel
-	go func() { in.done <- runner.Run(ctx, cfg, testLogger(t, name)) }()
+	go func() { in.done <- runner.Run(ctx, cfg, log) }()
 	select {
 	case <-started:
 	case err := <-in.done:
