@@ -1,0 +1,77 @@
+package metrics
+
+import (
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/record"
+
+	"github.com/kongsync/kongsync/store"
+	kongsync "github.com/kongsync/kongsync/sync"
+	"github.com/kongsync/kongsync/translator"
+)
+
+func TestReporterEmitsNewProblemsOnce(t *testing.T) {
+	st := store.New()
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "s", UID: "uid-1"}}
+	if _, err := st.Upsert(svc); err != nil {
+		t.Fatal(err)
+	}
+	rec := record.NewFakeRecorder(10)
+	r := NewReporter(rec, st, logr.Discard())
+	ref := store.Ref{Kind: store.KindService, Namespace: "a", Name: "s"}
+	p := translator.Problem{Object: ref, Field: "metadata.annotations[konghq.com/retries]", Reason: "not a number"}
+	r.TranslationProblems([]translator.Problem{p})
+	r.TranslationProblems([]translator.Problem{p}) // same problem again: no new Event
+	r.KongRejected([]kongsync.Rejection{{Object: ref, Replica: "http://kong:8001"}})
+	r.TranslationProblems([]translator.Problem{{Object: store.Ref{Kind: store.KindIngress, Namespace: "a", Name: "gone"}, Reason: "x"}})
+	r.ReplicaFailed("http://kong:8001", kongsync.ResultTooLarge, errors.New("413"))
+	close(rec.Events)
+	var got []string
+	for e := range rec.Events {
+		got = append(got, e)
+	}
+	if len(got) != 2 {
+		t.Fatalf("events = %q, want one translation and one apply failure", got)
+	}
+	if !strings.HasPrefix(got[0], "Warning "+ReasonTranslationFailed+" metadata.annotations[konghq.com/retries]: not a number") ||
+		!strings.HasPrefix(got[1], "Warning "+ReasonApplyFailed+" Kong http://kong:8001 rejected") {
+		t.Errorf("events = %q", got)
+	}
+}
+
+func TestPrometheusAndHealth(t *testing.T) {
+	p := New()
+	p.ObserveTranslation(kongsync.TranslationStats{Duration: time.Millisecond, Objects: 7, Problems: 2, ConfigBytes: 1234})
+	p.ObservePush("http://kong:8001", kongsync.ResultAccepted, 5*time.Millisecond)
+	p.ObservePush("http://kong:8001", kongsync.ResultAccepted, 5*time.Millisecond)
+	ready := false
+	h := HealthHandler(func() bool { return ready })
+	for _, tc := range []struct {
+		path  string
+		ready bool
+		want  int
+	}{{"/healthz", false, 200}, {"/readyz", false, 503}, {"/readyz", true, 200}} {
+		ready = tc.ready
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, tc.path, nil))
+		if w.Code != tc.want {
+			t.Errorf("%s (ready=%v) = %d, want %d", tc.path, tc.ready, w.Code, tc.want)
+		}
+	}
+	w := httptest.NewRecorder()
+	MetricsHandler(p.Registry).ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	for _, want := range []string{"kongsync_config_bytes 1234", "kongsync_translation_objects 7",
+		`kongsync_pushes_total{replica="http://kong:8001",result="accepted"} 2`} {
+		if !strings.Contains(w.Body.String(), want) {
+			t.Errorf("/metrics lacks %q", want)
+		}
+	}
+}
