@@ -2,6 +2,10 @@ package translator
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -57,5 +61,122 @@ func FuzzAnnotationsAndPaths(f *testing.F) {
 		if !bytes.Equal(a, b) {
 			t.Fatal("two translations of the same objects differ")
 		}
+	})
+}
+
+// maxFuzzManifest bounds a fuzzed manifest set; larger inputs only slow the fuzzer down.
+const maxFuzzManifest = 128 << 10
+
+// FuzzTranslateManifests decodes an arbitrary manifest stream with the store's reader, then
+// translates it: no panic, the same bytes and problems twice and with the objects loaded in
+// reverse order, output that encodes as JSON and that decK's offline validation accepts. Seeds:
+// every testdata/golden/*/in.yaml (read at run time, so new cases seed it too) and, in
+// testdata/fuzz/FuzzTranslateManifests, KIC's golden inputs (see testdata/fuzz/SOURCE).
+func FuzzTranslateManifests(f *testing.F) {
+	ins, _ := filepath.Glob(filepath.Join(goldenDir, "*", "in.yaml"))
+	for _, in := range ins {
+		if b, err := os.ReadFile(in); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		if len(in) > maxFuzzManifest {
+			t.Skip()
+		}
+		objs, _, _ := store.DecodeManifests("fuzz.yaml", bytes.NewReader(in))
+		st, notes := store.Load(objs)
+		res := Translate(st.Snapshot(), DefaultOptions())
+		a, err := document.JSON(res.Document)
+		if err != nil {
+			t.Fatalf("document does not encode: %v", err)
+		}
+		again := Translate(st.Snapshot(), DefaultOptions())
+		if b, _ := document.JSON(again.Document); !bytes.Equal(a, b) || problemsText(res.Problems) != problemsText(again.Problems) {
+			t.Fatal("two translations of the same snapshot differ")
+		}
+		if len(notes) == 0 { // without duplicate refs, load order must not matter
+			rev := make([]store.Object, len(objs))
+			for i, o := range objs {
+				rev[len(objs)-1-i] = o
+			}
+			st2, _ := store.Load(rev)
+			res2 := Translate(st2.Snapshot(), DefaultOptions())
+			if b, _ := document.JSON(res2.Document); !bytes.Equal(a, b) || problemsText(res.Problems) != problemsText(res2.Problems) {
+				t.Fatal("translation depends on the order objects were loaded in")
+			}
+		}
+		y, err := document.YAML(res.Document)
+		if err != nil {
+			t.Fatalf("document does not encode as YAML: %v", err)
+		}
+		if err := validateWithDeck(y); err != nil && !onlyGeneratedCredentialFields(err) {
+			t.Fatalf("decK rejects the output: %v\n%s", err, y)
+		}
+	})
+}
+
+// generatedCredentialField is decK's schema complaint about a credential field Kong generates
+// when it is absent (docs/kic-differences.md: kongsync sends such credentials as KIC does).
+var generatedCredentialField = regexp.MustCompile(`err=consumers\.\d+\.(jwt_secrets|hmacauth_credentials|oauth2_credentials|mtls_auth_credentials)\.\d+: (secret|client_secret|id) is required$`)
+
+// onlyGeneratedCredentialFields reports whether every decK schema error is such a complaint.
+func onlyGeneratedCredentialFields(err error) bool {
+	n := 0
+	for _, line := range strings.Split(err.Error(), "\n") {
+		if line = strings.TrimSpace(line); strings.HasPrefix(line, "validation error:") {
+			if !generatedCredentialField.MatchString(line) {
+				return false
+			}
+			n++
+		}
+	}
+	return n > 0
+}
+
+// FuzzAnnotationParsers checks each annotation parser's contract on arbitrary values: no
+// panic, and whatever a parser accepts is within what Kong accepts (integers in range, known
+// protocols and redirect codes, non-empty trimmed list items, upper-case methods).
+func FuzzAnnotationParsers(f *testing.F) {
+	for _, s := range []string{"", "0", "-1", "301", "999", "http,https", " a , ,b ", "get", "v1", "*.a.b", "2147483647", "+5", "0x10"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		for _, it := range splitList(v) {
+			if it == "" || it != strings.TrimSpace(it) || strings.Contains(it, ",") {
+				t.Fatalf("splitList(%q) gave item %q", v, it)
+			}
+		}
+		if n, err := parseIntRange(v, 0, maxRetries); err == nil && (n < 0 || n > maxRetries) {
+			t.Fatalf("parseIntRange(%q) = %d", v, n)
+		}
+		if n, err := parseRedirectCode(v); err == nil && n != 301 && n != 302 && n != 307 && n != 308 && n != 426 {
+			t.Fatalf("parseRedirectCode(%q) = %d", v, n)
+		}
+		if ps, err := parseProtocols(v); err == nil {
+			for _, p := range ps {
+				if !validProtocol(p) {
+					t.Fatalf("parseProtocols(%q) gave %q", v, p)
+				}
+			}
+		}
+		if ms, err := parseMethods(v); err == nil {
+			for _, m := range ms {
+				if m == "" || strings.ToUpper(m) != m {
+					t.Fatalf("parseMethods(%q) gave %q", v, m)
+				}
+			}
+		}
+		if p, err := parseServicePath(v); err == nil && !strings.HasPrefix(p, "/") {
+			t.Fatalf("parseServicePath(%q) = %q", v, p)
+		}
+		if ph, err := parsePathHandling(v); err == nil && ph != "v0" && ph != "v1" {
+			t.Fatalf("parsePathHandling(%q) = %q", v, ph)
+		}
+		_, _ = parseSNIs(v)
+		_, _ = parseHostAliases(v)
+		_ = splitHeaderValues(v, ",")
+		_ = parsePluginRefs(v, "ns")
+		_, _ = parseStrictBool(v)
+		_, _ = parseLooseBool(v)
 	})
 }
