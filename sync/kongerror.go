@@ -3,6 +3,7 @@ package sync
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -89,6 +90,7 @@ func parseConfigError(body []byte) ([]EntityError, string, error) {
 	out := make([]EntityError, 0, len(ce.Flattened))
 	for _, f := range ce.Flattened {
 		ee := f.EntityError
+		redactCredentialValues(&ee)
 		for _, fk := range []string{"service", "route", "consumer", "upstream", "certificate"} {
 			raw, ok := f.Entity[fk]
 			if !ok {
@@ -231,4 +233,18 @@ func tagsByID(d *document.Document) map[string][]string {
 		add(p.ID, p.Tags)
 	}
 	return m
+}
+
+// uniquenessValue matches the value Kong quotes in a uniqueness violation.
+var uniquenessValue = regexp.MustCompile(`(set to ')(.*)(' already declared)`)
+
+// redactCredentialValues hides the values Kong quotes in errors about credentials (a key-auth
+// key, a JWT or HMAC secret): they are secrets, and these messages end up in logs and Events.
+func redactCredentialValues(ee *EntityError) {
+	if !strings.HasSuffix(ee.Type, "_credential") && ee.Type != "jwt_secret" {
+		return
+	}
+	for i := range ee.Errors {
+		ee.Errors[i].Message = uniquenessValue.ReplaceAllString(ee.Errors[i].Message, "${1}[redacted]${3}")
+	}
 }

@@ -127,3 +127,21 @@ func FuzzConfigBody(f *testing.F) {
 		}
 	})
 }
+
+// Kong quotes the duplicate value in uniqueness errors; for credentials that value is a secret.
+func TestCredentialValuesRedacted(t *testing.T) {
+	body := []byte(`{"flattened_errors":[
+		{"entity_type":"keyauth_credential","entity_tags":["k8s-name:key","k8s-namespace:default","k8s-kind:Secret"],
+		 "errors":[{"type":"entity","message":"uniqueness violation: 'keyauth_credentials' entity with key set to 'sup3r-s3cret' already declared"}]},
+		{"entity_type":"consumer","errors":[{"type":"entity","message":"uniqueness violation: 'consumers' entity with username set to 'alice' already declared"}]}]}`)
+	ents, _, err := parseConfigError(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ents[0].Errors[0].Message; got != "uniqueness violation: 'keyauth_credentials' entity with key set to '[redacted]' already declared" {
+		t.Errorf("credential message %q", got)
+	}
+	if got := ents[1].Errors[0].Message; got != "uniqueness violation: 'consumers' entity with username set to 'alice' already declared" {
+		t.Errorf("consumer message changed: %q", got)
+	}
+}
