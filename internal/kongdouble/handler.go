@@ -38,6 +38,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.route(rec, r, body)
 	s.record(Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), Header: r.Header.Clone(),
 		Body: body, Status: rec.status, Start: start, End: time.Now()})
+	if rec.status == 0 {
+		panic(http.ErrAbortHandler) // no answer: drop the connection, as a dying Kong would
+	}
 	w.WriteHeader(rec.status)
 	_, _ = w.Write(rec.body.Bytes())
 }
@@ -60,7 +63,8 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, body []byte) {
 	}
 	if f := s.takeFault(r.Method, r.URL.Path); f != nil {
 		if !s.delay(r, f.Delay) {
-			return // client gave up or the double stopped: nothing to answer
+			w.WriteHeader(0) // client gave up or the double stopped: nothing to answer
+			return
 		}
 		if f.Status != 0 {
 			writeFault(w, f)

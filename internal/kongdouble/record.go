@@ -13,7 +13,8 @@ type Request struct {
 	Query  url.Values
 	Header http.Header
 	Body   []byte
-	// Status is the status code the double answered with.
+	// Status is the status code the double answered with; 0 when it did not answer (the
+	// client gave up during a delay, or the double stopped).
 	Status int
 	// Start and End bracket the request's handling.
 	Start, End time.Time

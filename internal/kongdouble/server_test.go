@@ -189,3 +189,22 @@ func TestCheckRegex(t *testing.T) {
 		}
 	}
 }
+
+// A request abandoned during a delay is recorded without a status.
+func TestAbandonedRequestRecordedWithoutStatus(t *testing.T) {
+	s := New(Options{})
+	defer s.Close()
+	s.SetDelay(time.Hour)
+	client := &http.Client{Timeout: 50 * time.Millisecond}
+	if _, err := client.Post(s.URL()+"/config", "application/json", nil); err == nil {
+		t.Fatal("want a timeout")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := s.WaitPosts(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if st := s.Posts()[0].Status; st != 0 {
+		t.Errorf("status %d, want 0", st)
+	}
+}
