@@ -112,6 +112,10 @@ func countObjects(snap *store.Snapshot) int {
 	return n
 }
 
+// neverExcluded are kinds whose exclusion would take everything that uses them down (an
+// IngressClass selects every Ingress of the class): reported, but never left out.
+var neverExcluded = map[store.Kind]bool{store.KindIngressClass: true}
+
 // rejectionMsg carries a replica's 400 to the loop.
 type rejectionMsg struct {
 	replica string
@@ -146,7 +150,7 @@ func (l *Loop) handleRejection(m rejectionMsg) bool {
 			continue
 		}
 		rejections = append(rejections, Rejection{Object: ref, Replica: m.replica, Entity: ee})
-		if obj, ok := m.payload.snap.Get(ref); ok {
+		if obj, ok := m.payload.snap.Get(ref); ok && !neverExcluded[ref.Kind] {
 			add[ref] = obj
 		}
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kong/go-kong/kong"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kongsync/kongsync/document"
@@ -143,5 +144,30 @@ func TestCredentialValuesRedacted(t *testing.T) {
 	}
 	if got := ents[1].Errors[0].Message; got != "uniqueness violation: 'consumers' entity with username set to 'alice' already declared" {
 		t.Errorf("consumer message changed: %q", got)
+	}
+}
+
+// A rejection naming an IngressClass is reported but the class is not left out: that would drop
+// every Ingress of the class.
+func TestIngressClassNeverExcluded(t *testing.T) {
+	st := store.New()
+	ic := &networkingv1.IngressClass{ObjectMeta: metav1.ObjectMeta{Name: "kong", ResourceVersion: "1"}}
+	if _, err := st.Upsert(ic); err != nil {
+		t.Fatal(err)
+	}
+	rep := &reporter{}
+	l, err := New(Config{Source: st, Translate: fakeTranslate, Reporter: rep})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := NewPayload(document.New())
+	p.snap = st.Snapshot()
+	l.current = p
+	rebuild := l.handleRejection(rejectionMsg{replica: "http://kong", payload: p, outcome: Outcome{Entities: []EntityError{{
+		Type: "route", Tags: []string{"k8s-name:kong", "k8s-kind:IngressClass", "k8s-group:networking.k8s.io"},
+		Errors: []FieldError{{Type: "entity", Message: "boom"}}}}}})
+	_, rej, _ := rep.snapshot()
+	if rebuild || len(l.Excluded()) != 0 || len(rej) != 1 || rej[0].Object.Kind != store.KindIngressClass {
+		t.Fatalf("rebuild %v, excluded %v, rejections %v", rebuild, l.Excluded(), rej)
 	}
 }
