@@ -143,7 +143,7 @@ func parseProtocols(v string) ([]string, error) {
 	ps := splitList(v)
 	for _, p := range ps {
 		if !validProtocol(p) {
-			return nil, fmt.Errorf("unknown protocol %q", p)
+			return nil, fmt.Errorf("unknown protocol %s", quoteShort(p))
 		}
 	}
 	return ps, nil
@@ -155,7 +155,7 @@ func parseMethods(v string) ([]string, error) {
 	for i, m := range ms {
 		ms[i] = strings.ToUpper(m)
 		if !validMethod.MatchString(ms[i]) {
-			return nil, fmt.Errorf("invalid method %q", m)
+			return nil, fmt.Errorf("invalid method %s", quoteShort(m))
 		}
 	}
 	return ms, nil
@@ -167,7 +167,7 @@ func parseSNIs(v string) ([]string, error) {
 	ss := splitList(v)
 	for _, s := range ss {
 		if !validSNI.MatchString(s) {
-			return nil, fmt.Errorf("invalid SNI %q", s)
+			return nil, fmt.Errorf("invalid SNI %s", quoteShort(s))
 		}
 	}
 	return ss, nil
@@ -179,7 +179,7 @@ func parseHostAliases(v string) ([]string, error) {
 	hs := splitList(v)
 	for _, h := range hs {
 		if !validHostAlias.MatchString(h) {
-			return nil, fmt.Errorf("invalid host alias %q", h)
+			return nil, fmt.Errorf("invalid host alias %s", quoteShort(h))
 		}
 	}
 	return hs, nil

@@ -40,7 +40,7 @@ func (t *translation) translateRules(ing *networkingv1.Ingress, rs *routeSetting
 	var groups []routeGroup
 	for i := range ing.Spec.Rules {
 		rule := &ing.Spec.Rules[i]
-		if rule.HTTP == nil {
+		if rule.HTTP == nil || t.badRuleHost(ing, i, rule.Host) {
 			continue
 		}
 		for j := range rule.HTTP.Paths {
@@ -69,7 +69,10 @@ func (t *translation) translatePath(ing *networkingv1.Ingress, rs *routeSettings
 		path = "/"
 	}
 	if path[0] != '/' {
-		t.problem(ingressRef(ing), pos.field(".path"), "%q is not an absolute path; path skipped", p.Path)
+		t.problem(ingressRef(ing), pos.field(".path"), "%s is not an absolute path; path skipped", quoteShort(p.Path))
+		return groups
+	}
+	if t.badRegexPath(ing, pos, path, pt, rs.regexMarker) {
 		return groups
 	}
 	if p.Backend.Service == nil {

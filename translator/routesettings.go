@@ -158,7 +158,7 @@ type annotationParser struct {
 }
 
 func (p annotationParser) bad(key, why string) {
-	p.t.problem(p.ref, annotationField(key), "invalid value %q: %s; annotation ignored", p.anns[key], why)
+	p.t.problem(p.ref, annotationField(key), "invalid value %s: %s; annotation ignored", quoteShort(p.anns[key]), why)
 }
 
 // boolean, integer and list return nil for an absent or empty annotation: an empty value means
@@ -218,7 +218,15 @@ func (p annotationParser) headers() map[string][]string {
 	var out map[string][]string
 	for k, v := range p.anns {
 		name, ok := strings.CutPrefix(k, annHeadersPrefix)
-		if !ok || name == "" || v == "" {
+		if !ok || v == "" {
+			continue
+		}
+		if name == "" {
+			p.bad(k, "no header name after konghq.com/headers.")
+			continue
+		}
+		if strings.EqualFold(name, "host") {
+			p.bad(k, "Kong matches the Host header with the route's hosts (use the rule host or konghq.com/host-aliases), and rejects it as a header")
 			continue
 		}
 		if out == nil {

@@ -104,6 +104,11 @@ func (t *translation) collectTLSEntry(ing *networkingv1.Ingress, i int) {
 	}
 	t.useCert(ce)
 	for j, h := range tl.Hosts {
+		if !validHost(h) {
+			t.problem(ingressRef(ing), field+".hosts["+strconv.Itoa(j)+"]",
+				"%s is not a valid host (a DNS name, optionally starting with *.); no certificate for it", quoteShort(h))
+			continue
+		}
 		owner, taken := t.sniOwner[h]
 		if !taken {
 			t.sniOwner[h] = ce

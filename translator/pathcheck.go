@@ -1,0 +1,105 @@
+package translator
+
+import (
+	"errors"
+	"regexp/syntax"
+	"strconv"
+	"strings"
+
+	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+)
+
+// validHost reports whether h is a host Kubernetes accepts in an Ingress rule or TLS entry: a
+// DNS-1123 subdomain, optionally with a leading "*." label. Only manifests can hold anything
+// else, and Kong rejects the whole configuration for one bad route host or SNI.
+func validHost(h string) bool {
+	if rest, ok := strings.CutPrefix(h, "*."); ok {
+		h = rest
+	}
+	return len(validation.IsDNS1123Subdomain(h)) == 0
+}
+
+// maxQuoted is how much of a user's value a problem quotes: a 1 MB annotation must not make a
+// 1 MB problem line.
+const maxQuoted = 100
+
+// quoteShort quotes v for a problem text, cut to maxQuoted bytes (at a rune boundary) with its
+// full length said.
+func quoteShort(v string) string {
+	if len(v) <= maxQuoted {
+		return strconv.Quote(v)
+	}
+	cut := maxQuoted
+	for cut > 0 && !utf8RuneStart(v[cut]) {
+		cut--
+	}
+	return strconv.Quote(v[:cut]) + "... (" + strconv.Itoa(len(v)) + " bytes)"
+}
+
+func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+// regexMeta are the characters whose imbalance can make a regex invalid; a path without any is
+// never checked.
+const regexMeta = `()[]\`
+
+// certainlyInvalidRegex returns why a Kong regex path (without its "~") cannot compile, or nil.
+// Kong uses PCRE, which Go's regexp is not: lookarounds, backreferences, possessive quantifiers,
+// (*VERB)s and large repeat counts are valid PCRE that Go refuses. So only errors PCRE shares
+// are believed: unbalanced parentheses or brackets and a trailing backslash. Anything else goes
+// to Kong, and a regex Kong refuses is caught by the sync loop's fallback to the last good
+// config (docs/bad-input.md).
+func certainlyInvalidRegex(re string) error {
+	if strings.Contains(re, "(?#") {
+		return nil // PCRE comments may hold unbalanced parentheses
+	}
+	_, err := syntax.Parse(re, syntax.Perl)
+	var se *syntax.Error
+	if !errors.As(err, &se) {
+		return nil
+	}
+	switch se.Code {
+	case syntax.ErrMissingParen, syntax.ErrUnexpectedParen, syntax.ErrMissingBracket, syntax.ErrTrailingBackslash:
+		return se
+	}
+	return nil
+}
+
+// badRegexPath reports, and returns true for, an Ingress path that would become a Kong regex
+// path that certainly does not compile: Kong would reject the whole configuration for it.
+func (t *translation) badRegexPath(ing *networkingv1.Ingress, pos pathPos, path string, pt networkingv1.PathType, marker string) bool {
+	if !strings.ContainsAny(path, regexMeta) {
+		return false
+	}
+	var buf [2]string
+	for _, kp := range ingressPaths(path, pt, marker, buf[:0]) {
+		re, ok := strings.CutPrefix(kp, kongRegexPrefix)
+		if !ok {
+			continue
+		}
+		if err := certainlyInvalidRegex(re); err != nil {
+			t.problem(ingressRef(ing), pos.field(".path"), "%s becomes Kong regex path %s, which is not a valid regular expression (%s); path skipped",
+				quoteShort(path), quoteShort(kp), syntaxCode(err))
+			return true
+		}
+	}
+	return false
+}
+
+func syntaxCode(err error) string {
+	var se *syntax.Error
+	if errors.As(err, &se) {
+		return string(se.Code)
+	}
+	return err.Error()
+}
+
+// badRuleHost reports, and returns true for, an Ingress rule whose host is not a valid host.
+func (t *translation) badRuleHost(ing *networkingv1.Ingress, i int, host string) bool {
+	if host == "" || validHost(host) {
+		return false
+	}
+	t.problem(ingressRef(ing), "spec.rules["+strconv.Itoa(i)+"].host",
+		"%s is not a valid host (a DNS name, optionally starting with *.); rule skipped", quoteShort(host))
+	return true
+}
