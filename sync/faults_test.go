@@ -1,6 +1,7 @@
 package sync
 
 import (
+	"context"
 	"net/http"
 	"testing"
 	"time"
@@ -126,5 +127,33 @@ func TestBothConfigsRefusedDoesNotLoop(t *testing.T) {
 	}
 	if n := e.loop.Stats().TooLarge; n != 2 {
 		t.Errorf("%d posts refused with 413, want 2 (latest, then last good once)", n)
+	}
+}
+
+// Two controllers pushing the same config to one slow Kong: the one that finds Kong loading gets
+// 429, waits the Retry-After, and then sees in GET /status that its config is there: no second
+// POST.
+func TestSecondControllerWaitsForBusyKong(t *testing.T) {
+	e := newEnv(t, envOpts{kong: kongdouble.Options{LoadTime: 500 * time.Millisecond}})
+	e.upsert("a", nil)
+	e.wait("Kong loading the first controller's config", wait, e.kongs[0].Loading)
+	ev2 := newEvents()
+	l2, err := New(Config{Source: e.store, Translate: fakeTranslate, Replicas: []string{e.kongs[0].URL()},
+		Window: time.Millisecond, Observe: ev2.observe})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = l2.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	select {
+	case <-l2.ReadyC():
+	case <-time.After(wait):
+		t.Fatalf("second controller never ready: %+v", l2.Replicas())
+	}
+	e.converged(wait)
+	if st := l2.Stats(); st.Busy != 1 || st.Pushes != 1 {
+		t.Errorf("second controller: busy %d (want 1), pushes %d (want 1): %+v", st.Busy, st.Pushes, st)
 	}
 }

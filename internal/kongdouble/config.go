@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"mime"
 	"mime/multipart"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
+	"time"
 
 	"gopkg.in/yaml.v3"
 )
@@ -69,10 +72,39 @@ func (s *Server) postConfig(w http.ResponseWriter, r *http.Request, body []byte)
 	if len(res.entities) == 0 {
 		newHash = EmptyHash // Kong reports the empty hash for a config without entities
 	}
-	s.mu.Lock()
-	s.cur = &loaded{raw: raw, sum: newHash, doc: doc, entities: res.entities}
-	s.mu.Unlock()
+	if !s.load(w, r, &loaded{raw: raw, sum: newHash, doc: doc, entities: res.entities}) {
+		return
+	}
 	writeJSON(w, http.StatusCreated, res.entities)
+}
+
+// load installs a config, taking LoadTime; a concurrent load is refused with 429 and the
+// seconds left as Retry-After. It returns false when it answered (429) or gave up.
+func (s *Server) load(w http.ResponseWriter, r *http.Request, l *loaded) bool {
+	s.mu.Lock()
+	now := time.Now()
+	if left := s.loadUntil.Sub(now); left > 0 {
+		s.mu.Unlock()
+		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(left.Seconds()))))
+		writeJSON(w, http.StatusTooManyRequests, map[string]any{"message": kongMessage(http.StatusTooManyRequests)})
+		return false
+	}
+	d := s.loadTime
+	if d > 0 {
+		s.loadUntil = now.Add(d)
+		s.broadcast()
+	}
+	s.mu.Unlock()
+	ok := s.delay(r, d)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.loadUntil = time.Time{}
+	if !ok {
+		w.WriteHeader(0)
+		return false
+	}
+	s.cur = l
+	return true
 }
 
 // readInput applies Kong's content-type rules; status is non-zero for an error answer.

@@ -33,6 +33,9 @@ type Options struct {
 	MaxConfigBytes int
 	// Addr is the listen address (default "127.0.0.1:0": a free loopback port).
 	Addr string
+	// LoadTime, if positive, is how long loading a valid config takes; a POST /config arriving
+	// meanwhile gets 429 with Retry-After, as Kong answers while a previous config is loading.
+	LoadTime time.Duration
 	// TLS, if set, serves HTTPS with it (set ClientAuth to require client certificates); URL
 	// then starts with https://.
 	TLS *tls.Config
@@ -44,15 +47,16 @@ type Server struct {
 	addr   string // host:port, fixed at first listen so Start reopens the same port
 	nodeID string
 
-	mu      sync.Mutex
-	srv     *http.Server
-	down    chan struct{} // closed when the current listener generation stops
-	cur     *loaded
-	faults  []*Fault
-	reqs    []Request
-	changed chan struct{} // closed (and replaced) whenever something is recorded
-	closed  bool
-	loading int // POST /config requests in progress
+	mu        sync.Mutex
+	srv       *http.Server
+	down      chan struct{} // closed when the current listener generation stops
+	cur       *loaded
+	faults    []*Fault
+	reqs      []Request
+	changed   chan struct{} // closed (and replaced) whenever something is recorded
+	closed    bool
+	loadTime  time.Duration
+	loadUntil time.Time // end of the load in progress, zero when none
 }
 
 // New starts a double on a free loopback port (or Options.Addr). It panics if it cannot listen,
@@ -67,7 +71,7 @@ func New(opts Options) *Server {
 	if opts.Addr == "" {
 		opts.Addr = "127.0.0.1:0"
 	}
-	s := &Server{opts: opts, addr: opts.Addr, nodeID: newUUID(), changed: make(chan struct{})}
+	s := &Server{opts: opts, addr: opts.Addr, nodeID: newUUID(), changed: make(chan struct{}), loadTime: opts.LoadTime}
 	if err := s.Start(); err != nil {
 		panic(fmt.Sprintf("kongdouble: %v", err))
 	}
@@ -141,6 +145,20 @@ func (s *Server) Restart() {
 	if err := s.Start(); err != nil {
 		panic(fmt.Sprintf("kongdouble: restart: %v", err))
 	}
+}
+
+// SetLoadTime changes Options.LoadTime: how long loading a config takes from now on.
+func (s *Server) SetLoadTime(d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.loadTime = d
+}
+
+// Loading reports whether a config is being loaded (see Options.LoadTime).
+func (s *Server) Loading() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return !s.loadUntil.IsZero()
 }
 
 // Close stops the double for good.

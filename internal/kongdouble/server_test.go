@@ -208,3 +208,28 @@ func TestAbandonedRequestRecordedWithoutStatus(t *testing.T) {
 		t.Errorf("status %d, want 0", st)
 	}
 }
+
+// While a config is loading, Kong answers another POST /config with 429 and Retry-After
+// (kong/api/routes/config.lua: "busy"/"locked").
+func TestBusyWhileLoading(t *testing.T) {
+	s := New(Options{LoadTime: 400 * time.Millisecond})
+	defer s.Close()
+	first := make(chan int, 1)
+	go func() {
+		code, _ := postConfig(t, s, "", minimal)
+		first <- code
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := s.WaitFor(ctx, s.Loading); err != nil {
+		t.Fatal(err)
+	}
+	b := mustJSON(t, map[string]string{"config": `{"_format_version":"3.0"}`})
+	code, body, hdr := do(t, s, http.MethodPost, "/config", "application/json", b)
+	if code != http.StatusTooManyRequests || hdr.Get("Retry-After") != "1" || body["message"] != "Currently loading previous configuration" {
+		t.Fatalf("concurrent post: %d %v %v", code, hdr, body)
+	}
+	if code := <-first; code != http.StatusCreated || s.Hash() != md5hex([]byte(minimal)) {
+		t.Fatalf("first post: %d, hash %s", code, s.Hash())
+	}
+}
