@@ -88,6 +88,7 @@ func (t *translation) translatePath(ing *networkingv1.Ingress, rs *routeSettings
 	if g == nil {
 		groups = append(groups, routeGroup{svc: ks.name, host: host, route: t.newRuleRoute(ing, rs, ks, host)})
 		g = &groups[len(groups)-1]
+		t.rec.use(ks, g.route)
 	}
 	var buf [2]string
 	for _, kp := range ingressPaths(path, pt, rs.regexMarker, buf[:0]) {

@@ -59,12 +59,14 @@ func (t *translation) resolveBackend(ing *networkingv1.Ingress, b *networkingv1.
 	pd := portDefOf(b.Port)
 	name := kongServiceName(ing.Namespace, b.Name, pd)
 	if ks, ok := t.services[name]; ok {
+		t.rec.dependOn(ing.Namespace, b.Name, ks.svc)
 		if ks.svcPort == nil && ks.svc.Spec.Type != corev1.ServiceTypeExternalName {
 			t.missingNumberProblem(ing, ks, field)
 		}
 		return ks
 	}
 	svc, ok := t.snap.Service(ing.Namespace, b.Name)
+	t.rec.dependOn(ing.Namespace, b.Name, svc)
 	if !ok {
 		t.problem(ingressRef(ing), field()+".name", "Service %s/%s not found; path skipped", ing.Namespace, b.Name)
 		return nil
@@ -74,14 +76,21 @@ func (t *translation) resolveBackend(ing *networkingv1.Ingress, b *networkingv1.
 		t.problem(ingressRef(ing), field()+portField(pd), "%s; path skipped", why)
 		return nil
 	}
+	ks := t.newKongService(name, ing.Namespace, b.Name, pd, svc, sp)
+	if sp == nil && svc.Spec.Type != corev1.ServiceTypeExternalName {
+		t.missingNumberProblem(ing, ks, field)
+	}
+	return ks
+}
+
+// newKongService registers the Kong service of one resolved backend.
+func (t *translation) newKongService(name, ns, backend string, pd portDef, svc *corev1.Service, sp *corev1.ServicePort) *kongService {
 	ks := &kongService{
-		name: name, host: upstreamName(ing.Namespace, b.Name, pd), namespace: ing.Namespace,
-		backendName: b.Name, port: pd, svc: svc, svcPort: sp, portNumber: pd.number,
+		name: name, host: upstreamName(ns, backend, pd), namespace: ns,
+		backendName: backend, port: pd, svc: svc, svcPort: sp, portNumber: pd.number,
 	}
 	if sp != nil {
 		ks.portNumber = sp.Port
-	} else if svc.Spec.Type != corev1.ServiceTypeExternalName {
-		t.missingNumberProblem(ing, ks, field)
 	}
 	t.services[name] = ks
 	return ks
@@ -174,8 +183,8 @@ func (t *translation) buildServices() ([]*document.Service, []*document.Upstream
 			continue
 		}
 		info := t.serviceInfoFor(ks.svc)
-		svcs = append(svcs, t.buildService(ks, info))
-		ups = append(ups, t.buildUpstream(ks, info))
+		svcs = append(svcs, t.serviceFor(ks, info))
+		ups = append(ups, t.upstreamFor(ks, info))
 	}
 	return svcs, ups
 }

@@ -29,6 +29,11 @@ func (t *translation) serviceInfoFor(svc *corev1.Service) *serviceInfo {
 	if info, ok := t.svcInfo[svc]; ok {
 		return info
 	}
+	if info := t.cachedServiceInfo(svc); info != nil {
+		t.svcInfo[svc] = info
+		return info
+	}
+	before := len(t.problems)
 	a := svc.Annotations
 	p := annotationParser{t: t, ref: serviceRef(svc), anns: a}
 	info := &serviceInfo{tags: objectTags(store.KindService, svc)}
@@ -63,6 +68,7 @@ func (t *translation) serviceInfoFor(svc *corev1.Service) *serviceInfo {
 	t.pluginProblems(serviceRef(svc), svc.Namespace, a)
 	t.unsupportedServiceAnnotations(svc)
 	t.svcInfo[svc] = info
+	t.storeServiceInfo(svc, info, t.problems[before:])
 	return info
 }
 

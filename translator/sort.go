@@ -1,8 +1,11 @@
 package translator
 
 import (
+	"slices"
 	"sort"
 	"strings"
+
+	"github.com/kong/go-kong/kong"
 
 	"github.com/kongsync/kongsync/document"
 )
@@ -11,14 +14,20 @@ import (
 // by name, targets by target, certificates and CA certificates by PEM, all descending. Where KIC
 // leaves ties to map order (two certificates with one PEM but different keys), kongsync breaks
 // them by key and id, so the output never depends on input order.
+//
+// Lists already in order are not written: entities reused from a Cache share their lists with
+// earlier results.
 func sortDocument(d *document.Document) {
-	sort.Slice(d.Services, func(i, j int) bool { return *d.Services[i].Name > *d.Services[j].Name })
+	slices.SortFunc(d.Services, func(a, b *document.Service) int { return strings.Compare(*b.Name, *a.Name) })
 	for _, s := range d.Services {
-		sort.Slice(s.Routes, func(i, j int) bool { return *s.Routes[i].Name > *s.Routes[j].Name })
+		sortRoutes(s.Routes)
 	}
-	sort.Slice(d.Upstreams, func(i, j int) bool { return *d.Upstreams[i].Name > *d.Upstreams[j].Name })
+	slices.SortFunc(d.Upstreams, func(a, b *document.Upstream) int { return strings.Compare(*b.Name, *a.Name) })
 	for _, u := range d.Upstreams {
-		sort.Slice(u.Targets, func(i, j int) bool { return *u.Targets[i].Target > *u.Targets[j].Target })
+		cmp := func(a, b *kong.Target) int { return strings.Compare(*b.Target, *a.Target) }
+		if !slices.IsSortedFunc(u.Targets, cmp) {
+			slices.SortFunc(u.Targets, cmp)
+		}
 	}
 	sort.Slice(d.Certificates, func(i, j int) bool {
 		a, b := d.Certificates[i], d.Certificates[j]

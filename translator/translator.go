@@ -58,14 +58,22 @@ type translation struct {
 	sniOwner   map[string]*certEntry // TLS host → the Secret serving it
 	clientRefs []clientCertRef       // services whose client_certificate awaits the merged id
 	caCertIDs  map[string]bool       // ids of the CA certificates in the output
+
+	cache *Cache     // per-object results of earlier translations; nil for Translate
+	rec   *rulesMemo // what the Ingress being translated reads and produces, when caching
 }
 
 // Translate builds the Kong configuration for every object in snap that this controller serves.
 func Translate(snap *store.Snapshot, opts Options) Result {
+	return translate(snap, opts, nil)
+}
+
+func translate(snap *store.Snapshot, opts Options, cache *Cache) Result {
 	if opts.IngressClass == "" {
 		opts.IngressClass = DefaultOptions().IngressClass
 	}
 	t := &translation{
+		cache:        cache,
 		snap:         snap,
 		opts:         opts,
 		defaultClass: snap.IsDefaultClass(opts.IngressClass),
@@ -76,14 +84,17 @@ func Translate(snap *store.Snapshot, opts Options) Result {
 		caCertIDs:    map[string]bool{},
 		defaults:     newDefaultValues(),
 	}
+	if cache != nil {
+		t.defaults = cache.defaults
+	}
 	t.ids.services, t.ids.routes = newIDSpace("services"), newIDSpace("routes")
 	doc := document.New()
 	ings := t.selectIngresses()
 	t.collectTLS(ings)
 	settings := make([]*routeSettings, len(ings))
 	for i, ing := range ings {
-		settings[i] = t.parseRouteSettings(ing)
-		t.translateRules(ing, settings[i])
+		settings[i] = t.routeSettingsFor(ing)
+		t.rulesFor(ing, settings[i])
 	}
 	t.translateDefaultBackend(ings, settings)
 	doc.CACertificates = t.caCertificates()

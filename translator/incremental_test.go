@@ -1,0 +1,237 @@
+package translator
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kongsync/kongsync/document"
+	"github.com/kongsync/kongsync/internal/workload"
+	"github.com/kongsync/kongsync/store"
+)
+
+// incremental is the pipeline under test: a translation cache and a JSON fragment cache.
+type incremental struct {
+	tr  *Cache
+	enc *document.JSONCache
+}
+
+func newIncremental() *incremental {
+	return &incremental{tr: NewCache(DefaultOptions()), enc: document.NewJSONCache()}
+}
+
+// check compares the incremental translation and encoding of snap with a from-scratch one:
+// document bytes, hash and problems must be identical.
+func (in *incremental) check(t *testing.T, snap *store.Snapshot, what string) {
+	t.Helper()
+	want := Translate(snap, DefaultOptions())
+	wantJS, err := document.JSON(want.Document)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := in.tr.Translate(snap)
+	gotJS, gotHash, err := in.enc.Encode(got.Document)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(gotJS, wantJS) {
+		t.Fatalf("%s: incremental JSON differs from a full build\n--- got:\n%s\n--- want:\n%s", what, gotJS, wantJS)
+	}
+	if gotHash != document.Hash(wantJS) {
+		t.Fatalf("%s: incremental hash %s, full build %s", what, gotHash, document.Hash(wantJS))
+	}
+	if g, w := problemsText(got.Problems), problemsText(want.Problems); g != w {
+		t.Fatalf("%s: problems differ\n--- got:\n%s\n--- want:\n%s", what, g, w)
+	}
+	plain, err := document.JSON(got.Document)
+	if err != nil || !bytes.Equal(plain, wantJS) {
+		t.Fatalf("%s: document.JSON of the incremental document differs from the full build", what)
+	}
+}
+
+// TestIncrementalGolden runs every golden case through the incremental path: cold, warm with
+// the same snapshot, and warm with a new snapshot of new copies of the same objects.
+func TestIncrementalGolden(t *testing.T) {
+	for _, dir := range goldenCases(t) {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			objs := loadObjects(t, dir)
+			snap, err := store.NewSnapshot(objs...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			in := newIncremental()
+			in.check(t, snap, "cold")
+			in.check(t, snap, "warm")
+			copies := make([]store.Object, len(objs))
+			for i, o := range objs {
+				copies[i] = o.DeepCopyObject().(store.Object)
+			}
+			snap2, err := store.NewSnapshot(copies...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			in.check(t, snap2, "copies")
+			in.check(t, snap, "back")
+		})
+	}
+}
+
+// TestIncrementalRandomChanges applies random sequences of adds, updates and deletes of
+// Ingresses, Services, EndpointSlices, Secrets and IngressClasses (including flipping the
+// default class) to a store and compares the incremental result with a full build after each.
+func TestIncrementalRandomChanges(t *testing.T) {
+	dirs := goldenCases(t)
+	seeds, steps := 12, 60
+	if testing.Short() {
+		seeds = 3
+	}
+	for seed := range seeds {
+		t.Run(strconv.Itoa(seed), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(uint64(seed), 42))
+			pool := changePool(t, dirs, r)
+			st := store.New()
+			for _, o := range pool {
+				if r.IntN(4) > 0 {
+					mustUpsert(t, st, o)
+				}
+			}
+			in := newIncremental()
+			in.check(t, st.Snapshot(), "initial")
+			for step := range steps {
+				var did []string
+				for range 1 + r.IntN(3) {
+					did = append(did, randomChange(t, st, pool, r))
+				}
+				in.check(t, st.Snapshot(), fmt.Sprintf("step %d %v", step, did))
+			}
+		})
+	}
+}
+
+// changePool is the objects a random sequence draws from: three golden cases and a small
+// generated workload with TLS.
+func changePool(t *testing.T, dirs []string, r *rand.Rand) []store.Object {
+	var pool []store.Object
+	for range 3 {
+		pool = append(pool, loadObjects(t, dirs[r.IntN(len(dirs))])...)
+	}
+	c := workload.Defaults(12)
+	c.TLSSecrets, c.Namespaces, c.Seed = 4, 2, int64(r.IntN(1000))
+	objs, err := workload.Objects(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range objs {
+		if so, ok := o.(store.Object); ok {
+			if _, err := store.KindOf(so); err == nil {
+				pool = append(pool, so)
+			}
+		}
+	}
+	return pool
+}
+
+func mustUpsert(t *testing.T, st *store.Store, o store.Object) {
+	t.Helper()
+	if _, err := st.Upsert(o); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// randomChange deletes, restores or modifies one object of the pool and says what it did.
+func randomChange(t *testing.T, st *store.Store, pool []store.Object, r *rand.Rand) string {
+	o := pool[r.IntN(len(pool))]
+	ref, err := store.RefOf(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cur, present := st.Get(ref)
+	switch {
+	case !present:
+		mustUpsert(t, st, o)
+		return "add " + ref.String()
+	case r.IntN(4) == 0:
+		st.Delete(ref)
+		return "delete " + ref.String()
+	}
+	c := cur.DeepCopyObject().(store.Object)
+	what := mutate(c, r)
+	mustUpsert(t, st, c)
+	return what + " " + ref.String()
+}
+
+// mutate changes one thing an object's translation depends on (or nothing: a new pointer with
+// the same content must give the same result too).
+func mutate(o runtime.Object, r *rand.Rand) string {
+	n := r.IntN(3)
+	switch o := o.(type) {
+	case *networkingv1.Ingress:
+		return mutateIngress(o, n)
+	case *corev1.Service:
+		switch n {
+		case 0:
+			setAnnotation(&o.ObjectMeta, annProtocol, "https")
+		case 1:
+			if len(o.Spec.Ports) > 0 {
+				o.Spec.Ports[0].Port++
+			}
+		}
+	case *discoveryv1.EndpointSlice:
+		if len(o.Endpoints) == 0 {
+			return "same"
+		}
+		switch n {
+		case 0:
+			ready := o.Endpoints[0].Conditions.Ready == nil || !*o.Endpoints[0].Conditions.Ready
+			o.Endpoints[0].Conditions.Ready = &ready
+		case 1:
+			o.Endpoints = append(o.Endpoints, discoveryv1.Endpoint{Addresses: []string{"10.9.9." + strconv.Itoa(r.IntN(250))}})
+		}
+	case *corev1.Secret:
+		if n == 0 {
+			setAnnotation(&o.ObjectMeta, annTags, "changed")
+		} else if n == 1 {
+			o.Data = nil
+		}
+	case *networkingv1.IngressClass:
+		v := "true"
+		if o.Annotations[store.DefaultClassAnnotation] == "true" {
+			v = "false"
+		}
+		setAnnotation(&o.ObjectMeta, store.DefaultClassAnnotation, v)
+		return "flip default"
+	}
+	return "update" + strconv.Itoa(n)
+}
+
+func mutateIngress(o *networkingv1.Ingress, n int) string {
+	switch n {
+	case 0:
+		setAnnotation(&o.ObjectMeta, annStripPath, "true")
+	case 1:
+		for i := range o.Spec.Rules {
+			if h := o.Spec.Rules[i].HTTP; h != nil && len(h.Paths) > 0 {
+				h.Paths[0].Path += "x"
+				break
+			}
+		}
+		o.CreationTimestamp = metav1.NewTime(o.CreationTimestamp.Add(-3600e9))
+	}
+	return "update ingress " + strconv.Itoa(n)
+}
+
+func setAnnotation(m *metav1.ObjectMeta, k, v string) {
+	if m.Annotations == nil {
+		m.Annotations = map[string]string{}
+	}
+	m.Annotations[k] = v
+}
