@@ -377,3 +377,23 @@ func TestEmptyConfigIsStable(t *testing.T) {
 		t.Errorf("%d pushes of an unchanged empty config", n)
 	}
 }
+
+// Events that never pause still get translated every MaxDelay: the window cannot starve the
+// loop.
+func TestMaxDelayBoundsContinuousEvents(t *testing.T) {
+	e := newEnv(t, envOpts{cfg: func(c *Config) { c.Window, c.MaxDelay = 50*time.Millisecond, 200*time.Millisecond }})
+	e.converged(wait)
+	before := e.ev.count(EventSkip) + e.ev.count(EventBuild)
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	start := time.Now()
+	for time.Since(start) < time.Second {
+		<-tick.C
+		e.loop.Notify()
+	}
+	n := e.ev.count(EventSkip) + e.ev.count(EventBuild) - before
+	t.Logf("%d wake-ups during 1 s of events every 5 ms (window 50 ms, max delay 200 ms)", n)
+	if n < 3 || n > 6 {
+		t.Errorf("%d wake-ups in 1 s, want about 5 (one per max delay)", n)
+	}
+}
