@@ -9,6 +9,8 @@ import (
 	"github.com/kong/go-kong/kong"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+
+	"github.com/kongsync/kongsync/store"
 )
 
 // targets returns the upstream targets of one Kong service, sorted KIC's way (descending).
@@ -29,11 +31,16 @@ func (t *translation) targets(ks *kongService) []*kong.Target {
 		return []*kong.Target{{Target: kong.String(host + ":" + strconv.Itoa(int(port.Port)))}}
 	}
 	if svc.Spec.Type == corev1.ServiceTypeExternalName {
+		if !validHost(strings.TrimSuffix(svc.Spec.ExternalName, ".")) {
+			t.problem(store.Ref{Kind: store.KindService, Namespace: svc.Namespace, Name: svc.Name}, "spec.externalName",
+				"%s is not a DNS name; the upstream gets no targets", quoteShort(svc.Spec.ExternalName))
+			return nil
+		}
 		return []*kong.Target{{Target: kong.String(svc.Spec.ExternalName + ":" + port.TargetPort.String())}}
 	}
 	var addrs []string
 	for _, es := range t.snap.EndpointSlicesFor(svc.Namespace, svc.Name) {
-		addrs = sliceTargets(es, svc, port.Name, addrs)
+		addrs = t.sliceTargets(es, svc, port.Name, addrs)
 	}
 	sort.Sort(sort.Reverse(sort.StringSlice(addrs)))
 	out := make([]*kong.Target, 0, len(addrs))
@@ -49,14 +56,20 @@ func (t *translation) targets(ks *kongService) []*kong.Target {
 // sliceTargets appends "address:port" for every ready endpoint of es on the port named
 // portName. A port without a name matches the Service port without a name (KIC panics on
 // it); a port without a protocol counts as TCP, the Kubernetes default. Like KIC, a port
-// matches when its protocol is TCP or one the Service uses.
-func sliceTargets(es *discoveryv1.EndpointSlice, svc *corev1.Service, portName string, dst []string) []string {
-	for _, p := range es.Ports {
+// matches when its protocol is TCP or one the Service uses. Ports outside 1-65535 and addresses
+// that are not IPs (or DNS names, for addressType FQDN) are skipped with a problem: only
+// manifests can hold them, and Kong rejects the whole configuration for one bad target.
+func (t *translation) sliceTargets(es *discoveryv1.EndpointSlice, svc *corev1.Service, portName string, dst []string) []string {
+	for k, p := range es.Ports {
 		name := ""
 		if p.Name != nil {
 			name = *p.Name
 		}
-		if p.Port == nil || *p.Port < 0 || name != portName || !serviceUsesProtocol(svc, p.Protocol) {
+		if p.Port == nil || name != portName || !serviceUsesProtocol(svc, p.Protocol) {
+			continue
+		}
+		if *p.Port < 1 || *p.Port > 65535 {
+			t.problem(sliceRef(es), "ports["+strconv.Itoa(k)+"].port", "%d is not a port number (1-65535); port skipped", *p.Port)
 			continue
 		}
 		ps := strconv.Itoa(int(*p.Port))
@@ -65,10 +78,27 @@ func sliceTargets(es *discoveryv1.EndpointSlice, svc *corev1.Service, portName s
 			if (ep.Conditions.Ready != nil && !*ep.Conditions.Ready) || len(ep.Addresses) == 0 {
 				continue
 			}
+			if !validAddress(es.AddressType, ep.Addresses[0]) {
+				t.problem(sliceRef(es), "endpoints["+strconv.Itoa(i)+"].addresses[0]",
+					"%s is not an IP address (nor, for addressType FQDN, a DNS name); endpoint skipped", quoteShort(ep.Addresses[0]))
+				continue
+			}
 			dst = append(dst, hostPort(ep.Addresses[0], ps))
 		}
 	}
 	return dst
+}
+
+func sliceRef(es *discoveryv1.EndpointSlice) store.Ref {
+	return store.Ref{Kind: store.KindEndpointSlice, Namespace: es.Namespace, Name: es.Name}
+}
+
+// validAddress reports whether an endpoint address can be a Kong target host.
+func validAddress(typ discoveryv1.AddressType, addr string) bool {
+	if net.ParseIP(addr) != nil {
+		return true
+	}
+	return typ == discoveryv1.AddressTypeFQDN && validHost(addr) && !strings.HasPrefix(addr, "*.")
 }
 
 func serviceUsesProtocol(svc *corev1.Service, p *corev1.Protocol) bool {
