@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
@@ -30,6 +32,9 @@ type Options struct {
 	Namespaces []string
 	// Resync is the informers' resync period; 0 disables resyncs (the store ignores them anyway).
 	Resync time.Duration
+	// Dynamic, if set, is used to watch the Kong custom resources (KongPlugin,
+	// KongClusterPlugin, KongConsumer) whose CRDs are installed.
+	Dynamic dynamic.Interface
 }
 
 // Controller owns the informers. Create it with New, then call Start once.
@@ -41,8 +46,9 @@ type Controller struct {
 	opts     Options
 	refs     *secretRefs
 
-	factories []informers.SharedInformerFactory
-	synced    []cache.InformerSynced
+	factories    []informers.SharedInformerFactory
+	dynFactories []dynamicinformer.DynamicSharedInformerFactory
+	synced       []cache.InformerSynced
 }
 
 // New wires informers for Ingress, IngressClass, Service, EndpointSlice and Secret to st. Nothing
@@ -65,6 +71,11 @@ func New(client kubernetes.Interface, st *store.Store, n Notifier, log logr.Logg
 			c.factories = append(c.factories, f)
 		}
 		if err := c.watchNamespaced(f); err != nil {
+			return nil, err
+		}
+	}
+	if opts.Dynamic != nil {
+		if err := c.watchKongCRDs(opts.Dynamic, dedupe(namespaces)); err != nil {
 			return nil, err
 		}
 	}
@@ -110,6 +121,9 @@ func (c *Controller) Start(ctx context.Context) error {
 	for _, f := range c.factories {
 		f.Start(ctx.Done())
 	}
+	for _, f := range c.dynFactories {
+		f.Start(ctx.Done())
+	}
 	if !cache.WaitForCacheSync(ctx.Done(), c.synced...) {
 		return errors.New("controller: informer caches did not sync before shutdown")
 	}
@@ -130,6 +144,9 @@ func (c *Controller) HasSynced() bool {
 // Shutdown waits for the informer goroutines to exit after ctx passed to Start has ended.
 func (c *Controller) Shutdown() {
 	for _, f := range c.factories {
+		f.Shutdown()
+	}
+	for _, f := range c.dynFactories {
 		f.Shutdown()
 	}
 }

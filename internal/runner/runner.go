@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
@@ -38,6 +39,10 @@ func Run(ctx context.Context, cfg Config, log logr.Logger) error {
 	if err != nil {
 		return fmt.Errorf("kubernetes client: %w", err)
 	}
+	dyn, err := dynamic.NewForConfig(rc)
+	if err != nil {
+		return fmt.Errorf("kubernetes dynamic client: %w", err)
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
@@ -61,7 +66,7 @@ func Run(ctx context.Context, cfg Config, log logr.Logger) error {
 		notifiers = append(notifiers, statusWriter)
 	}
 	ctrl, err := controller.New(client, st, notifiers, log.WithName("controller"),
-		controller.Options{Namespaces: cfg.WatchNamespaces})
+		controller.Options{Namespaces: cfg.WatchNamespaces, Dynamic: dyn})
 	if err != nil {
 		return err
 	}
