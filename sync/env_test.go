@@ -137,6 +137,41 @@ func (r *reporter) snapshot() ([][]translator.Problem, []Rejection, []Result) {
 		append([]Result(nil), r.failures...)
 }
 
+// metrics records Metrics and ProbeMetrics calls.
+type metrics struct {
+	mu           gosync.Mutex
+	translations []TranslationStats
+	pushes       []Result
+	probes       []string // "reachable/synced" per probe, e.g. "true/false"
+}
+
+func (m *metrics) ObserveTranslation(s TranslationStats) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.translations = append(m.translations, s)
+}
+
+func (m *metrics) ObservePush(_ string, r Result, _ time.Duration) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.pushes = append(m.pushes, r)
+}
+
+func (m *metrics) ObserveProbe(_ string, reachable, synced bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.probes = append(m.probes, fmt.Sprintf("%v/%v", reachable, synced))
+}
+
+func (m *metrics) lastProbe() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.probes) == 0 {
+		return ""
+	}
+	return m.probes[len(m.probes)-1]
+}
+
 // logSink collects log lines from a funcr logger.
 type logSink struct {
 	mu gosync.Mutex
@@ -163,6 +198,7 @@ type env struct {
 	loop  *Loop
 	ev    *events
 	rep   *reporter
+	met   *metrics
 	logs  *logSink
 	rv    int
 	stop  func()
@@ -179,7 +215,7 @@ func newEnv(t *testing.T, o envOpts) *env {
 	if o.replicas == 0 {
 		o.replicas = 1
 	}
-	e := &env{t: t, store: store.New(), ev: newEvents(), rep: &reporter{}, logs: &logSink{}}
+	e := &env{t: t, store: store.New(), ev: newEvents(), rep: &reporter{}, met: &metrics{}, logs: &logSink{}}
 	var urls []string
 	for i := 0; i < o.replicas; i++ {
 		k := kongdouble.New(o.kong)
@@ -190,7 +226,7 @@ func newEnv(t *testing.T, o envOpts) *env {
 		Source: e.store, Translate: fakeTranslate, Replicas: urls,
 		Replica: ReplicaOptions{Token: o.kong.Token, ProbeInterval: 50 * time.Millisecond, BackoffBase: 20 * time.Millisecond, BackoffMax: 200 * time.Millisecond},
 		Window:  20 * time.Millisecond, MaxDelay: 100 * time.Millisecond,
-		Reporter: e.rep, Observe: e.ev.observe,
+		Reporter: e.rep, Metrics: e.met, Observe: e.ev.observe,
 		Logger: funcr.New(e.logs.write, funcr.Options{Verbosity: 10}),
 	}
 	if o.cfg != nil {

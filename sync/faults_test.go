@@ -157,3 +157,29 @@ func TestSecondControllerWaitsForBusyKong(t *testing.T) {
 		t.Errorf("second controller: busy %d (want 1), pushes %d (want 1): %+v", st.Busy, st.Pushes, st)
 	}
 }
+
+// Metrics see translations, pushes, and (optional ProbeMetrics) whether a replica is reachable
+// and in sync, which is all there is to see during an outage.
+func TestMetricsObserveOutage(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	e.upsert("a", map[string]string{annProblem: "x"})
+	e.upsert("b", nil)
+	e.converged(wait)
+	e.met.mu.Lock()
+	last := e.met.translations[len(e.met.translations)-1]
+	pushes := append([]Result(nil), e.met.pushes...)
+	e.met.mu.Unlock()
+	if last.Objects != 2 || last.Problems != 1 || last.ConfigBytes == 0 || len(pushes) == 0 || pushes[len(pushes)-1] != ResultAccepted {
+		t.Fatalf("translation %+v, pushes %v", last, pushes)
+	}
+	e.wait("a probe seeing the replica in sync", wait, func() bool { return e.met.lastProbe() == "true/true" })
+	e.kongs[0].Stop()
+	e.wait("a probe seeing the replica down", wait, func() bool { return e.met.lastProbe() == "false/true" })
+	e.upsert("c", nil)
+	e.wait("a probe seeing it down and behind", wait, func() bool { return e.met.lastProbe() == "false/false" })
+	if err := e.kongs[0].Start(); err != nil {
+		t.Fatal(err)
+	}
+	e.converged(wait)
+	e.wait("a probe seeing it back in sync", wait, func() bool { return e.met.lastProbe() == "true/true" })
+}

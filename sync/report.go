@@ -47,6 +47,14 @@ type Metrics interface {
 	ObservePush(replica string, result Result, duration time.Duration)
 }
 
+// ProbeMetrics may also be implemented by a Metrics value to see every GET /status probe, e.g.
+// for "replica up" and "replica in sync" gauges: pushes alone say little during an outage, when
+// only probes run. It is optional so that Metrics stays small.
+type ProbeMetrics interface {
+	// ObserveProbe reports whether the replica answered and whether it holds the latest config.
+	ObserveProbe(replica string, reachable, synced bool)
+}
+
 // TranslationStats describes one translation.
 type TranslationStats struct {
 	// Duration is how long snapshotting and translating took.

@@ -145,6 +145,7 @@ func (w *worker) probe(ctx context.Context) {
 	w.loop.observe(Event{Type: EventProbe, Replica: w.rep.URL(), Hash: hash, Err: err})
 	now := time.Now()
 	w.mu.Lock()
+	defer w.observeProbe(err == nil)
 	w.nextProbe = now.Add(w.rep.opts.ProbeInterval)
 	if err != nil {
 		w.loop.stats.probeFailures.Add(1)
@@ -260,6 +261,16 @@ func (w *worker) afterPush(ctx context.Context, p *Payload, out Outcome, firstFa
 		log.Info("push failed; will retry with backoff", "error", errString(out.Err), "retryAfter", out.RetryAfter.String())
 		w.loop.cfg.Reporter.ReplicaFailed(w.rep.URL(), out.Result, out.Err)
 	}
+}
+
+// observeProbe feeds optional probe metrics; deferred so it sees the state after the probe.
+func (w *worker) observeProbe(reachable bool) {
+	pm, ok := w.loop.cfg.Metrics.(ProbeMetrics)
+	if !ok {
+		return
+	}
+	st := w.status()
+	pm.ObserveProbe(w.rep.URL(), reachable, st.Synced)
 }
 
 func (w *worker) markAccepted() {
