@@ -1,0 +1,76 @@
+package perf_test
+
+import (
+	"bytes"
+	"fmt"
+	"testing"
+
+	discoveryv1 "k8s.io/api/discovery/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+
+	"github.com/kongsync/kongsync/document"
+	"github.com/kongsync/kongsync/store"
+	"github.com/kongsync/kongsync/translator"
+)
+
+// BenchmarkIncremental is issue 4's single-change cost at N = 10k: from "store changed" (one
+// object replaced by a new version) to "new document hashed", with translator.Cache and
+// document.JSONCache warm. Each op alternates between two versions of the object so every op
+// is a real change. The target is ≤ 20 ms.
+func BenchmarkIncremental(b *testing.B) {
+	const n = 10000
+	changes := map[string]func(st *store.Store, i int) store.Object{
+		"ingress": func(st *store.Store, i int) store.Object {
+			o, _ := st.Get(store.Ref{Kind: store.KindIngress, Namespace: "default", Name: "app-05000"})
+			ing := o.(*networkingv1.Ingress).DeepCopy()
+			ing.Spec.Rules[0].HTTP.Paths[0].Path = fmt.Sprintf("/v%d", i%2)
+			return ing
+		},
+		"endpointslice": func(st *store.Store, i int) store.Object {
+			o, _ := st.Get(store.Ref{Kind: store.KindEndpointSlice, Namespace: "default", Name: "app-05000-1"})
+			es := o.(*discoveryv1.EndpointSlice).DeepCopy()
+			es.Endpoints[1].Addresses[0] = fmt.Sprintf("10.200.0.%d", 2+i%2)
+			return es
+		},
+	}
+	for _, kind := range []string{"ingress", "endpointslice"} {
+		b.Run(fmt.Sprintf("n=%d/%s", n, kind), func(b *testing.B) {
+			st := loaded(b, n)
+			cache := translator.NewCache(translator.DefaultOptions())
+			jc := document.NewJSONCache()
+			if _, _, err := jc.Encode(cache.Translate(st.Snapshot()).Document); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			i := 0
+			loopCPU(b, func() {
+				if _, err := st.Upsert(changes[kind](st, i)); err != nil {
+					b.Fatal(err)
+				}
+				i++
+				if _, _, err := jc.Encode(cache.Translate(st.Snapshot()).Document); err != nil {
+					b.Fatal(err)
+				}
+			})
+			checkIncrementalEqualsFull(b, st, cache, jc)
+		})
+	}
+}
+
+// checkIncrementalEqualsFull guards the benchmark: the cached path must produce the bytes and
+// hash of a from-scratch build of the same snapshot.
+func checkIncrementalEqualsFull(b *testing.B, st *store.Store, cache *translator.Cache, jc *document.JSONCache) {
+	b.Helper()
+	snap := st.Snapshot()
+	got, hash, err := jc.Encode(cache.Translate(snap).Document)
+	if err != nil {
+		b.Fatal(err)
+	}
+	want, err := document.JSON(translator.Translate(snap, translator.DefaultOptions()).Document)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if !bytes.Equal(got, want) || hash != document.Hash(want) {
+		b.Fatal("incremental build differs from a full build")
+	}
+}
