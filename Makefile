@@ -36,7 +36,7 @@ BENCHSTAT   ?= $(GO) run golang.org/x/perf/cmd/benchstat@latest
 bench:
 	$(GO) test -run '^$$' -bench '/n=(100|1000|10000)$$' -benchmem -count $(BENCH_COUNT) -timeout 60m ./internal/perf/ | tee $(BENCH_OUT)
 	$(GO) test -run '^$$' -bench '/n=100000$$' -benchtime 1x -benchmem -count $(BENCH_COUNT) -timeout 60m ./internal/perf/ | tee -a $(BENCH_OUT)
-	$(GO) test -run '^$$' -bench 'Decode|Dump' -benchmem -benchtime 3x -count $(BENCH_COUNT) -timeout 60m ./store/ ./internal/perf/ | tee -a $(BENCH_OUT)
+	$(GO) test -run '^$$' -bench 'Decode|Dump|Incremental' -benchmem -benchtime 3x -count $(BENCH_COUNT) -timeout 60m ./store/ ./internal/perf/ | tee -a $(BENCH_OUT)
 	$(BENCHSTAT) $(BENCH_OUT)
 
 kic-compat: build
