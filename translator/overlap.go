@@ -1,0 +1,228 @@
+package translator
+
+import (
+	"sort"
+	"strings"
+
+	networkingv1 "k8s.io/api/networking/v1"
+
+	"github.com/kongsync/kongsync/document"
+)
+
+// Two rule routes to different Kong services (Service and port) that match the same host and
+// the same Kong path with the same methods, headers, SNIs and protocols are ambiguous: Kong
+// accepts both and its router picks one by an order users cannot see. KIC leaves that to Kong.
+// Routes to the same Kong service are kept as KIC keeps them (KIC's golden corpus has two
+// Ingresses routing one host and path to one Service): either route reaches the same backend. kongsync keeps the path of the oldest Ingress (the order that also decides TLS
+// hosts and the default backend; within one Ingress, the smaller route name) and drops it from
+// the others, with a problem on each loser. A route left without paths is dropped, since a route
+// without paths matches every path. Default-backend routes are not considered: they are the
+// catch-all by design. Routes that differ in any criterion are left to Kong's priority rules.
+
+// pathClaim is one (route, path) pair that takes part in the ambiguity check.
+type pathClaim struct {
+	order int // index of the route's Ingress in Ingress order
+	svc   int // index in the services list
+	route *document.Route
+	path  int
+}
+
+// dropAmbiguousPaths applies the rule above to the sorted services. Routes and services that
+// change are copied, never modified: they may be shared with a cache.
+func (t *translation) dropAmbiguousPaths(services []*document.Service, ings []*networkingv1.Ingress, settings []*routeSettings) []*document.Service {
+	if len(ings) < 1 {
+		return services
+	}
+	order := make(map[string]int, len(ings))
+	for i, ing := range ings {
+		order[ing.Namespace+"/"+ing.Name] = i
+	}
+	var claims []pathClaim
+	for si, s := range services {
+		for _, r := range s.Routes {
+			ns, name, ok := routeIngress(r)
+			idx, known := order[ns+"/"+name]
+			if !ok || !known || r.Name == nil || *r.Name == ns+"."+name { // default backend
+				continue
+			}
+			for pi := range r.Paths {
+				claims = append(claims, pathClaim{order: idx, svc: si, route: r, path: pi})
+			}
+		}
+	}
+	sort.SliceStable(claims, func(i, j int) bool {
+		a, b := claims[i], claims[j]
+		if a.order != b.order {
+			return a.order < b.order
+		}
+		return *a.route.Name < *b.route.Name
+	})
+	owner := make(map[string]pathClaim, len(claims))
+	drop := map[*document.Route]map[int]bool{}
+	for _, c := range claims {
+		keys := matchKeys(c.route, *c.route.Paths[c.path])
+		var winner *document.Route
+		for _, k := range keys {
+			if w, ok := owner[k]; ok && w.svc != c.svc {
+				winner = w.route
+				break
+			}
+		}
+		if winner == nil {
+			for _, k := range keys {
+				if _, ok := owner[k]; !ok {
+					owner[k] = c
+				}
+			}
+			continue
+		}
+		if drop[c.route] == nil {
+			drop[c.route] = map[int]bool{}
+		}
+		drop[c.route][c.path] = true
+		t.ambiguousProblem(ings[c.order], settings[c.order], services[c.svc], c.route, *c.route.Paths[c.path], winner)
+	}
+	if len(drop) == 0 {
+		return services
+	}
+	return applyDrops(services, drop)
+}
+
+// applyDrops returns services with the dropped paths (and emptied routes) removed, copying what
+// changes.
+func applyDrops(services []*document.Service, drop map[*document.Route]map[int]bool) []*document.Service {
+	out := make([]*document.Service, len(services))
+	for i, s := range services {
+		out[i] = s
+		changed := false
+		for _, r := range s.Routes {
+			changed = changed || drop[r] != nil
+		}
+		if !changed {
+			continue
+		}
+		cp := *s
+		cp.Routes = make([]*document.Route, 0, len(s.Routes))
+		for _, r := range s.Routes {
+			d := drop[r]
+			if d == nil {
+				cp.Routes = append(cp.Routes, r)
+				continue
+			}
+			rc := *r
+			rc.Paths = nil
+			for pi, p := range r.Paths {
+				if !d[pi] {
+					rc.Paths = append(rc.Paths, p)
+				}
+			}
+			if len(rc.Paths) > 0 {
+				cp.Routes = append(cp.Routes, &rc)
+			}
+		}
+		out[i] = &cp
+	}
+	return out
+}
+
+// routeIngress reads the namespace and name of a route's Ingress from its tags.
+func routeIngress(r *document.Route) (ns, name string, ok bool) {
+	kind := false
+	for _, tg := range r.Tags {
+		if tg == nil {
+			continue
+		}
+		switch v := *tg; {
+		case strings.HasPrefix(v, tagNamespace):
+			ns = v[len(tagNamespace):]
+		case strings.HasPrefix(v, tagName):
+			name = v[len(tagName):]
+		case v == "k8s-kind:Ingress":
+			kind = true
+		}
+	}
+	return ns, name, kind && name != ""
+}
+
+// matchKeys are the (host, path, other criteria) keys under which a route path matches.
+func matchKeys(r *document.Route, path string) []string {
+	var c strings.Builder
+	c.WriteString(path)
+	for _, l := range [][]*string{r.Methods, r.SNIs, r.Protocols} {
+		c.WriteByte(0)
+		c.WriteString(joinSorted(l))
+	}
+	hs := make([]string, 0, len(r.Headers))
+	for name, vals := range r.Headers {
+		v := append([]string(nil), vals...)
+		sort.Strings(v)
+		hs = append(hs, strings.ToLower(name)+"="+strings.Join(v, ","))
+	}
+	sort.Strings(hs)
+	c.WriteByte(0)
+	c.WriteString(strings.Join(hs, "\x01"))
+	rest := c.String()
+	if len(r.Hosts) == 0 {
+		return []string{"\x00" + rest}
+	}
+	keys := make([]string, 0, len(r.Hosts))
+	for _, h := range r.Hosts {
+		keys = append(keys, *h+"\x00"+rest)
+	}
+	return keys
+}
+
+func joinSorted(l []*string) string {
+	s := make([]string, 0, len(l))
+	for _, p := range l {
+		if p != nil {
+			s = append(s, *p)
+		}
+	}
+	sort.Strings(s)
+	return strings.Join(s, ",")
+}
+
+// ambiguousProblem reports one dropped path on the Ingress path that produced it.
+func (t *translation) ambiguousProblem(ing *networkingv1.Ingress, rs *routeSettings, s *document.Service, r *document.Route, kp string, winner *document.Route) {
+	wns, wname, _ := routeIngress(winner)
+	host := ""
+	if len(r.Hosts) > 0 {
+		host = *r.Hosts[0]
+	}
+	t.problem(ingressRef(ing), ruleFieldFor(ing, rs, *s.Name, host, kp),
+		"Kong path %s on host %s is already routed to another Service by Ingress %s/%s (route %s) with the same methods, headers, SNIs and protocols; the oldest Ingress (then the smaller route name) wins, path dropped from route %s",
+		quoteShort(kp), quoteShort(host), wns, wname, *winner.Name, *r.Name)
+}
+
+// ruleFieldFor finds the Ingress path that produced Kong path kp on host for Kong service svc.
+func ruleFieldFor(ing *networkingv1.Ingress, rs *routeSettings, svc, host, kp string) string {
+	for i := range ing.Spec.Rules {
+		rule := &ing.Spec.Rules[i]
+		if rule.HTTP == nil || (rule.Host != host && rule.Host != "") {
+			continue
+		}
+		for j := range rule.HTTP.Paths {
+			p := &rule.HTTP.Paths[j]
+			b := p.Backend.Service
+			if b == nil || kongServiceName(ing.Namespace, b.Name, portDefOf(b.Port)) != svc {
+				continue
+			}
+			pt := networkingv1.PathTypeImplementationSpecific
+			if p.PathType != nil {
+				pt = *p.PathType
+			}
+			path := collapseSlashes(p.Path)
+			if path == "" {
+				path = "/"
+			}
+			var buf [2]string
+			for _, got := range ingressPaths(path, pt, rs.regexMarker, buf[:0]) {
+				if got == kp {
+					return pathPos{i, j}.field(".path")
+				}
+			}
+		}
+	}
+	return "spec.rules"
+}
