@@ -146,6 +146,7 @@ func checkRoute(e *entity) {
 		}
 	}
 	e.routePaths()
+	e.routeHosts()
 	e.oneOf("https_redirect_status_code", redirectCodes)
 	e.oneOf("path_handling", []string{"v0", "v1"})
 	e.integer("regex_priority", -9007199254740992, 9007199254740992)
@@ -211,6 +212,68 @@ func (e *entity) routePaths() {
 			}
 		}
 	}
+}
+
+// routeHosts applies Kong's typedefs.hosts: at most one wildcard, as the leftmost or rightmost
+// label, and otherwise a hostname (or IP) with an optional port.
+func (e *entity) routeHosts() {
+	list, ok := e.data["hosts"].([]any)
+	if !ok {
+		return
+	}
+	for i, h := range list {
+		f := fmt.Sprintf("hosts.%d", i+1)
+		s, isStr := h.(string)
+		switch {
+		case !isStr:
+			e.field(f, "expected a string")
+		case strings.Count(s, "*") > 1:
+			e.field(f, "invalid wildcard: must have at most one wildcard")
+		case strings.Contains(s, "*") && !strings.HasPrefix(s, "*.") && !strings.HasSuffix(s, ".*"):
+			e.field(f, "invalid wildcard: must be placed at leftmost or rightmost label")
+		default:
+			if msg := checkHost(strings.Replace(s, "*", "abc", 1)); msg != "" {
+				e.field(f, msg)
+			}
+		}
+	}
+}
+
+var hostChars = regexp.MustCompile(`^[0-9A-Za-z\-._]+$`)
+
+// checkHost is Kong's normalize_ip for a host with an optional port; "" when valid.
+func checkHost(h string) string {
+	if strings.Count(h, ":") > 1 || strings.HasPrefix(h, "[") {
+		host := h
+		if hh, _, err := net.SplitHostPort(h); err == nil {
+			host = hh
+		}
+		if net.ParseIP(strings.Trim(host, "[]")) == nil {
+			return "invalid ipv6 address: " + h
+		}
+		return ""
+	}
+	name := h
+	if i := strings.LastIndexByte(h, ':'); i >= 0 {
+		port, err := strconv.Atoi(h[i+1:])
+		if err != nil {
+			return "invalid hostname: " + h
+		}
+		if port > 65535 {
+			return "invalid port number"
+		}
+		name = h[:i]
+	}
+	if !hostChars.MatchString(name) {
+		return "invalid hostname: " + h
+	}
+	segs := strings.Split(name, ".")
+	for i, seg := range segs {
+		if strings.HasSuffix(seg, "-") || seg == "" && i != len(segs)-1 {
+			return "invalid hostname: " + h
+		}
+	}
+	return ""
 }
 
 // normalizePath resolves dot segments, keeping a trailing slash.

@@ -252,6 +252,15 @@ func TestKubernetesStyleFaults(t *testing.T) {
 			"r", "paths.2: should start with: / (fixed path) or ~/ (regex path)"},
 		{"invalid regex", map[string]any{"services": []any{svc("a", "svc-1", map[string]any{"host": "a", "routes": []any{route("r", "~/api/(v1|v2")}})}},
 			"r", "paths.1: invalid regex: '/api/(v1|v2' (PCRE returned: error parsing regexp: missing closing ): `/api/(v1|v2`)"},
+		{"host with two wildcards", map[string]any{"services": []any{svc("a", "svc-1", map[string]any{"host": "a", "routes": []any{
+			map[string]any{"name": "r", "hosts": []any{"ok.example.com", "*.*.example.com"}, "tags": tags("r")}}})}},
+			"r", "hosts.2: invalid wildcard: must have at most one wildcard"},
+		{"host with inner wildcard", map[string]any{"services": []any{svc("a", "svc-1", map[string]any{"host": "a", "routes": []any{
+			map[string]any{"name": "r", "hosts": []any{"a.*.com"}, "tags": tags("r")}}})}},
+			"r", "hosts.1: invalid wildcard: must be placed at leftmost or rightmost label"},
+		{"host not a DNS name", map[string]any{"services": []any{svc("a", "svc-1", map[string]any{"host": "a", "routes": []any{
+			map[string]any{"name": "r", "hosts": []any{"bad..example.com"}, "tags": tags("r")}}})}},
+			"r", "hosts.1: invalid hostname: bad..example.com"},
 		{"unknown field", map[string]any{"services": []any{svc("a", "svc-1", map[string]any{"host": "a", "routes": []any{map[string]any{"name": "r", "paths": []any{"/"}, "stripPath": true, "tags": tags("r")}}})}},
 			"r", "stripPath: unknown field"},
 	}
