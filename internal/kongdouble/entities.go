@@ -104,6 +104,11 @@ func checkService(e *entity) {
 	}
 	if h, ok := e.str("host"); ok {
 		host = h
+		if msg := checkHost(h); msg != "" && !strings.HasPrefix(msg, "invalid port") {
+			e.field("host", "invalid value: "+h)
+		} else if strings.Count(h, ":") == 1 {
+			e.field("host", "must not have a port")
+		}
 	}
 	if host == "" {
 		e.field("host", "required field missing")

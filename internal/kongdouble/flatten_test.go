@@ -246,6 +246,8 @@ func TestKubernetesStyleFaults(t *testing.T) {
 			"up-2", "@entity: uniqueness violation: 'upstreams' entity with name set to 'u.svc' already declared"},
 		{"bad port", map[string]any{"services": []any{svc("a", "svc-1", map[string]any{"host": "a", "port": 70000})}},
 			"svc-1", "port: value should be between 0 and 65535"},
+		{"bad service host", map[string]any{"services": []any{svc("a", "svc-1", map[string]any{"host": "web svc"})}},
+			"svc-1", "host: invalid value: web svc"},
 		{"bad protocol", map[string]any{"services": []any{svc("a", "svc-1", map[string]any{"host": "a", "protocol": "ftp"})}},
 			"svc-1", "protocol: expected one of: grpc, grpcs, http, https, tcp, tls, tls_passthrough, udp"},
 		{"path without slash", map[string]any{"services": []any{svc("a", "svc-1", map[string]any{"host": "a", "routes": []any{route("r", "/ok", "foo")}})}},
