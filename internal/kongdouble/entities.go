@@ -426,6 +426,35 @@ func (e *entity) pem(field, what string) []byte {
 	return []byte(s)
 }
 
+// checkSNI applies Kong's typedefs.wildcard_host to an SNI name.
+func checkSNI(e *entity) {
+	e.required("name")
+	n, ok := e.str("name")
+	if !ok || n == "" {
+		return
+	}
+	host := n
+	if i := strings.IndexByte(n, '*'); i >= 0 {
+		switch {
+		case i != 0 && i != len(n)-1:
+			e.field("name", "wildcard must be leftmost or rightmost character")
+			return
+		case strings.Count(n, "*") > 1:
+			e.field("name", "only one wildcard must be specified")
+			return
+		}
+		host = strings.Replace(n, "*", "wildcard", 1)
+	}
+	switch msg := checkHost(host); {
+	case msg != "" && msg != "invalid port number":
+		e.field("name", "invalid value: "+host)
+	case net.ParseIP(host) != nil:
+		e.field("name", "must not be an IP")
+	case msg != "" || strings.Contains(host, ":"):
+		e.field("name", "must not have a port")
+	}
+}
+
 func checkConsumer(e *entity) {
 	u, _ := e.data["username"].(string)
 	c, _ := e.data["custom_id"].(string)

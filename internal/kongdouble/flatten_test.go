@@ -298,6 +298,25 @@ func TestDuplicateSNI(t *testing.T) {
 	}
 }
 
+// SNI names follow Kong's wildcard_host rules.
+func TestSNINames(t *testing.T) {
+	cert, key := selfSigned(t, "a.example.com")
+	for name, want := range map[string]string{
+		"a.*.example.com":    "name: wildcard must be leftmost or rightmost character",
+		"10.0.0.1":           "name: must not be an IP",
+		"a.example.com:8443": "name: must not have a port",
+		"bad host":           "name: invalid value: bad host",
+	} {
+		s := New(Options{})
+		flat, _ := postFlat(t, s, map[string]any{"certificates": []any{map[string]any{"cert": cert, "key": key,
+			"snis": []any{map[string]any{"name": name, "tags": []any{"sni"}}}}}})
+		if !hasError(flat["sni"], want) {
+			t.Errorf("%s: want %q, got %v", name, want, flat)
+		}
+		s.Close()
+	}
+}
+
 // it("certificates should be auto-related with attach snis from /config response"): a valid
 // certificate with nested SNIs loads.
 func TestCertificateWithSNIsLoads(t *testing.T) {

@@ -63,7 +63,7 @@ var schemas = map[string]*schema{
 	"snis": {
 		fields: set(`id name certificate tags created_at updated_at`),
 		unique: []string{"name"},
-		check:  func(e *entity) { e.required("name") },
+		check:  checkSNI,
 	},
 	"ca_certificates": {
 		fields: set(`id cert cert_digest tags created_at updated_at`),
