@@ -33,6 +33,8 @@ type JSONCache struct {
 	frags map[any]*fragment
 	prev  []byte
 	marks []hashMark
+	// prevPieces are the pieces prev was joined from.
+	prevPieces [][]byte
 }
 
 type fragment struct {
@@ -71,16 +73,52 @@ func (c *JSONCache) Encode(d *Document) ([]byte, string, error) {
 	if err := c.encodeMisses(pieces, misses); err != nil {
 		return nil, "", fmt.Errorf("encode config as JSON: %w", err)
 	}
+	out, same := c.join(pieces)
+	c.sweep()
+	hash := c.hash(out, same)
+	c.prevPieces = pieces
+	return out, hash, nil
+}
+
+// join concatenates the pieces. The runs of pieces at the start and at the end that are the
+// previous call's pieces are copied from the previous output in one move each; join also
+// returns the length of the unchanged start.
+func (c *JSONCache) join(pieces [][]byte) ([]byte, int) {
+	prev := c.prevPieces
+	head, headBytes := 0, 0
+	for head < len(pieces) && head < len(prev) && samePiece(pieces[head], prev[head]) {
+		headBytes += len(pieces[head])
+		head++
+	}
+	tail, tailBytes := 0, 0
+	for tail < len(pieces)-head && tail < len(prev)-head &&
+		samePiece(pieces[len(pieces)-1-tail], prev[len(prev)-1-tail]) {
+		tailBytes += len(pieces[len(pieces)-1-tail])
+		tail++
+	}
 	size := 0
 	for _, p := range pieces {
 		size += len(p)
 	}
 	out := make([]byte, 0, size)
-	for _, p := range pieces {
+	out = append(out, c.prev[:headBytes]...)
+	for _, p := range pieces[head : len(pieces)-tail] {
 		out = append(out, p...)
 	}
-	c.sweep()
-	return out, c.hash(out), nil
+	out = append(out, c.prev[len(c.prev)-tailBytes:]...)
+	return out, headBytes
+}
+
+// samePiece reports whether two pieces are the same bytes: the same memory, or short and equal
+// (field names and punctuation are rebuilt on every call).
+func samePiece(a, b []byte) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	if len(a) == 0 || &a[0] == &b[0] {
+		return true
+	}
+	return len(a) <= 64 && bytes.Equal(a, b)
 }
 
 var (
@@ -209,10 +247,9 @@ func (c *JSONCache) sweep() {
 	}
 }
 
-// hash is Hash(js), resumed from the md5 state saved at the last mark before the first byte in
-// which js differs from the previous output.
-func (c *JSONCache) hash(js []byte) string {
-	same := commonPrefix(c.prev, js)
+// hash is Hash(js), resumed from the md5 state saved at the last mark within the first same
+// bytes, which js shares with the previous output.
+func (c *JSONCache) hash(js []byte, same int) string {
 	k := sort.Search(len(c.marks), func(i int) bool { return c.marks[i].off > same })
 	h := md5.New()
 	start := 0
@@ -234,18 +271,4 @@ func (c *JSONCache) hash(js []byte) string {
 	}
 	c.prev = js
 	return hex.EncodeToString(h.Sum(nil))
-}
-
-// commonPrefix is the length of the longest common prefix of a and b.
-func commonPrefix(a, b []byte) int {
-	n := min(len(a), len(b))
-	const step = 4 << 10
-	i := 0
-	for i+step <= n && bytes.Equal(a[i:i+step], b[i:i+step]) {
-		i += step
-	}
-	for i < n && a[i] == b[i] {
-		i++
-	}
-	return i
 }

@@ -50,10 +50,15 @@ type Cache struct {
 	svcInfo   map[*corev1.Service]*infoMemo
 	services  map[string]*serviceMemo  // by Kong service name
 	upstreams map[string]*upstreamMemo // by Kong service name
+
+	last *lastBuild // the previous result, for fastTranslate
 }
 
 // NewCache returns an empty cache for translations with opts.
 func NewCache(opts Options) *Cache {
+	if opts.IngressClass == "" {
+		opts.IngressClass = DefaultOptions().IngressClass
+	}
 	return &Cache{
 		opts: opts, defaults: newDefaultValues(),
 		settings:  map[*networkingv1.Ingress]*settingsMemo{},
@@ -69,15 +74,19 @@ func NewCache(opts Options) *Cache {
 func (c *Cache) Translate(snap *store.Snapshot) Result {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if res, ok := c.fastTranslate(snap); ok {
+		return res
+	}
 	c.gen++
 	c.used = [5]int{}
-	res := translate(snap, c.opts, c)
+	res := translateState(snap, c.opts, c)
 	sweep(c.settings, c.used[0], c.gen, func(m *settingsMemo) uint64 { return m.gen })
 	sweep(c.rules, c.used[1], c.gen, func(m *rulesMemo) uint64 { return m.gen })
 	sweep(c.svcInfo, c.used[2], c.gen, func(m *infoMemo) uint64 { return m.gen })
 	sweep(c.services, c.used[3], c.gen, func(m *serviceMemo) uint64 { return m.gen })
 	sweep(c.upstreams, c.used[4], c.gen, func(m *upstreamMemo) uint64 { return m.gen })
-	return res
+	c.remember(res.t, res.Result)
+	return res.Result
 }
 
 // sweep deletes entries not used in generation gen. used counts the entries that were; the

@@ -173,7 +173,7 @@ func (t *translation) translateDefaultBackend(ings []*networkingv1.Ingress, sett
 		if ks == nil {
 			continue
 		}
-		winner = ing
+		winner, t.defaultKS = ing, ks.name
 		r := t.newRoute(ing.Namespace+"."+ing.Name, settings[i])
 		r.Paths = []*string{t.defaults.slash}
 		settings[i].applyHosts(&r.Route)

@@ -59,16 +59,24 @@ type translation struct {
 	clientRefs []clientCertRef       // services whose client_certificate awaits the merged id
 	caCertIDs  map[string]bool       // ids of the CA certificates in the output
 
+	defaultKS string // Kong service holding the default backend route
+
 	cache *Cache     // per-object results of earlier translations; nil for Translate
 	rec   *rulesMemo // what the Ingress being translated reads and produces, when caching
 }
 
 // Translate builds the Kong configuration for every object in snap that this controller serves.
 func Translate(snap *store.Snapshot, opts Options) Result {
-	return translate(snap, opts, nil)
+	return translateState(snap, opts, nil).Result
 }
 
-func translate(snap *store.Snapshot, opts Options, cache *Cache) Result {
+// translated is a Result with the translation state it came from, which a Cache keeps.
+type translated struct {
+	Result
+	t *translation
+}
+
+func translateState(snap *store.Snapshot, opts Options, cache *Cache) translated {
 	if opts.IngressClass == "" {
 		opts.IngressClass = DefaultOptions().IngressClass
 	}
@@ -106,7 +114,7 @@ func translate(snap *store.Snapshot, opts Options, cache *Cache) Result {
 	if isEmpty(doc) {
 		doc.Upstreams = []*document.Upstream{{Upstream: kong.Upstream{Name: kong.String(stubUpstream)}}}
 	}
-	return Result{Document: doc, Problems: finishProblems(t.problems)}
+	return translated{Result{Document: doc, Problems: finishProblems(t.problems)}, t}
 }
 
 // problem records one rejected object or field.

@@ -1,0 +1,322 @@
+package translator
+
+import (
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+
+	"github.com/kongsync/kongsync/document"
+	"github.com/kongsync/kongsync/store"
+)
+
+// maxFastChanges bounds the changed objects the fast path handles; beyond it a (cached) full
+// translation is as cheap.
+const maxFastChanges = 64
+
+// lastBuild is what Cache keeps of its previous result to patch it: the snapshot's sorted
+// object lists, the Kong services with their routes, and where each entity sits in the output.
+type lastBuild struct {
+	views     map[store.Kind][]store.Object
+	services  map[string]*kongService // by Kong service name, after the default backend
+	defaultKS string                  // Kong service holding the default backend route
+	doc       *document.Document
+	problems  []Problem
+	svcAt     map[string]int         // Kong service name → index in doc.Services
+	upAt      map[string]int         // upstream name → index in doc.Upstreams
+	bySvc     map[[2]string][]string // Kubernetes Service → its Kong services' names
+}
+
+// remember keeps the state of a full translation for patching by the fast path.
+func (c *Cache) remember(t *translation, res Result) {
+	lb := &lastBuild{
+		views: map[store.Kind][]store.Object{}, services: t.services, defaultKS: t.defaultKS,
+		doc: res.Document, problems: res.Problems,
+		svcAt: make(map[string]int, len(res.Document.Services)),
+		upAt:  make(map[string]int, len(res.Document.Upstreams)),
+		bySvc: make(map[[2]string][]string, len(t.services)),
+	}
+	for _, k := range store.Kinds {
+		lb.views[k] = t.snap.Objects(k)
+	}
+	for i, s := range res.Document.Services {
+		lb.svcAt[*s.Name] = i
+	}
+	for i, u := range res.Document.Upstreams {
+		lb.upAt[*u.Name] = i
+	}
+	for _, ks := range t.services {
+		key := [2]string{ks.svc.Namespace, ks.svc.Name}
+		lb.bySvc[key] = append(lb.bySvc[key], ks.name)
+	}
+	c.last = lb
+}
+
+// sameSlice reports whether two object lists are the same list: snapshots share the lists of
+// kinds that did not change.
+func sameSlice(a, b []store.Object) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
+// objectChange is one object that differs between two snapshots (nil: absent).
+type objectChange struct{ old, cur store.Object }
+
+// diffSorted lists the objects that differ between two lists sorted by namespace/name, or
+// false when more than limit do.
+func diffSorted(a, b []store.Object, limit int) ([]objectChange, bool) {
+	var out []objectChange
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		if i < len(a) && j < len(b) && a[i] == b[j] {
+			i, j = i+1, j+1
+			continue
+		}
+		var ch objectChange
+		switch cmp := compareRefs(a, b, i, j); {
+		case cmp == 0:
+			ch, i, j = objectChange{a[i], b[j]}, i+1, j+1
+		case cmp < 0:
+			ch, i = objectChange{old: a[i]}, i+1
+		default:
+			ch, j = objectChange{cur: b[j]}, j+1
+		}
+		if out = append(out, ch); len(out) > limit {
+			return nil, false
+		}
+	}
+	return out, true
+}
+
+// compareRefs orders a[i] and b[j] by namespace, then name; a missing element sorts last.
+func compareRefs(a, b []store.Object, i, j int) int {
+	switch {
+	case i >= len(a):
+		return 1
+	case j >= len(b):
+		return -1
+	}
+	x, y := a[i], b[j]
+	if x.GetNamespace() != y.GetNamespace() {
+		if x.GetNamespace() < y.GetNamespace() {
+			return -1
+		}
+		return 1
+	}
+	switch {
+	case x.GetName() < y.GetName():
+		return -1
+	case x.GetName() > y.GetName():
+		return 1
+	}
+	return 0
+}
+
+// fastPatch is the fast path's work in progress: copies of the output lists and Kong services
+// being changed, committed only when every change could be applied.
+type fastPatch struct {
+	t        *translation
+	lb       *lastBuild
+	services []*document.Service
+	ups      []*document.Upstream
+	changed  map[string]*kongService // Kong services whose routes change, by name
+	dropRefs map[store.Ref]bool      // Ingresses whose problems are replaced
+	problems []Problem
+	forget   []*networkingv1.Ingress // old versions whose memos go once the patch is committed
+	upsCopy  bool                    // ups is a copy, writable
+}
+
+// fastTranslate patches the previous result when only Ingresses and EndpointSlices changed,
+// few of them, and in ways that cannot move a decision across objects: no TLS or default
+// backend on either version of a changed Ingress, no Kong service appearing or disappearing.
+// It returns false, having changed nothing, when the change needs a full translation.
+func (c *Cache) fastTranslate(snap *store.Snapshot) (Result, bool) {
+	lb := c.last
+	if lb == nil {
+		return Result{}, false
+	}
+	for _, k := range store.Kinds {
+		if k != store.KindIngress && k != store.KindEndpointSlice && !sameSlice(lb.views[k], snap.Objects(k)) {
+			return Result{}, false
+		}
+	}
+	ingChanges, ok := diffSorted(lb.views[store.KindIngress], snap.Objects(store.KindIngress), maxFastChanges)
+	if !ok {
+		return Result{}, false
+	}
+	esChanges, ok := diffSorted(lb.views[store.KindEndpointSlice], snap.Objects(store.KindEndpointSlice), maxFastChanges)
+	if !ok {
+		return Result{}, false
+	}
+	p := c.newPatch(snap)
+	for _, ch := range ingChanges {
+		if !p.ingress(ch) {
+			return Result{}, false
+		}
+	}
+	if !p.rebuildServices() {
+		return Result{}, false
+	}
+	for _, ch := range esChanges {
+		if !p.endpointSlice(ch) {
+			return Result{}, false
+		}
+	}
+	return p.commit(snap), true
+}
+
+func (c *Cache) newPatch(snap *store.Snapshot) *fastPatch {
+	lb := c.last
+	t := &translation{
+		cache: c, snap: snap, opts: c.opts, defaultClass: snap.IsDefaultClass(c.opts.IngressClass),
+		defaults: c.defaults, services: map[string]*kongService{}, svcInfo: map[*corev1.Service]*serviceInfo{},
+		certs: map[string]*certEntry{}, sniOwner: map[string]*certEntry{}, caCertIDs: map[string]bool{},
+	}
+	t.ids.services, t.ids.routes = newIDSpace("services"), newIDSpace("routes")
+	return &fastPatch{t: t, lb: lb, services: lb.doc.Services, ups: lb.doc.Upstreams,
+		changed: map[string]*kongService{}, dropRefs: map[store.Ref]bool{}}
+}
+
+// ingress replaces the routes and problems of one changed Ingress.
+func (p *fastPatch) ingress(ch objectChange) bool {
+	c := p.t.cache
+	for _, o := range []store.Object{ch.old, ch.cur} {
+		if o == nil {
+			continue
+		}
+		ing := o.(*networkingv1.Ingress)
+		if len(ing.Spec.TLS) > 0 || ing.Spec.DefaultBackend != nil {
+			return false
+		}
+		p.dropRefs[ingressRef(ing)] = true
+	}
+	if ch.old != nil {
+		old := ch.old.(*networkingv1.Ingress)
+		if m, ok := c.rules[old]; ok && m.gen == c.gen {
+			if !p.detach(m) {
+				return false
+			}
+			p.forget = append(p.forget, old)
+		}
+	}
+	if ch.cur == nil || !p.t.servesIngress(ch.cur.(*networkingv1.Ingress)) {
+		return true
+	}
+	ing := ch.cur.(*networkingv1.Ingress)
+	before := len(p.t.problems)
+	rs := p.t.routeSettingsFor(ing)
+	p.t.rulesFor(ing, rs)
+	p.problems = append(p.problems, p.t.problems[before:]...)
+	for _, u := range c.rules[ing].uses {
+		ks := p.kongService(u)
+		if ks == nil {
+			return false
+		}
+		ks.routes = append(ks.routes, u.route)
+	}
+	return true
+}
+
+// kongService returns the copy being patched of a use's Kong service, or nil when the use does
+// not match the existing Kong service (a new one, or a different Service or port).
+func (p *fastPatch) kongService(u ruleUse) *kongService {
+	if ks, ok := p.changed[u.name]; ok {
+		return ks
+	}
+	old, ok := p.lb.services[u.name]
+	if !ok || old.svc != u.svc || old.port != u.port || u.name == p.lb.defaultKS || len(old.routes) == 0 {
+		return nil
+	}
+	ks := *old
+	ks.routes = slices.Clone(old.routes)
+	p.changed[u.name] = &ks
+	return &ks
+}
+
+// detach removes an old Ingress version's routes from their Kong services.
+func (p *fastPatch) detach(m *rulesMemo) bool {
+	for _, u := range m.uses {
+		ks := p.kongService(u)
+		if ks == nil {
+			return false
+		}
+		i := slices.Index(ks.routes, u.route)
+		if i < 0 {
+			return false
+		}
+		ks.routes = slices.Delete(ks.routes, i, i+1)
+	}
+	return true
+}
+
+// rebuildServices rebuilds the Kong services whose routes changed, in place in the output.
+func (p *fastPatch) rebuildServices() bool {
+	if len(p.changed) == 0 {
+		return true
+	}
+	p.services = slices.Clone(p.services)
+	for name, ks := range p.changed {
+		if len(ks.routes) == 0 || readsOthers(ks.svc) {
+			return false
+		}
+		m, ok := p.t.cache.svcInfo[ks.svc]
+		at, found := p.lb.svcAt[name]
+		if !ok || !found {
+			return false
+		}
+		p.services[at] = p.t.serviceFor(ks, m.info)
+	}
+	return true
+}
+
+// endpointSlice rebuilds the upstreams of the Service an EndpointSlice (old or new) belongs to.
+func (p *fastPatch) endpointSlice(ch objectChange) bool {
+	for _, o := range []store.Object{ch.old, ch.cur} {
+		if o == nil {
+			continue
+		}
+		es := o.(*discoveryv1.EndpointSlice)
+		for _, name := range p.lb.bySvc[[2]string{es.Namespace, es.Labels[discoveryv1.LabelServiceName]}] {
+			ks := p.lb.services[name]
+			at, ok := p.lb.upAt[ks.host]
+			if !ok {
+				continue // no routes: not in the output
+			}
+			m, known := p.t.cache.svcInfo[ks.svc]
+			if !known {
+				return false
+			}
+			if !p.upsCopy {
+				p.ups, p.upsCopy = slices.Clone(p.ups), true
+			}
+			p.ups[at] = p.t.upstreamFor(ks, m.info)
+		}
+	}
+	return true
+}
+
+// commit makes the patched result the cache's last build and returns it.
+func (p *fastPatch) commit(snap *store.Snapshot) Result {
+	c, lb := p.t.cache, p.lb
+	problems := make([]Problem, 0, len(lb.problems)+len(p.problems))
+	for _, pr := range lb.problems {
+		if !p.dropRefs[pr.Object] {
+			problems = append(problems, pr)
+		}
+	}
+	problems = finishProblems(append(problems, p.problems...))
+	doc := *lb.doc
+	doc.Services, doc.Upstreams = p.services, p.ups
+	for name, ks := range p.changed {
+		lb.services[name] = ks
+	}
+	for _, old := range p.forget {
+		delete(c.rules, old)
+		delete(c.settings, old)
+	}
+	for _, k := range store.Kinds {
+		lb.views[k] = snap.Objects(k)
+	}
+	lb.doc, lb.problems = &doc, problems
+	return Result{Document: &doc, Problems: problems}
+}
