@@ -131,10 +131,15 @@ func encodeRun(list reflect.Value, from, to int) ([][]byte, error) {
 	return append(pieces, buf.Bytes()), nil
 }
 
-// encodeItem appends one list item's JSON. Items with their own MarshalJSON (Service) are
+// encodeItem appends one list item's JSON: services and upstreams by appendFast, other items
+// by encoding/json. Items with their own MarshalJSON are
 // appended as it returns them: encoding/json would only copy them through its compactor, and
 // this package's MarshalJSON methods return compact JSON (TestJSONEqualsWholeEncode checks).
 func encodeItem(buf *bytes.Buffer, enc *json.Encoder, item any) error {
+	if b, ok, err := appendFast(buf.AvailableBuffer(), item); ok {
+		buf.Write(b)
+		return err
+	}
 	if m, ok := item.(json.Marshaler); ok && !reflect.ValueOf(item).IsNil() {
 		b, err := m.MarshalJSON()
 		if err != nil {
