@@ -26,18 +26,19 @@ type worker struct {
 	everAccepted atomic.Bool
 	pushes       atomic.Int64
 
-	mu          gosync.Mutex
-	desired     *Payload
-	accepted    string   // hash of the config the replica holds, as far as we know
-	rejected    string   // hash the replica refused for good (400, 413)
-	lastGood    *Payload // the last payload the replica took, re-sent if it comes back empty
-	needProbe   bool     // check GET /status before the next push
-	failures    int      // consecutive transient failures
-	nextAttempt time.Time
-	nextProbe   time.Time
-	lastResult  Result
-	lastErr     error
-	unreachable bool // the last request failed at the network level
+	mu           gosync.Mutex
+	desired      *Payload
+	accepted     string   // hash of the config the replica holds, as far as we know
+	rejected     string   // hash the replica refused for good (400, 413)
+	lastGood     *Payload // the last payload the replica took, re-sent if it comes back empty
+	needProbe    bool     // check GET /status before the next push
+	failures     int      // consecutive transient failures
+	nextAttempt  time.Time
+	nextProbe    time.Time
+	lastResult   Result
+	lastErr      error
+	unreachable  bool   // the last request failed at the network level
+	lastProbeErr string // the last probe's error, to log each distinct one once
 }
 
 func newWorker(rep *Replica, l *Loop) *worker {
@@ -159,6 +160,10 @@ func (w *worker) probe(ctx context.Context) {
 		if !w.unreachable && isTransport(err) {
 			w.log.Info("Kong admin API unreachable", "error", err.Error())
 		}
+		if !isTransport(err) && err.Error() != w.lastProbeErr {
+			w.log.Info("GET /status failed", "error", err.Error()) // once per distinct error
+		}
+		w.lastProbeErr = err.Error()
 		w.unreachable = w.unreachable || isTransport(err)
 		w.mu.Unlock()
 		return
@@ -168,7 +173,7 @@ func (w *worker) probe(ctx context.Context) {
 		w.unreachable, w.failures, w.nextAttempt = false, 0, time.Time{}
 		w.log.Info("Kong admin API reachable again")
 	}
-	w.needProbe = false
+	w.needProbe, w.lastProbeErr = false, ""
 	accepted := w.applyStatus(hash)
 	w.mu.Unlock()
 	if accepted {
