@@ -23,6 +23,7 @@ control-plane:
 	./hack/setup-control-plane.sh $(CP_BIN)
 
 test-integration: control-plane
+	$(GO) vet -tags integration ./test/integration/...
 	KONGSYNC_CP_BIN=$(CP_BIN) $(GO) test -count=1 -tags integration -timeout 30m ./test/integration/...
 
 # Benchmarks of issue 4 (docs/benchmarks.md): full build and its stages at n=100..10000 repeated

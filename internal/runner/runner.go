@@ -110,7 +110,7 @@ func Run(ctx context.Context, cfg Config, log logr.Logger) error {
 		}
 		return nil
 	})
-	log.Info("caches synced; syncing Kong", "objects", st.Snapshot().Version())
+	log.Info("caches synced; syncing Kong", "storeVersion", st.Version())
 	g.go_(loop.Run)
 	return g.wait()
 }

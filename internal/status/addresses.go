@@ -13,8 +13,9 @@ import (
 )
 
 // addresses returns the load-balancer entries to publish, sorted: static addresses if given,
-// else the publish Service's, else none.
-func (w *Writer) addresses(ctx context.Context) ([]networkingv1.IngressLoadBalancerIngress, error) {
+// else the publish Service's, else none. The Service comes from the snapshot when its namespace
+// is watched, else from a GET (the writer runs on every store change, so the store is preferred).
+func (w *Writer) addresses(ctx context.Context, snap serviceGetter) ([]networkingv1.IngressLoadBalancerIngress, error) {
 	if len(w.opts.StaticAddresses) > 0 {
 		return toLB(w.opts.StaticAddresses), nil
 	}
@@ -25,11 +26,19 @@ func (w *Writer) addresses(ctx context.Context) ([]networkingv1.IngressLoadBalan
 	if !ok {
 		return nil, fmt.Errorf("publish service %q is not namespace/name", w.opts.PublishService)
 	}
+	if svc, ok := snap.Service(ns, name); ok {
+		return toLB(serviceAddresses(svc)), nil
+	}
 	svc, err := w.client.CoreV1().Services(ns).Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("publish service %s: %w", w.opts.PublishService, err)
 	}
 	return toLB(serviceAddresses(svc)), nil
+}
+
+// serviceGetter is the snapshot lookup addresses needs; *store.Snapshot is one.
+type serviceGetter interface {
+	Service(namespace, name string) (*corev1.Service, bool)
 }
 
 // serviceAddresses: a LoadBalancer's ingress IPs/hostnames when assigned, else its cluster IPs;

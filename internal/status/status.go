@@ -84,11 +84,11 @@ func (w *Writer) Run(ctx context.Context) {
 }
 
 func (w *Writer) reconcile(ctx context.Context) error {
-	want, err := w.addresses(ctx)
+	snap := w.source.Snapshot()
+	want, err := w.addresses(ctx, snap)
 	if err != nil {
 		return err
 	}
-	snap := w.source.Snapshot()
 	isDefault := snap.IsDefaultClass(w.opts.IngressClass)
 	var errs []error
 	for _, ing := range snap.Ingresses() {

@@ -105,10 +105,11 @@ func TestRunsUnderDeployedServiceAccount(t *testing.T) {
 		t.Errorf("Lease not created: %v", err)
 	}
 	bad := app{ns: ns, name: "bad", host: "bad.example.com"}
+	rejectNextPost(kong, ns, "bad")
 	if _, err := admin.CoreV1().Services(ns).Create(ctxT(t), bad.service(), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := admin.NetworkingV1().Ingresses(ns).Create(ctxT(t), bad.ingress("/~/broken[regex"), metav1.CreateOptions{}); err != nil {
+	if _, err := admin.NetworkingV1().Ingresses(ns).Create(ctxT(t), bad.ingress(), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	waitEvent(t, ns, "Ingress", "bad", "KongConfigurationApplyFailed")

@@ -4,6 +4,7 @@ package integration
 
 import (
 	"context"
+	"encoding/json"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
@@ -255,6 +256,25 @@ func waitDouble(t *testing.T, d *kongdouble.Server, what string, cond func() boo
 	if err := d.WaitFor(ctxT(t), cond); err != nil {
 		t.Fatalf("waiting for %s: %v; loaded hosts: %v", what, err, routeHosts(d))
 	}
+}
+
+// rejectNextPost makes the double answer its next POST /config with Kong's 400 "invalid
+// declarative configuration", naming one route of the Ingress ns/name through its k8s-* tags, as
+// Kong does for an entity it refuses. (The translator now rejects most invalid input itself, so
+// a fault keeps this test independent of which checks it has.)
+func rejectNextPost(d *kongdouble.Server, ns, name string) {
+	body, _ := json.Marshal(map[string]any{
+		"code": 14, "name": "invalid declarative configuration",
+		"message": "declarative config is invalid: {}", "fields": map[string]any{},
+		"flattened_errors": []any{map[string]any{
+			"entity_type": "route", "entity_name": ns + "." + name + ".rejected",
+			"entity_tags": []string{"k8s-name:" + name, "k8s-namespace:" + ns, "k8s-kind:Ingress",
+				"k8s-group:networking.k8s.io", "k8s-version:v1"},
+			"errors": []any{map[string]any{"type": "field", "field": "paths.1", "message": "invalid regex: '/x[' (PCRE returned: missing ])"}},
+			"entity": map[string]any{},
+		}},
+	})
+	d.AddFault(kongdouble.Fault{Status: 400, Body: string(body), Times: 1})
 }
 
 // waitEvent waits for a Warning Event with reason on the named object, listing then watching.

@@ -92,20 +92,22 @@ func TestKongRestartedEmptyIsRepushed(t *testing.T) {
 	t.Logf("re-pushed %s after the restart", time.Since(tr).Round(time.Millisecond))
 }
 
-// Kong refuses one Ingress (invalid regex path): a Warning Event lands on that Ingress and the
-// other Ingress still reaches Kong.
+// Kong refuses one Ingress: a Warning Event lands on that Ingress and the other Ingress still
+// reaches Kong.
 func TestKongRejectsOneObject(t *testing.T) {
 	ns := newNamespace(t)
 	kong := newDouble(t)
 	startKongsync(t, "a", ns, []*kongdouble.Server{kong}, nil)
 	good := app{ns: ns, name: "good", host: "good.example.com"}
 	good.create(t)
+	waitDouble(t, kong, "the good Ingress", func() bool { return hasHost(kong, "good.example.com") })
 	bad := app{ns: ns, name: "bad", host: "bad.example.com"}
+	rejectNextPost(kong, ns, "bad")
 	ctx := ctxT(t)
 	if _, err := admin.CoreV1().Services(ns).Create(ctx, bad.service(), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := admin.NetworkingV1().Ingresses(ns).Create(ctx, bad.ingress("/~/broken[regex"), metav1.CreateOptions{}); err != nil {
+	if _, err := admin.NetworkingV1().Ingresses(ns).Create(ctx, bad.ingress(), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	ev := waitEvent(t, ns, "Ingress", "bad", "KongConfigurationApplyFailed")
@@ -136,4 +138,24 @@ func TestRestartUnchangedClusterNoPush(t *testing.T) {
 	if len(kong.Requests()) == 0 {
 		t.Error("restarted kongsync never asked Kong for its status")
 	}
+}
+
+// An object the translator cannot use gets a KongConfigurationTranslationFailed Warning Event;
+// the rest of the configuration still reaches Kong.
+func TestTranslationProblemEvent(t *testing.T) {
+	ns := newNamespace(t)
+	kong := newDouble(t)
+	startKongsync(t, "a", ns, []*kongdouble.Server{kong}, nil)
+	app{ns: ns, name: "good", host: "good.example.com"}.create(t)
+	broken := app{ns: ns, name: "broken", host: "broken.example.com"}
+	ctx := ctxT(t)
+	if _, err := admin.CoreV1().Services(ns).Create(ctx, broken.service(), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.NetworkingV1().Ingresses(ns).Create(ctx, broken.ingress("/~/broken[regex"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	ev := waitEvent(t, ns, "Ingress", "broken", "KongConfigurationTranslationFailed")
+	t.Logf("event: %s", ev.Message)
+	waitDouble(t, kong, "the good Ingress", func() bool { return hasHost(kong, "good.example.com") })
 }
