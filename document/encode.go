@@ -111,24 +111,37 @@ func encodeField(name string, f reflect.Value, comma bool) ([][]byte, error) {
 // runPiece bytes: the pieces are joined once, so the run never grows (and copies) a large buffer.
 func encodeRun(list reflect.Value, from, to int) ([][]byte, error) {
 	var pieces [][]byte
-	buf := bytes.NewBuffer(make([]byte, 0, runPiece+runPiece/4))
-	enc := json.NewEncoder(buf)
+	cur := make([]byte, 0, runPiece+runPiece/4)
+	var scratch bytes.Buffer
+	enc := json.NewEncoder(&scratch)
 	enc.SetEscapeHTML(false)
 	for i := from; i < to; i++ {
 		if i > from {
-			buf.WriteByte(',')
+			cur = append(cur, ',')
 		}
-		if err := encodeItem(buf, enc, list.Index(i).Interface()); err != nil {
+		var err error
+		if cur, err = appendItem(cur, &scratch, enc, list.Index(i).Interface()); err != nil {
 			return nil, err
 		}
-		if buf.Len() >= runPiece && i+1 < to {
-			pieces = append(pieces, buf.Bytes())
-			buf = bytes.NewBuffer(make([]byte, 0, runPiece+runPiece/4))
-			enc = json.NewEncoder(buf)
-			enc.SetEscapeHTML(false)
+		if len(cur) >= runPiece && i+1 < to {
+			pieces = append(pieces, cur)
+			cur = make([]byte, 0, runPiece+runPiece/4)
 		}
 	}
-	return append(pieces, buf.Bytes()), nil
+	return append(pieces, cur), nil
+}
+
+// appendItem is encodeItem appending to a byte slice; scratch and enc (which writes to
+// scratch) serve the items encoding/json encodes.
+func appendItem(dst []byte, scratch *bytes.Buffer, enc *json.Encoder, item any) ([]byte, error) {
+	if b, ok, err := appendFast(dst, item); ok {
+		return b, err
+	}
+	scratch.Reset()
+	if err := encodeItem(scratch, enc, item); err != nil {
+		return dst, err
+	}
+	return append(dst, scratch.Bytes()...), nil
 }
 
 // encodeItem appends one list item's JSON: services and upstreams by appendFast, other items
