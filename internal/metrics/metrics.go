@@ -24,6 +24,8 @@ type Prometheus struct {
 	configBytes         prometheus.Gauge
 	pushDuration        *prometheus.HistogramVec
 	pushes              *prometheus.CounterVec
+	reachable           *prometheus.GaugeVec
+	inSync              *prometheus.GaugeVec
 }
 
 // New registers every kongsync metric, plus the Go runtime and process collectors.
@@ -59,9 +61,15 @@ func New() *Prometheus {
 		pushes: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "kongsync_pushes_total", Help: "POST /config attempts per Kong replica and result.",
 		}, []string{"replica", "result"}),
+		reachable: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "kongsync_replica_reachable", Help: "1 if the last GET /status of the Kong replica answered.",
+		}, []string{"replica"}),
+		inSync: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "kongsync_replica_in_sync", Help: "1 if the Kong replica reported the latest configuration hash at its last probe.",
+		}, []string{"replica"}),
 	}
 	r.MustRegister(p.translationDuration, p.translations, p.objects, p.problems, p.excluded,
-		p.configBytes, p.pushDuration, p.pushes,
+		p.configBytes, p.pushDuration, p.pushes, p.reachable, p.inSync,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return p
 }
@@ -82,4 +90,21 @@ func (p *Prometheus) ObservePush(replica string, result kongsync.Result, d time.
 	p.pushes.WithLabelValues(replica, string(result)).Inc()
 }
 
-var _ kongsync.Metrics = (*Prometheus)(nil)
+// ObserveProbe implements sync.ProbeMetrics: during an outage only probes run, so these gauges
+// are what shows it.
+func (p *Prometheus) ObserveProbe(replica string, reachable, synced bool) {
+	p.reachable.WithLabelValues(replica).Set(boolFloat(reachable))
+	p.inSync.WithLabelValues(replica).Set(boolFloat(synced))
+}
+
+func boolFloat(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+var (
+	_ kongsync.Metrics      = (*Prometheus)(nil)
+	_ kongsync.ProbeMetrics = (*Prometheus)(nil)
+)

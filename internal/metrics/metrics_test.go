@@ -52,6 +52,7 @@ func TestPrometheusAndHealth(t *testing.T) {
 	p.ObserveTranslation(kongsync.TranslationStats{Duration: time.Millisecond, Objects: 7, Problems: 2, ConfigBytes: 1234})
 	p.ObservePush("http://kong:8001", kongsync.ResultAccepted, 5*time.Millisecond)
 	p.ObservePush("http://kong:8001", kongsync.ResultAccepted, 5*time.Millisecond)
+	p.ObserveProbe("http://kong:8001", true, false)
 	ready := false
 	h := HealthHandler(func() bool { return ready })
 	for _, tc := range []struct {
@@ -69,7 +70,8 @@ func TestPrometheusAndHealth(t *testing.T) {
 	w := httptest.NewRecorder()
 	MetricsHandler(p.Registry).ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/metrics", nil))
 	for _, want := range []string{"kongsync_config_bytes 1234", "kongsync_translation_objects 7",
-		`kongsync_pushes_total{replica="http://kong:8001",result="accepted"} 2`} {
+		`kongsync_pushes_total{replica="http://kong:8001",result="accepted"} 2`,
+		`kongsync_replica_reachable{replica="http://kong:8001"} 1`, `kongsync_replica_in_sync{replica="http://kong:8001"} 0`} {
 		if !strings.Contains(w.Body.String(), want) {
 			t.Errorf("/metrics lacks %q", want)
 		}
