@@ -1,7 +1,10 @@
 package store
 
 import (
+	"maps"
+	"slices"
 	"sort"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -27,16 +30,94 @@ type kindView struct {
 	bySvc map[nsName][]*discoveryv1.EndpointSlice
 }
 
-func newSnapshot(version uint64, kinds map[Kind]map[nsName]Object, prev *Snapshot, shared map[Kind]bool) *Snapshot {
+func newSnapshot(version uint64, kinds map[Kind]map[nsName]Object, prev *Snapshot, shared map[Kind]bool,
+	dirty map[Kind]map[nsName]struct{},
+) *Snapshot {
 	snap := &Snapshot{version: version, views: make(map[Kind]*kindView, len(kinds))}
 	for _, k := range Kinds {
-		if prev != nil && shared[k] {
+		switch {
+		case prev != nil && shared[k]:
 			snap.views[k] = prev.views[k]
-			continue
+		case prev != nil && len(dirty[k]) <= patchLimit:
+			snap.views[k] = patchView(k, prev.views[k], kinds[k], dirty[k])
+		default:
+			snap.views[k] = buildView(k, kinds[k])
 		}
-		snap.views[k] = buildView(k, kinds[k])
 	}
 	return snap
+}
+
+// patchLimit is the number of changed keys up to which a kind's view is patched (binary search
+// and insert per key) rather than rebuilt (sort of the whole kind).
+const patchLimit = 64
+
+// patchView is buildView(k, objs) computed from the previous view pv, given every key written
+// since pv was built: the sorted list is copied and patched per key, and the EndpointSlice
+// index entries of the Services those keys belong to (before and after) are recomputed.
+func patchView(k Kind, pv *kindView, objs map[nsName]Object, dirty map[nsName]struct{}) *kindView {
+	v := &kindView{objs: objs, sorted: make([]Object, len(pv.sorted), len(pv.sorted)+len(dirty))}
+	copy(v.sorted, pv.sorted)
+	for key := range dirty {
+		i, found := slices.BinarySearchFunc(v.sorted, key, compareKey)
+		o, present := objs[key]
+		switch {
+		case present && found:
+			v.sorted[i] = o
+		case present:
+			v.sorted = slices.Insert(v.sorted, i, o)
+		case found:
+			v.sorted = slices.Delete(v.sorted, i, i+1)
+		}
+	}
+	if k == KindEndpointSlice {
+		v.bySvc = patchServiceIndex(pv, objs, dirty)
+	}
+	return v
+}
+
+func compareKey(o Object, key nsName) int {
+	if c := strings.Compare(o.GetNamespace(), key.ns); c != 0 {
+		return c
+	}
+	return strings.Compare(o.GetName(), key.name)
+}
+
+// patchServiceIndex recomputes the index entries of the Services whose slices changed.
+func patchServiceIndex(pv *kindView, objs map[nsName]Object, dirty map[nsName]struct{}) map[nsName][]*discoveryv1.EndpointSlice {
+	idx := maps.Clone(pv.bySvc)
+	if idx == nil {
+		idx = map[nsName][]*discoveryv1.EndpointSlice{}
+	}
+	affected := map[nsName]bool{}
+	for key := range dirty {
+		for _, m := range []map[nsName]Object{pv.objs, objs} {
+			if o, ok := m[key]; ok {
+				if svc := o.GetLabels()[discoveryv1.LabelServiceName]; svc != "" {
+					affected[nsName{key.ns, svc}] = true
+				}
+			}
+		}
+	}
+	for sk := range affected {
+		var list []*discoveryv1.EndpointSlice
+		for _, es := range pv.bySvc[sk] {
+			if _, changed := dirty[nsName{es.Namespace, es.Name}]; !changed {
+				list = append(list, es)
+			}
+		}
+		for key := range dirty {
+			if o, ok := objs[key]; ok && key.ns == sk.ns && o.GetLabels()[discoveryv1.LabelServiceName] == sk.name {
+				list = append(list, o.(*discoveryv1.EndpointSlice))
+			}
+		}
+		slices.SortFunc(list, func(a, b *discoveryv1.EndpointSlice) int { return strings.Compare(a.Name, b.Name) })
+		if len(list) == 0 {
+			delete(idx, sk)
+		} else {
+			idx[sk] = list
+		}
+	}
+	return idx
 }
 
 func buildView(k Kind, objs map[nsName]Object) *kindView {

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"maps"
 	"sync"
 )
 
@@ -14,13 +15,16 @@ type Store struct {
 	shared  map[Kind]bool // kind maps referenced by the last snapshot: copy before writing
 	version uint64
 	last    *Snapshot
+	// dirty holds the keys written since the last snapshot, per kind: a snapshot patches the
+	// previous one's sorted lists and indexes for these instead of rebuilding them.
+	dirty map[Kind]map[nsName]struct{}
 }
 
 type nsName struct{ ns, name string }
 
 // New returns an empty store.
 func New() *Store {
-	s := &Store{kinds: map[Kind]map[nsName]Object{}, shared: map[Kind]bool{}}
+	s := &Store{kinds: map[Kind]map[nsName]Object{}, shared: map[Kind]bool{}, dirty: map[Kind]map[nsName]struct{}{}}
 	for _, k := range Kinds {
 		s.kinds[k] = map[nsName]Object{}
 	}
@@ -45,6 +49,7 @@ func (s *Store) Upsert(obj Object) (bool, error) {
 		}
 	}
 	s.writable(k)[key] = obj
+	s.markDirty(k, key)
 	s.version++
 	return true, nil
 }
@@ -58,6 +63,7 @@ func (s *Store) Delete(ref Ref) bool {
 		return false
 	}
 	delete(s.writable(ref.Kind), key)
+	s.markDirty(ref.Kind, key)
 	s.version++
 	return true
 }
@@ -80,14 +86,22 @@ func (s *Store) Version() uint64 {
 // writable returns the map of kind k, copying it first if a snapshot still references it.
 func (s *Store) writable(k Kind) map[nsName]Object {
 	if s.shared[k] {
-		m := make(map[nsName]Object, len(s.kinds[k])+1)
-		for key, o := range s.kinds[k] {
-			m[key] = o
-		}
-		s.kinds[k] = m
+		s.kinds[k] = maps.Clone(s.kinds[k])
 		s.shared[k] = false
 	}
 	return s.kinds[k]
+}
+
+// markDirty records a written key; past patchLimit keys the kind is rebuilt anyway.
+func (s *Store) markDirty(k Kind, key nsName) {
+	d := s.dirty[k]
+	if d == nil {
+		d = map[nsName]struct{}{}
+		s.dirty[k] = d
+	}
+	if len(d) <= patchLimit {
+		d[key] = struct{}{}
+	}
 }
 
 // Snapshot returns an immutable view of the store. Kinds unchanged since the previous snapshot
@@ -98,10 +112,11 @@ func (s *Store) Snapshot() *Snapshot {
 	if s.last != nil && s.last.version == s.version {
 		return s.last
 	}
-	snap := newSnapshot(s.version, s.kinds, s.last, s.shared)
+	snap := newSnapshot(s.version, s.kinds, s.last, s.shared, s.dirty)
 	for _, k := range Kinds {
 		s.shared[k] = true
 	}
+	clear(s.dirty)
 	s.last = snap
 	return snap
 }

@@ -52,6 +52,17 @@ type Cache struct {
 	upstreams map[string]*upstreamMemo // by Kong service name
 
 	last *lastBuild // the previous result, for fastTranslate
+	// patched and full count the calls answered by patching the previous result and by a
+	// (cached) full translation.
+	patched, full int
+}
+
+// Stats reports how many Translate calls patched the previous result and how many ran a full
+// translation (with cached pieces): tests and benchmarks use it to see which path ran.
+func (c *Cache) Stats() (patched, full int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.patched, c.full
 }
 
 // NewCache returns an empty cache for translations with opts.
@@ -75,8 +86,10 @@ func (c *Cache) Translate(snap *store.Snapshot) Result {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if res, ok := c.fastTranslate(snap); ok {
+		c.patched++
 		return res
 	}
+	c.full++
 	c.gen++
 	c.used = [5]int{}
 	res := translateState(snap, c.opts, c)

@@ -235,3 +235,43 @@ func setAnnotation(m *metav1.ObjectMeta, k, v string) {
 	}
 	m.Annotations[k] = v
 }
+
+// TestIncrementalPatchesWorkload checks that the common single changes on a generated workload
+// take the fast path (patching the previous result), and still equal a full build.
+func TestIncrementalPatchesWorkload(t *testing.T) {
+	raw, err := workload.Objects(workload.Defaults(50))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := store.New()
+	var ing *networkingv1.Ingress
+	var es *discoveryv1.EndpointSlice
+	for _, o := range raw {
+		so := o.(store.Object)
+		if _, err := store.KindOf(so); err != nil {
+			continue
+		}
+		mustUpsert(t, st, so)
+		switch o := o.(type) {
+		case *networkingv1.Ingress:
+			ing = o
+		case *discoveryv1.EndpointSlice:
+			es = o
+		}
+	}
+	in := newIncremental()
+	in.check(t, st.Snapshot(), "initial")
+	ing2 := ing.DeepCopy()
+	ing2.Spec.Rules[0].HTTP.Paths[0].Path = "/changed"
+	mustUpsert(t, st, ing2)
+	in.check(t, st.Snapshot(), "ingress path")
+	es2 := es.DeepCopy()
+	es2.Endpoints[0].Addresses[0] = "10.200.0.1"
+	mustUpsert(t, st, es2)
+	in.check(t, st.Snapshot(), "endpoint address")
+	st.Delete(store.Ref{Kind: store.KindIngress, Namespace: ing.Namespace, Name: ing.Name})
+	in.check(t, st.Snapshot(), "ingress deleted") // its Kong service loses every route: full
+	if patched, full := in.tr.Stats(); patched != 2 || full != 2 {
+		t.Errorf("patched %d, full %d translations; want 2 and 2", patched, full)
+	}
+}
