@@ -229,7 +229,7 @@ func decodeJSON(js []byte, where string) ([]Object, []Note) {
 	}
 	var tm typeMeta
 	if err := json.Unmarshal(js, &tm); err != nil {
-		return nil, []Note{{Err: true, Msg: where + "not a Kubernetes object: " + err.Error()}}
+		return nil, []Note{{Err: true, Msg: where + "not a Kubernetes object: " + notObject(js, err)}}
 	}
 	if tm.Kind == "List" || strings.HasSuffix(tm.Kind, "List") && tm.Items != nil {
 		var objs []Object
@@ -272,4 +272,19 @@ func describe(tm typeMeta) string {
 		return fmt.Sprintf("%s %s/%s: ", tm.Kind, tm.Metadata.Namespace, tm.Metadata.Name)
 	}
 	return fmt.Sprintf("%s %s: ", tm.Kind, tm.Metadata.Name)
+}
+
+// notObject words why a document that parsed is not an object, without Go type names.
+func notObject(js []byte, err error) string {
+	var te *json.UnmarshalTypeError
+	if !errors.As(err, &te) {
+		return err.Error() + "; skipped"
+	}
+	switch t := bytes.TrimSpace(js); {
+	case len(t) > 0 && t[0] == '[':
+		return "the document is a list, not a mapping with apiVersion, kind and metadata; skipped"
+	case len(t) > 0 && t[0] == '{':
+		return "apiVersion, kind or metadata has the wrong type; skipped"
+	}
+	return "the document is a single value, not a mapping with apiVersion, kind and metadata; skipped"
 }
