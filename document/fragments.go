@@ -108,7 +108,10 @@ var (
 // Cached items are filled in; the others are returned as misses.
 func (c *JSONCache) layout(d *Document) ([][]byte, []itemSlot, []listSlot, error) {
 	v := reflect.ValueOf(d).Elem()
-	pieces := [][]byte{{'{'}}
+	items := len(d.CACertificates) + len(d.Certificates) + len(d.Consumers) + len(d.Plugins) +
+		len(d.Services) + len(d.Upstreams)
+	pieces := make([][]byte, 1, 2*items+4*v.NumField()+2)
+	pieces[0] = []byte{'{'}
 	var misses []itemSlot
 	var lists []listSlot
 	fields := 0
