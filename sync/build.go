@@ -34,7 +34,7 @@ func (l *Loop) build(force bool) {
 		l.cfg.Reporter.ReplicaFailed("", ResultFailed, err)
 		return
 	}
-	p, err := NewPayload(res.Document)
+	p, err := newPayload(res.Document, l.cfg.Encode)
 	if err != nil {
 		l.log.Error(err, "encoding the configuration failed; Kong keeps its current configuration")
 		return

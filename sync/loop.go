@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-logr/logr"
 
+	"github.com/kongsync/kongsync/document"
 	"github.com/kongsync/kongsync/store"
 	"github.com/kongsync/kongsync/translator"
 )
@@ -30,10 +31,18 @@ type Source interface {
 // translator.Translate with its options, tests pass fakes.
 type TranslateFunc func(*store.Snapshot) translator.Result
 
+// EncodeFunc encodes a translated document as the config posted to Kong and returns it with
+// its hash (document.Hash of the bytes). The default is document.JSON; a
+// document.JSONCache's Encode gives the same bytes, reusing those of entities shared with
+// earlier documents (translator.Cache keeps unchanged entities' pointers).
+type EncodeFunc func(*document.Document) (config []byte, hash string, err error)
+
 // Config configures a Loop. Source and Translate are required.
 type Config struct {
 	Source    Source
 	Translate TranslateFunc
+	// Encode, if set, replaces document.JSON and document.Hash for building payloads.
+	Encode EncodeFunc
 	// Replicas are the initial Kong admin URLs; SetReplicas replaces them at runtime.
 	Replicas []string
 	// Replica holds the client settings shared by every replica.

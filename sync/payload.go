@@ -24,13 +24,27 @@ type Payload struct {
 
 // NewPayload encodes a document for posting.
 func NewPayload(doc *document.Document) (*Payload, error) {
-	cfg, err := document.JSON(doc)
+	return newPayload(doc, nil)
+}
+
+// newPayload encodes a document with enc, or with document.JSON and document.Hash if nil.
+func newPayload(doc *document.Document, enc EncodeFunc) (*Payload, error) {
+	if enc == nil {
+		enc = func(d *document.Document) ([]byte, string, error) {
+			cfg, err := document.JSON(d)
+			if err != nil {
+				return nil, "", err
+			}
+			return cfg, document.Hash(cfg), nil
+		}
+	}
+	cfg, hash, err := enc(doc)
 	if err != nil {
 		return nil, err
 	}
 	body := configBody(cfg)
 	return &Payload{
-		Hash:   document.Hash(cfg),
+		Hash:   hash,
 		Config: cfg,
 		Body:   body,
 		Empty:  isEmpty(doc),

@@ -1,6 +1,7 @@
 package sync
 
 import (
+	"bytes"
 	"encoding/json"
 	"testing"
 	"time"
@@ -169,5 +170,26 @@ func TestIngressClassNeverExcluded(t *testing.T) {
 	_, rej, _ := rep.snapshot()
 	if rebuild || len(l.Excluded()) != 0 || len(rej) != 1 || rej[0].Object.Kind != store.KindIngressClass {
 		t.Fatalf("rebuild %v, excluded %v, rejections %v", rebuild, l.Excluded(), rej)
+	}
+}
+
+// TestPayloadWithEncodeFunc: a payload built with a document.JSONCache's Encode (what the
+// runner configures) carries the same config, body and hash as the default encoding.
+func TestPayloadWithEncodeFunc(t *testing.T) {
+	doc := document.New()
+	doc.Upstreams = []*document.Upstream{{Upstream: kong.Upstream{Name: kong.String("u.svc")}}}
+	want, err := NewPayload(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jc := document.NewJSONCache()
+	for range 2 {
+		got, err := newPayload(doc, jc.Encode)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Hash != want.Hash || !bytes.Equal(got.Config, want.Config) || !bytes.Equal(got.Body, want.Body) {
+			t.Fatalf("payload with JSONCache differs: %s vs %s", got.Hash, want.Hash)
+		}
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/client-go/tools/record"
 
+	"github.com/kongsync/kongsync/document"
 	"github.com/kongsync/kongsync/internal/admindiscovery"
 	"github.com/kongsync/kongsync/internal/controller"
 	"github.com/kongsync/kongsync/internal/metrics"
@@ -133,7 +134,8 @@ func newLoop(cfg Config, st *store.Store, m kongsync.Metrics, r kongsync.Reporte
 	}
 	return kongsync.New(kongsync.Config{
 		Source:    st,
-		Translate: func(s *store.Snapshot) translator.Result { return translator.Translate(s, opts) },
+		Translate: translator.NewCache(opts).Translate, // incremental; same result as translator.Translate
+		Encode:    document.NewJSONCache().Encode,
 		Replicas:  urls,
 		Replica:   kongsync.ReplicaOptions{Client: httpClient, Token: cfg.KongAdminToken},
 		Window:    cfg.SyncWindow,
