@@ -2,15 +2,22 @@ package translator
 
 import (
 	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kong/go-kong/kong"
 
 	"github.com/kongsync/kongsync/document"
 	"github.com/kongsync/kongsync/store"
@@ -109,6 +116,12 @@ func FuzzTranslateManifests(f *testing.F) {
 		if err != nil {
 			t.Fatalf("document does not encode as YAML: %v", err)
 		}
+		if err := kongInvariants(res.Document); err != nil {
+			t.Fatalf("output Kong would reject: %v\n%s", err, y)
+		}
+		if fuzzing() {
+			return // decK's validation costs ~150 ms an input: run on the seeds only
+		}
 		if err := validateWithDeck(y); err != nil && !onlyGeneratedCredentialFields(err) {
 			t.Fatalf("decK rejects the output: %v\n%s", err, y)
 		}
@@ -179,4 +192,92 @@ func FuzzAnnotationParsers(f *testing.F) {
 		_, _ = parseStrictBool(v)
 		_, _ = parseLooseBool(v)
 	})
+}
+
+// fuzzing reports whether go test runs with -fuzz (not just the seed corpus).
+func fuzzing() bool {
+	f := flag.Lookup("test.fuzz")
+	return f != nil && f.Value.String() != ""
+}
+
+// kongInvariants checks, cheaply, what Kong or decK would reject the whole configuration for:
+// route paths that are neither absolute nor regex, bad route hosts, duplicate names, ids or SNIs,
+// and targets that are not host:port with a port in 1-65535.
+func kongInvariants(d *document.Document) error {
+	seen := map[string]bool{}
+	once := func(kind, v string) error {
+		if seen[kind+"\x00"+v] {
+			return fmt.Errorf("duplicate %s %q", kind, v)
+		}
+		seen[kind+"\x00"+v] = true
+		return nil
+	}
+	for _, s := range d.Services {
+		if err := errors.Join(once("service name", *s.Name), once("service id", *s.ID)); err != nil {
+			return err
+		}
+		for _, r := range s.Routes {
+			if err := errors.Join(once("route name", *r.Name), once("route id", *r.ID)); err != nil {
+				return err
+			}
+			for _, p := range r.Paths {
+				if !strings.HasPrefix(*p, "/") && !strings.HasPrefix(*p, "~") {
+					return fmt.Errorf("route %s: path %q", *r.Name, *p)
+				}
+			}
+			for _, h := range r.Hosts {
+				if !validHost(*h) && !validHost(strings.TrimSuffix(*h, ".*")) {
+					return fmt.Errorf("route %s: host %q", *r.Name, *h)
+				}
+			}
+		}
+	}
+	for _, u := range d.Upstreams {
+		if err := once("upstream", *u.Name); err != nil {
+			return err
+		}
+		for _, tg := range u.Targets {
+			host, port, err := net.SplitHostPort(*tg.Target)
+			if n, perr := strconv.Atoi(port); err != nil || host == "" || perr != nil || n < 1 || n > 65535 {
+				return fmt.Errorf("upstream %s: target %q", *u.Name, *tg.Target)
+			}
+		}
+	}
+	for _, c := range d.Certificates {
+		for _, sni := range c.SNIs {
+			if err := once("SNI", *sni.Name); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// TestKongInvariantsCatch makes sure the fuzz target's cheap check can fail.
+func TestKongInvariantsCatch(t *testing.T) {
+	route := func(path, host string) *document.Route {
+		return &document.Route{Route: kong.Route{Name: kong.String("r"), ID: kong.String("1"),
+			Paths: []*string{kong.String(path)}, Hosts: []*string{kong.String(host)}}}
+	}
+	svc := func(r *document.Route) *document.Service {
+		return &document.Service{Service: kong.Service{Name: kong.String("s"), ID: kong.String("2")}, Routes: []*document.Route{r}}
+	}
+	up := func(target string) *document.Upstream {
+		return &document.Upstream{Upstream: kong.Upstream{Name: kong.String("u")}, Targets: []*kong.Target{{Target: kong.String(target)}}}
+	}
+	good := &document.Document{Services: []*document.Service{svc(route("/a", "a.example.com"))}, Upstreams: []*document.Upstream{up("10.0.0.1:80")}}
+	if err := kongInvariants(good); err != nil {
+		t.Fatalf("good document rejected: %v", err)
+	}
+	for name, d := range map[string]*document.Document{
+		"relative path": {Services: []*document.Service{svc(route("a", "a.example.com"))}},
+		"bad host":      {Services: []*document.Service{svc(route("/a", "a b"))}},
+		"port 0":        {Upstreams: []*document.Upstream{up("10.0.0.1:0")}},
+		"no port":       {Upstreams: []*document.Upstream{up("10.0.0.1")}},
+		"two services":  {Services: []*document.Service{svc(route("/a", "a.example.com")), svc(route("/b", "b.example.com"))}},
+	} {
+		if kongInvariants(d) == nil {
+			t.Errorf("%s: not caught", name)
+		}
+	}
 }
