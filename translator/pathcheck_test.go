@@ -1,0 +1,66 @@
+package translator
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestCertainlyInvalidRegex(t *testing.T) {
+	for re, invalid := range map[string]bool{
+		"/a(b":            true,
+		"/a)b":            true,
+		"/[ab":            true,
+		"/[^]":            true,
+		`/a\`:             true,
+		"/(v1|v2)/x":      false,
+		"/(?=api)[a-z]+":  false, // lookahead: PCRE only
+		`/(a)\1`:          false, // backreference: PCRE only
+		"/x{2000}":        false, // repeat count over Go's 1000
+		"/(*UTF8)a":       false, // PCRE verb
+		"/a*+":            false, // possessive
+		"/(?#a(b)c":       false, // comment with a parenthesis
+		"/(?<name>x)":     false,
+		`/\Q(\E`:          false,
+		"/[]a]":           false,
+		"/files/[a-z]+$":  false,
+		"/(?i)case":       false,
+		"/(?P<n>x)(?&n)":  false,
+		"/(?|a|b)":        false,
+		"/a{,3}":          false,
+		"/[[:alpha:]]+":   false,
+		"/[[:nothing:]]+": false, // PCRE rejects it too, but Go reports another error: left to Kong
+	} {
+		if got := certainlyInvalidRegex(re) != nil; got != invalid {
+			t.Errorf("certainlyInvalidRegex(%q) = %v, want %v", re, got, invalid)
+		}
+	}
+}
+
+func TestValidHost(t *testing.T) {
+	for h, ok := range map[string]bool{
+		"example.com": true, "*.example.com": true, "a-b.c": true, "localhost": true,
+		"Example.com": false, "a_b.com": false, "*.*.example.com": false, "a..b": false, "": false,
+		"example.com.": false, "-a.com": false, "a b": false, "example.com:80": false, "*": false,
+		strings.Repeat("a", 64) + ".com": true, // label length is not checked, as by the API server
+		strings.Repeat("a.", 127) + "a": false,
+	} {
+		if got := validHost(h); got != ok {
+			t.Errorf("validHost(%q) = %v, want %v", h, got, ok)
+		}
+	}
+}
+
+func TestQuoteShort(t *testing.T) {
+	if got := quoteShort("abc"); got != `"abc"` {
+		t.Errorf("short value: %s", got)
+	}
+	long := strings.Repeat("é", 200) // 400 bytes; a cut inside a rune must back off
+	got := quoteShort(long)
+	if !strings.HasSuffix(got, "... (400 bytes)") || len(got) > maxQuoted+40 {
+		t.Errorf("long value: %s", got)
+	}
+	if !utf8.ValidString(got) || strings.Contains(got, `\x`) {
+		t.Errorf("cut inside a rune: %s", got)
+	}
+}
