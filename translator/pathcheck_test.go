@@ -43,7 +43,7 @@ func TestValidHost(t *testing.T) {
 		"Example.com": false, "a_b.com": false, "*.*.example.com": false, "a..b": false, "": false,
 		"example.com.": false, "-a.com": false, "a b": false, "example.com:80": false, "*": false,
 		strings.Repeat("a", 64) + ".com": true, // label length is not checked, as by the API server
-		strings.Repeat("a.", 127) + "a": false,
+		strings.Repeat("a.", 127) + "a":  false,
 	} {
 		if got := validHost(h); got != ok {
 			t.Errorf("validHost(%q) = %v, want %v", h, got, ok)
