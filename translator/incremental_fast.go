@@ -26,6 +26,16 @@ type lastBuild struct {
 	svcAt     map[string]int         // Kong service name → index in doc.Services
 	upAt      map[string]int         // upstream name → index in doc.Upstreams
 	bySvc     map[[2]string][]string // Kubernetes Service → its Kong services' names
+	// claims counts, per match key of dropAmbiguousPaths, the rule-route paths of each Kong
+	// service that claim it, before drops; dropped marks the services that lost paths.
+	claims  map[string][]svcCount
+	dropped map[int]bool
+}
+
+// svcCount is how many paths of one Kong service claim a match key.
+type svcCount struct {
+	svc string
+	n   int
 }
 
 // remember keeps the state of a full translation for patching by the fast path.
@@ -50,7 +60,47 @@ func (c *Cache) remember(t *translation, res Result) {
 		key := [2]string{ks.svc.Namespace, ks.svc.Name}
 		lb.bySvc[key] = append(lb.bySvc[key], ks.name)
 	}
+	lb.claims, lb.dropped = map[string][]svcCount{}, map[int]bool{}
+	for i, s := range t.preDrop {
+		if i < len(res.Document.Services) && res.Document.Services[i] != s {
+			lb.dropped[i] = true
+		}
+		for _, r := range s.Routes {
+			if r != t.defaultRoute {
+				lb.claim(*s.Name, r, 1)
+			}
+		}
+	}
 	c.last = lb
+}
+
+// claim adds (delta 1) or removes (-1) a rule route's paths from the claims, and reports
+// whether any of its match keys is also claimed by another Kong service: then the route takes
+// part in dropAmbiguousPaths' decision, which only a full translation makes.
+func (lb *lastBuild) claim(svc string, r *document.Route, delta int) bool {
+	shared := false
+	for _, p := range r.Paths {
+		if p == nil {
+			continue
+		}
+		for _, k := range matchKeys(r, *p) {
+			list := lb.claims[k]
+			found := false
+			for i := range list {
+				if list[i].svc == svc {
+					list[i].n += delta
+					found = true
+				} else if list[i].n > 0 {
+					shared = true
+				}
+			}
+			if !found {
+				list = append(list, svcCount{svc: svc, n: delta})
+			}
+			lb.claims[k] = list
+		}
+	}
+	return shared
 }
 
 // sameSlice reports whether two object lists are the same list: snapshots share the lists of
@@ -209,7 +259,7 @@ func (p *fastPatch) ingress(ch objectChange) bool {
 	p.problems = append(p.problems, p.t.problems[before:]...)
 	for _, u := range c.rules[ing].uses {
 		ks := p.kongService(u)
-		if ks == nil {
+		if ks == nil || p.lb.claim(u.name, u.route, 1) {
 			return false
 		}
 		ks.routes = append(ks.routes, u.route)
@@ -241,7 +291,7 @@ func (p *fastPatch) detach(m *rulesMemo) bool {
 			return false
 		}
 		i := slices.Index(ks.routes, u.route)
-		if i < 0 {
+		if i < 0 || p.lb.claim(u.name, u.route, -1) {
 			return false
 		}
 		ks.routes = slices.Delete(ks.routes, i, i+1)
@@ -261,7 +311,7 @@ func (p *fastPatch) rebuildServices() bool {
 		}
 		m, ok := p.t.cache.svcInfo[ks.svc]
 		at, found := p.lb.svcAt[name]
-		if !ok || !found {
+		if !ok || !found || p.lb.dropped[at] {
 			return false
 		}
 		p.services[at] = p.t.serviceFor(ks, m.info)

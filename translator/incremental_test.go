@@ -175,7 +175,7 @@ func mutate(o runtime.Object, r *rand.Rand) string {
 	n := r.IntN(3)
 	switch o := o.(type) {
 	case *networkingv1.Ingress:
-		return mutateIngress(o, n)
+		return mutateIngress(o, r.IntN(4))
 	case *corev1.Service:
 		switch n {
 		case 0:
@@ -225,6 +225,11 @@ func mutateIngress(o *networkingv1.Ingress, n int) string {
 			}
 		}
 		o.CreationTimestamp = metav1.NewTime(o.CreationTimestamp.Add(-3600e9))
+	case 2: // the same host and path as other Ingresses so mutated: ambiguous routes
+		if len(o.Spec.Rules) > 0 && o.Spec.Rules[0].HTTP != nil && len(o.Spec.Rules[0].HTTP.Paths) > 0 {
+			o.Spec.Rules[0].Host = "collide.example.com"
+			o.Spec.Rules[0].HTTP.Paths[0].Path = "/collide"
+		}
 	}
 	return "update ingress " + strconv.Itoa(n)
 }

@@ -178,5 +178,6 @@ func (t *translation) translateDefaultBackend(ings []*networkingv1.Ingress, sett
 		r.Paths = []*string{t.defaults.slash}
 		settings[i].applyHosts(&r.Route)
 		ks.routes = append(ks.routes, r)
+		t.defaultRoute = r
 	}
 }

@@ -59,7 +59,9 @@ type translation struct {
 	clientRefs []clientCertRef       // services whose client_certificate awaits the merged id
 	caCertIDs  map[string]bool       // ids of the CA certificates in the output
 
-	defaultKS string // Kong service holding the default backend route
+	defaultKS    string          // Kong service holding the default backend route
+	defaultRoute *document.Route // that route
+	preDrop      []*document.Service
 
 	cache *Cache     // per-object results of earlier translations; nil for Translate
 	rec   *rulesMemo // what the Ingress being translated reads and produces, when caching
@@ -110,6 +112,7 @@ func translateState(snap *store.Snapshot, opts Options, cache *Cache) translated
 	doc.Certificates = t.buildCertificates()
 	doc.Consumers = t.translateConsumers()
 	sortDocument(doc)
+	t.preDrop = doc.Services
 	doc.Services = t.dropAmbiguousPaths(doc.Services, ings, settings)
 	if isEmpty(doc) {
 		doc.Upstreams = []*document.Upstream{{Upstream: kong.Upstream{Name: kong.String(stubUpstream)}}}
