@@ -3,6 +3,7 @@ package translator
 import (
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/kong/go-kong/kong"
 	corev1 "k8s.io/api/core/v1"
@@ -52,6 +53,14 @@ type kongService struct {
 	routes      []*document.Route
 }
 
+// skipped says what an unresolvable backend at field costs: a path, or the default backend.
+func skipped(field string) string {
+	if strings.HasPrefix(field, "spec.defaultBackend") {
+		return "default backend ignored"
+	}
+	return "path skipped"
+}
+
 // resolveBackend finds or creates the Kong service for an Ingress backend. It returns nil, with
 // a problem on the Ingress, when the Service does not exist or the port cannot be resolved.
 // field gives the backend's JSON path, built only when a problem is reported.
@@ -68,12 +77,14 @@ func (t *translation) resolveBackend(ing *networkingv1.Ingress, b *networkingv1.
 	svc, ok := t.snap.Service(ing.Namespace, b.Name)
 	t.rec.dependOn(ing.Namespace, b.Name, svc)
 	if !ok {
-		t.problem(ingressRef(ing), field()+".name", "Service %s/%s not found; path skipped", ing.Namespace, b.Name)
+		f := field()
+		t.problem(ingressRef(ing), f+".name", "Service %s/%s not found; %s", ing.Namespace, b.Name, skipped(f))
 		return nil
 	}
 	sp, why := findPort(svc, pd)
 	if why != "" {
-		t.problem(ingressRef(ing), field()+portField(pd), "%s; path skipped", why)
+		f := field()
+		t.problem(ingressRef(ing), f+portField(pd), "%s; %s", why, skipped(f))
 		return nil
 	}
 	ks := t.newKongService(name, ing.Namespace, b.Name, pd, svc, sp)
