@@ -268,3 +268,60 @@ func TestJSONEqualsWholeEncode(t *testing.T) {
 		}
 	}
 }
+
+func toAny(t *testing.T, v *jval) any {
+	switch v.kind {
+	case 'o':
+		m := map[string]any{}
+		for i, k := range v.keys {
+			m[k] = toAny(t, v.vals[i])
+		}
+		return m
+	case 'a':
+		l := []any{}
+		for _, it := range v.items {
+			l = append(l, toAny(t, it))
+		}
+		return l
+	case 's':
+		return v.str
+	case 'n':
+		var f float64
+		if err := json.Unmarshal([]byte(v.str), &f); err != nil {
+			t.Fatal(err)
+		}
+		return f
+	case 't':
+		return true
+	case 'f':
+		return false
+	}
+	return nil
+}
+
+func TestParseJSONTree(t *testing.T) {
+	for _, in := range []string{
+		`{"a":[{"b":[1,2,{"c":[]}],"d":{}},[],[[1],[2,[3]]]],"e":"x\"y\u00e9","f":null,"g":true,"h":-1.5e3}`,
+		`[]`, `[{"a":[{"b":{"c":[{"d":1},{"e":[2,3]}]}}]},{"f":4}]`, ` {"a" : [ 1 , "2" ] } `,
+	} {
+		root, err := parseJSONTree([]byte(in))
+		if err != nil {
+			t.Fatalf("%s: %v", in, err)
+		}
+		var want any
+		if err := json.Unmarshal([]byte(in), &want); err != nil {
+			t.Fatal(err)
+		}
+		if got := toAny(t, root); !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s:\n got %v\nwant %v", in, got, want)
+		}
+		if string(root.raw) != strings.TrimSpace(in) {
+			t.Fatalf("raw = %s", root.raw)
+		}
+	}
+	for _, bad := range []string{`{"a":}`, `[1,`, `{"a" 1}`, `{"a":1}x`, `tru`} {
+		if _, err := parseJSONTree([]byte(bad)); err == nil {
+			t.Errorf("%s: want an error", bad)
+		}
+	}
+}

@@ -17,9 +17,11 @@ type jval struct {
 }
 
 // parseJSONTree parses JSON that encoding/json wrote (so already valid); it still reports
-// malformed input instead of misreading it.
+// malformed input instead of misreading it. The input is converted to one string up front so
+// that every string value is a substring of it (no allocation per value), and nodes come from
+// slabs.
 func parseJSONTree(js []byte) (*jval, error) {
-	p := &jsonParser{in: js}
+	p := &jsonParser{in: string(js), raw: js}
 	v, err := p.value()
 	if err != nil {
 		return nil, err
@@ -31,8 +33,23 @@ func parseJSONTree(js []byte) (*jval, error) {
 }
 
 type jsonParser struct {
-	in  []byte
-	pos int
+	in   string
+	raw  []byte // the same bytes as in, for jval.raw
+	pos  int
+	slab []jval
+	// keys and vals are stacks of the members of the objects and arrays being parsed; each
+	// container copies its own members out once it is complete.
+	keys []string
+	vals []*jval
+}
+
+// node returns a new node from the current slab.
+func (p *jsonParser) node(kind byte) *jval {
+	if len(p.slab) == cap(p.slab) {
+		p.slab = make([]jval, 0, 1024)
+	}
+	p.slab = append(p.slab, jval{kind: kind})
+	return &p.slab[len(p.slab)-1]
 }
 
 func (p *jsonParser) skipSpace() {
@@ -57,7 +74,8 @@ func (p *jsonParser) value() (*jval, error) {
 	case c == '"':
 		var s string
 		s, err = p.string()
-		v = &jval{kind: 's', str: s}
+		v = p.node('s')
+		v.str = s
 	case c == 't' || c == 'f' || c == 'n':
 		v, err = p.literal()
 	default:
@@ -66,16 +84,18 @@ func (p *jsonParser) value() (*jval, error) {
 	if err != nil {
 		return nil, err
 	}
-	v.raw = p.in[start:p.pos]
+	v.raw = p.raw[start:p.pos]
 	return v, nil
 }
 
 func (p *jsonParser) object() (*jval, error) {
-	v := &jval{kind: 'o'}
+	v := p.node('o')
 	p.pos++
+	kbase, vbase := len(p.keys), len(p.vals)
+	defer func() { p.keys, p.vals = p.keys[:kbase], p.vals[:vbase] }()
 	for {
 		p.skipSpace()
-		if p.pos < len(p.in) && p.in[p.pos] == '}' && len(v.keys) == 0 {
+		if p.pos < len(p.in) && p.in[p.pos] == '}' && len(p.keys) == kbase {
 			p.pos++
 			return v, nil
 		}
@@ -91,19 +111,27 @@ func (p *jsonParser) object() (*jval, error) {
 		if err != nil {
 			return nil, err
 		}
-		v.keys, v.vals = append(v.keys, k), append(v.vals, val)
-		if done, err := p.next('}'); done || err != nil {
-			return v, err
+		p.keys, p.vals = append(p.keys, k), append(p.vals, val)
+		done, err := p.next('}')
+		if err != nil {
+			return nil, err
+		}
+		if done {
+			v.keys = append([]string(nil), p.keys[kbase:]...)
+			v.vals = append([]*jval(nil), p.vals[vbase:]...)
+			return v, nil
 		}
 	}
 }
 
 func (p *jsonParser) array() (*jval, error) {
-	v := &jval{kind: 'a'}
+	v := p.node('a')
 	p.pos++
+	base := len(p.vals)
+	defer func() { p.vals = p.vals[:base] }()
 	for {
 		p.skipSpace()
-		if p.pos < len(p.in) && p.in[p.pos] == ']' && len(v.items) == 0 {
+		if p.pos < len(p.in) && p.in[p.pos] == ']' && len(p.vals) == base {
 			p.pos++
 			return v, nil
 		}
@@ -111,9 +139,14 @@ func (p *jsonParser) array() (*jval, error) {
 		if err != nil {
 			return nil, err
 		}
-		v.items = append(v.items, it)
-		if done, err := p.next(']'); done || err != nil {
-			return v, err
+		p.vals = append(p.vals, it)
+		done, err := p.next(']')
+		if err != nil {
+			return nil, err
+		}
+		if done {
+			v.items = append([]*jval(nil), p.vals[base:]...)
+			return v, nil
 		}
 	}
 }
@@ -149,10 +182,10 @@ func (p *jsonParser) string() (string, error) {
 		case '"':
 			p.pos++
 			if !escaped {
-				return string(p.in[start+1 : p.pos-1]), nil
+				return p.in[start+1 : p.pos-1], nil
 			}
 			var s string
-			err := json.Unmarshal(p.in[start:p.pos], &s)
+			err := json.Unmarshal(p.raw[start:p.pos], &s)
 			return s, err
 		}
 	}
@@ -164,9 +197,9 @@ func (p *jsonParser) literal() (*jval, error) {
 		word string
 		kind byte
 	}{{"true", 't'}, {"false", 'f'}, {"null", 'z'}} {
-		if len(p.in)-p.pos >= len(w.word) && string(p.in[p.pos:p.pos+len(w.word)]) == w.word {
+		if len(p.in)-p.pos >= len(w.word) && p.in[p.pos:p.pos+len(w.word)] == w.word {
 			p.pos += len(w.word)
-			return &jval{kind: w.kind}, nil
+			return p.node(w.kind), nil
 		}
 	}
 	return nil, fmt.Errorf("invalid literal at offset %d", p.pos)
@@ -185,5 +218,7 @@ func (p *jsonParser) number() (*jval, error) {
 	if p.pos == start {
 		return nil, fmt.Errorf("unexpected %q at offset %d", p.in[p.pos], p.pos)
 	}
-	return &jval{kind: 'n', str: string(p.in[start:p.pos])}, nil
+	v := p.node('n')
+	v.str = p.in[start:p.pos]
+	return v, nil
 }

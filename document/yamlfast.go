@@ -241,7 +241,7 @@ func plainReadsAsString(s string) (isString, ok bool) {
 	if _, err := strconv.ParseUint(plain, 0, 64); err == nil {
 		return false, true
 	}
-	if yamlFloat.MatchString(plain) {
+	if onlyChars(plain, "0123456789+-.eE") && yamlFloat.MatchString(plain) {
 		if _, err := strconv.ParseFloat(plain, 64); err == nil {
 			return false, true
 		}
@@ -249,7 +249,17 @@ func plainReadsAsString(s string) (isString, ok bool) {
 	if strings.HasPrefix(plain, "0b") || strings.HasPrefix(plain, "-0b") {
 		return false, false
 	}
-	return !yamlBase60.MatchString(s), true
+	return !(onlyChars(s, "0123456789_:.+-") && yamlBase60.MatchString(s)), true
+}
+
+// onlyChars reports whether every byte of s is in set: a cheap filter before a regexp.
+func onlyChars(s, set string) bool {
+	for i := 0; i < len(s); i++ {
+		if strings.IndexByte(set, s[i]) < 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // looksLikeDate is true for strings starting "YYYY-", which yaml.v3 may read as timestamps.
