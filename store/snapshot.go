@@ -3,7 +3,6 @@ package store
 import (
 	"maps"
 	"slices"
-	"sort"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -121,17 +120,24 @@ func patchServiceIndex(pv *kindView, objs map[nsName]Object, dirty map[nsName]st
 }
 
 func buildView(k Kind, objs map[nsName]Object) *kindView {
-	v := &kindView{objs: objs, sorted: make([]Object, 0, len(objs))}
-	for _, o := range objs {
-		v.sorted = append(v.sorted, o)
+	type entry struct {
+		key nsName
+		o   Object
 	}
-	sort.Slice(v.sorted, func(i, j int) bool {
-		a, b := v.sorted[i], v.sorted[j]
-		if a.GetNamespace() != b.GetNamespace() {
-			return a.GetNamespace() < b.GetNamespace()
+	entries := make([]entry, 0, len(objs))
+	for key, o := range objs {
+		entries = append(entries, entry{key, o})
+	}
+	slices.SortFunc(entries, func(a, b entry) int { // map keys: no interface calls while sorting
+		if c := strings.Compare(a.key.ns, b.key.ns); c != 0 {
+			return c
 		}
-		return a.GetName() < b.GetName()
+		return strings.Compare(a.key.name, b.key.name)
 	})
+	v := &kindView{objs: objs, sorted: make([]Object, len(entries))}
+	for i, e := range entries {
+		v.sorted[i] = e.o
+	}
 	if k == KindEndpointSlice {
 		v.bySvc = map[nsName][]*discoveryv1.EndpointSlice{}
 		for _, o := range v.sorted {

@@ -117,7 +117,7 @@ func serviceUsesProtocol(svc *corev1.Service, p *corev1.Protocol) bool {
 // IPv4-mapped IPv6 address (::ffff:a.b.c.d) is bracketed too: KIC writes it bare, which Kong
 // cannot parse.
 func hostPort(addr, port string) string {
-	if ip := net.ParseIP(addr); ip != nil && strings.Contains(addr, ":") {
+	if strings.Contains(addr, ":") && net.ParseIP(addr) != nil {
 		return "[" + addr + "]:" + port
 	}
 	return addr + ":" + port

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -13,6 +14,7 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/kongsync/kongsync/document"
 	"github.com/kongsync/kongsync/internal/workload"
@@ -278,5 +280,17 @@ func TestIncrementalPatchesWorkload(t *testing.T) {
 	in.check(t, st.Snapshot(), "ingress deleted") // its Kong service loses every route: full
 	if patched, full := in.tr.Stats(); patched != 2 || full != 2 {
 		t.Errorf("patched %d, full %d translations; want 2 and 2", patched, full)
+	}
+}
+
+// TestIsDNS1123Subdomain compares the hand-written check with Kubernetes' regexp version.
+func TestIsDNS1123Subdomain(t *testing.T) {
+	cases := []string{"", "a", "A", "a.b", "a..b", ".a", "a.", "-a", "a-", "a-b.c-d", "a_b", "xn--bcher-kva.example",
+		"0.0", "a.-b", "a-.b", "ü.example", strings.Repeat("a", 253), strings.Repeat("a", 254), "a b", "*.a"}
+	for _, h := range cases {
+		want := len(validation.IsDNS1123Subdomain(h)) == 0
+		if got := isDNS1123Subdomain(h); got != want {
+			t.Errorf("isDNS1123Subdomain(%q) = %v, Kubernetes says %v", h, got, want)
+		}
 	}
 }

@@ -50,6 +50,9 @@ func (t *translation) dropAmbiguousPaths(services []*document.Service, ings []*n
 			}
 		}
 	}
+	if !anyShared(claims) {
+		return services
+	}
 	sort.SliceStable(claims, func(i, j int) bool {
 		a, b := claims[i], claims[j]
 		if a.order != b.order {
@@ -86,6 +89,22 @@ func (t *translation) dropAmbiguousPaths(services []*document.Service, ings []*n
 		return services
 	}
 	return applyDrops(services, drop)
+}
+
+// anyShared reports whether two claims of different Kong services share a match key; without
+// one nothing is dropped, and the claims need no sorting.
+func anyShared(claims []pathClaim) bool {
+	first := make(map[string]int, len(claims))
+	for _, c := range claims {
+		for _, k := range matchKeys(c.route, *c.route.Paths[c.path]) {
+			if svc, ok := first[k]; !ok {
+				first[k] = c.svc
+			} else if svc != c.svc {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // applyDrops returns services with the dropped paths (and emptied routes) removed, copying what

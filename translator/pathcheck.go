@@ -17,7 +17,31 @@ func validHost(h string) bool {
 	if rest, ok := strings.CutPrefix(h, "*."); ok {
 		h = rest
 	}
-	return len(validation.IsDNS1123Subdomain(h)) == 0
+	return isDNS1123Subdomain(h)
+}
+
+// isDNS1123Subdomain is validation.IsDNS1123Subdomain without its regexp (a tenth of a full
+// translation's time at 10,000 Ingresses): at most 253 bytes of dot-separated labels of
+// [a-z0-9-] that start and end with [a-z0-9].
+func isDNS1123Subdomain(h string) bool {
+	if len(h) == 0 || len(h) > validation.DNS1123SubdomainMaxLength {
+		return false
+	}
+	start := 0
+	for i := 0; i <= len(h); i++ {
+		if i < len(h) && h[i] != '.' {
+			c := h[i]
+			if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+				return false
+			}
+			continue
+		}
+		if i == start || h[start] == '-' || h[i-1] == '-' {
+			return false
+		}
+		start = i + 1
+	}
+	return true
 }
 
 // maxQuoted is how much of a user's value a problem quotes: a 1 MB annotation must not make a
