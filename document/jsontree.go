@@ -48,8 +48,10 @@ func (p *jsonParser) node(kind byte) *jval {
 	if len(p.slab) == cap(p.slab) {
 		p.slab = make([]jval, 0, 1024)
 	}
-	p.slab = append(p.slab, jval{kind: kind})
-	return &p.slab[len(p.slab)-1]
+	p.slab = p.slab[:len(p.slab)+1]
+	v := &p.slab[len(p.slab)-1]
+	v.kind = kind
+	return v
 }
 
 func (p *jsonParser) skipSpace() {

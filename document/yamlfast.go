@@ -219,7 +219,7 @@ var (
 
 // plainReadsAsString is yaml.v3's test for writing a string plain: read back unquoted it must
 // still be a string (not null, a boolean, a number or a timestamp). ok is false where this code
-// does not reproduce yaml.v3's answer (date-like and 0b-prefixed strings).
+// does not reproduce yaml.v3's answer (date-like strings).
 func plainReadsAsString(s string) (isString, ok bool) {
 	if nonStrWords[s] {
 		return false, true
@@ -246,8 +246,16 @@ func plainReadsAsString(s string) (isString, ok bool) {
 			return false, true
 		}
 	}
-	if strings.HasPrefix(plain, "0b") || strings.HasPrefix(plain, "-0b") {
-		return false, false
+	if rest, ok := strings.CutPrefix(plain, "0b"); ok {
+		_, errInt := strconv.ParseInt(rest, 2, 64)
+		_, errUint := strconv.ParseUint(rest, 2, 64)
+		if errInt == nil || errUint == nil {
+			return false, true
+		}
+	} else if rest, ok := strings.CutPrefix(plain, "-0b"); ok {
+		if _, err := strconv.ParseInt("-"+rest, 2, 64); err == nil {
+			return false, true
+		}
 	}
 	return !(onlyChars(s, "0123456789_:.+-") && yamlBase60.MatchString(s)), true
 }
