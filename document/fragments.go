@@ -268,16 +268,18 @@ func (c *JSONCache) join(pieces [][]byte) ([]byte, string) {
 		size += len(p)
 	}
 	h := c.resumeHash(headBytes)
-	out := make([]byte, 0, size)
-	out = append(out, c.prev[:headBytes]...)
+	// Appending a make() to the unchanged start allocates, copies the start and zeroes only the
+	// rest, instead of zeroing all of it first.
+	out := append(c.prev[:headBytes:headBytes], make([]byte, size-headBytes)...)
+	at := headBytes
 	for _, p := range pieces[head : len(pieces)-tail] {
-		out = append(out, p...)
-		h.feed(out, false)
+		at += copy(out[at:], p)
+		h.feed(out[:at], false)
 	}
 	for rest := c.prev[len(c.prev)-tailBytes:]; len(rest) > 0; {
-		n := min(len(rest), hashMarkEvery)
-		out, rest = append(out, rest[:n]...), rest[n:]
-		h.feed(out, false)
+		n := copy(out[at:], rest[:min(len(rest), hashMarkEvery)])
+		at, rest = at+n, rest[n:]
+		h.feed(out[:at], false)
 	}
 	h.feed(out, true)
 	c.marks = h.marks
