@@ -146,7 +146,20 @@ func parseProtocols(v string) ([]string, error) {
 			return nil, fmt.Errorf("unknown protocol %s", quoteShort(p))
 		}
 	}
+	for _, p := range ps {
+		if !streamProtocol(p) {
+			return ps, nil
+		}
+	}
+	if len(ps) > 0 {
+		return nil, fmt.Errorf("an Ingress route needs an HTTP, gRPC or WebSocket protocol (Kong rejects a route with only stream protocols and no sources, destinations or SNIs)")
+	}
 	return ps, nil
+}
+
+// streamProtocol reports the Kong protocols that route by connection, not by request.
+func streamProtocol(p string) bool {
+	return p == "tcp" || p == "tls" || p == "tls_passthrough" || p == "udp"
 }
 
 // parseMethods parses konghq.com/methods: items are upper-cased and must be letters only.

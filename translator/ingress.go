@@ -72,7 +72,7 @@ func (t *translation) translatePath(ing *networkingv1.Ingress, rs *routeSettings
 		t.problem(ingressRef(ing), pos.field(".path"), "%s is not an absolute path; path skipped", quoteShort(p.Path))
 		return groups
 	}
-	if t.badRegexPath(ing, pos, path, pt, rs.regexMarker) {
+	if t.badKongPath(ing, pos, path, pt, rs.regexMarker) {
 		return groups
 	}
 	if p.Backend.Service == nil {

@@ -89,27 +89,6 @@ func certainlyInvalidRegex(re string) error {
 	return nil
 }
 
-// badRegexPath reports, and returns true for, an Ingress path that would become a Kong regex
-// path that certainly does not compile: Kong would reject the whole configuration for it.
-func (t *translation) badRegexPath(ing *networkingv1.Ingress, pos pathPos, path string, pt networkingv1.PathType, marker string) bool {
-	if !strings.ContainsAny(path, regexMeta) {
-		return false
-	}
-	var buf [2]string
-	for _, kp := range ingressPaths(path, pt, marker, buf[:0]) {
-		re, ok := strings.CutPrefix(kp, kongRegexPrefix)
-		if !ok {
-			continue
-		}
-		if err := certainlyInvalidRegex(re); err != nil {
-			t.problem(ingressRef(ing), pos.field(".path"), "%s becomes Kong regex path %s, which is not a valid regular expression (%s); path skipped",
-				quoteShort(path), quoteShort(kp), syntaxCode(err))
-			return true
-		}
-	}
-	return false
-}
-
 func syntaxCode(err error) string {
 	var se *syntax.Error
 	if errors.As(err, &se) {
