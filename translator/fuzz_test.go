@@ -221,9 +221,16 @@ func kongInvariants(d *document.Document) error {
 				return err
 			}
 			for _, p := range r.Paths {
-				if !strings.HasPrefix(*p, "/") && !strings.HasPrefix(*p, "~") {
+				if !strings.HasPrefix(*p, "/") && !strings.HasPrefix(*p, "~") || kongPathProblem(*p) != "" {
 					return fmt.Errorf("route %s: path %q", *r.Name, *p)
 				}
+			}
+			stream := len(r.Protocols) > 0
+			for _, p := range r.Protocols {
+				stream = stream && streamProtocol(*p)
+			}
+			if stream {
+				return fmt.Errorf("route %s: only stream protocols", *r.Name)
 			}
 			for _, h := range r.Hosts {
 				if !validHost(*h) && !validHost(strings.TrimSuffix(*h, ".*")) {
@@ -270,11 +277,14 @@ func TestKongInvariantsCatch(t *testing.T) {
 		t.Fatalf("good document rejected: %v", err)
 	}
 	for name, d := range map[string]*document.Document{
-		"relative path": {Services: []*document.Service{svc(route("a", "a.example.com"))}},
-		"bad host":      {Services: []*document.Service{svc(route("/a", "a b"))}},
-		"port 0":        {Upstreams: []*document.Upstream{up("10.0.0.1:0")}},
-		"no port":       {Upstreams: []*document.Upstream{up("10.0.0.1")}},
-		"two services":  {Services: []*document.Service{svc(route("/a", "a.example.com")), svc(route("/b", "b.example.com"))}},
+		"relative path":    {Services: []*document.Service{svc(route("a", "a.example.com"))}},
+		"regex without ~/": {Services: []*document.Service{svc(route("~a", "a.example.com"))}},
+		"dot segment":      {Services: []*document.Service{svc(route("/a/../b", "a.example.com"))}},
+		"bad regex":        {Services: []*document.Service{svc(route("~/a(", "a.example.com"))}},
+		"bad host":         {Services: []*document.Service{svc(route("/a", "a b"))}},
+		"port 0":           {Upstreams: []*document.Upstream{up("10.0.0.1:0")}},
+		"no port":          {Upstreams: []*document.Upstream{up("10.0.0.1")}},
+		"two services":     {Services: []*document.Service{svc(route("/a", "a.example.com")), svc(route("/b", "b.example.com"))}},
 	} {
 		if kongInvariants(d) == nil {
 			t.Errorf("%s: not caught", name)
