@@ -50,8 +50,10 @@ build_etcd() {
   printf 'module local.test/tools/etcd\n\ngo 1.26.0\n' >"$d/go.mod"
   printf '//go:build tools\n\npackage tools\n\nimport _ "go.etcd.io/etcd/server/v3"\n' >"$d/tools.go"
   log "building etcd $ETCD_VERSION (cold: ~45 s on 2 cores)"
-  (cd "$d" && go get "go.etcd.io/etcd/server/v3@v$ETCD_VERSION" >/dev/null && go mod tidy >/dev/null \
-     && go build -trimpath -ldflags="-s -w" -o "$BIN_DIR/etcd.tmp" go.etcd.io/etcd/server/v3)
+  # go get lists every module it adds on stderr; show its output only if it fails.
+  local out
+  out=$(cd "$d" && go get "go.etcd.io/etcd/server/v3@v$ETCD_VERSION" 2>&1 && go mod tidy 2>&1) || { echo "$out" >&2; exit 1; }
+  (cd "$d" && go build -trimpath -ldflags="-s -w" -o "$BIN_DIR/etcd.tmp" go.etcd.io/etcd/server/v3)
   mv "$BIN_DIR/etcd.tmp" "$BIN_DIR/etcd"
 }
 
