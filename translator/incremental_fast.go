@@ -1,7 +1,9 @@
 package translator
 
 import (
+	"reflect"
 	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -170,7 +172,7 @@ type fastPatch struct {
 	services []*document.Service
 	ups      []*document.Upstream
 	changed  map[string]*kongService // Kong services whose routes change, by name
-	dropRefs map[store.Ref]bool      // Ingresses whose problems are replaced
+	dropRefs map[store.Ref]bool      // Ingresses whose problems are replaced (true: but not TLS ones)
 	problems []Problem
 	forget   []*networkingv1.Ingress // old versions whose memos go once the patch is committed
 	upsCopy  bool                    // ups is a copy, writable
@@ -227,37 +229,48 @@ func (c *Cache) newPatch(snap *store.Snapshot) *fastPatch {
 		changed: map[string]*kongService{}, dropRefs: map[store.Ref]bool{}}
 }
 
-// ingress replaces the routes and problems of one changed Ingress.
+// ingress replaces the routes and problems of one changed Ingress. An Ingress with TLS entries
+// is patched only when both versions are served with the same entries and creation time: then
+// its TLS host claims, certificates and TLS problems are what they were.
 func (p *fastPatch) ingress(ch objectChange) bool {
 	c := p.t.cache
-	for _, o := range []store.Object{ch.old, ch.cur} {
-		if o == nil {
+	old, _ := ch.old.(*networkingv1.Ingress)
+	cur, _ := ch.cur.(*networkingv1.Ingress)
+	var oldMemo *rulesMemo
+	if m, ok := c.rules[old]; ok && old != nil && m.gen == c.gen {
+		oldMemo = m
+	}
+	served := cur != nil && p.t.servesIngress(cur)
+	keepTLS := false
+	for _, ing := range []*networkingv1.Ingress{old, cur} {
+		if ing == nil {
 			continue
 		}
-		ing := o.(*networkingv1.Ingress)
-		if len(ing.Spec.TLS) > 0 || ing.Spec.DefaultBackend != nil {
+		if ing.Spec.DefaultBackend != nil {
 			return false
 		}
-		p.dropRefs[ingressRef(ing)] = true
-	}
-	if ch.old != nil {
-		old := ch.old.(*networkingv1.Ingress)
-		if m, ok := c.rules[old]; ok && m.gen == c.gen {
-			if !p.detach(m) {
+		if len(ing.Spec.TLS) > 0 {
+			if !sameTLS(old, cur) || oldMemo == nil || !served {
 				return false
 			}
-			p.forget = append(p.forget, old)
+			keepTLS = true
 		}
+		p.dropRefs[ingressRef(ing)] = keepTLS
 	}
-	if ch.cur == nil || !p.t.servesIngress(ch.cur.(*networkingv1.Ingress)) {
+	if oldMemo != nil {
+		if !p.detach(oldMemo) {
+			return false
+		}
+		p.forget = append(p.forget, old)
+	}
+	if !served {
 		return true
 	}
-	ing := ch.cur.(*networkingv1.Ingress)
 	before := len(p.t.problems)
-	rs := p.t.routeSettingsFor(ing)
-	p.t.rulesFor(ing, rs)
+	rs := p.t.routeSettingsFor(cur)
+	p.t.rulesFor(cur, rs)
 	p.problems = append(p.problems, p.t.problems[before:]...)
-	for _, u := range c.rules[ing].uses {
+	for _, u := range c.rules[cur].uses {
 		ks := p.kongService(u)
 		if ks == nil || p.lb.claim(u.name, u.route, 1) {
 			return false
@@ -265,6 +278,12 @@ func (p *fastPatch) ingress(ch objectChange) bool {
 		ks.routes = append(ks.routes, u.route)
 	}
 	return true
+}
+
+// sameTLS reports whether two versions of an Ingress make the same TLS host claims.
+func sameTLS(a, b *networkingv1.Ingress) bool {
+	return a != nil && b != nil && a.CreationTimestamp.Equal(&b.CreationTimestamp) &&
+		reflect.DeepEqual(a.Spec.TLS, b.Spec.TLS)
 }
 
 // kongService returns the copy being patched of a use's Kong service, or nil when the use does
@@ -350,7 +369,8 @@ func (p *fastPatch) commit(snap *store.Snapshot) Result {
 	c, lb := p.t.cache, p.lb
 	problems := make([]Problem, 0, len(lb.problems)+len(p.problems))
 	for _, pr := range lb.problems {
-		if !p.dropRefs[pr.Object] {
+		keepTLS, changed := p.dropRefs[pr.Object]
+		if !changed || keepTLS && strings.HasPrefix(pr.Field, "spec.tls") {
 			problems = append(problems, pr)
 		}
 	}

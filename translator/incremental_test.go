@@ -294,3 +294,36 @@ func TestIsDNS1123Subdomain(t *testing.T) {
 		}
 	}
 }
+
+// TestIncrementalTLSClaimOrder: an Ingress whose only change is its creation time can win a TLS
+// host from another Ingress; the patched result must follow, like a full build.
+func TestIncrementalTLSClaimOrder(t *testing.T) {
+	c := workload.Defaults(3)
+	c.TLSSecrets = 2
+	raw, err := workload.Objects(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := store.New()
+	var ings []*networkingv1.Ingress
+	for _, o := range raw {
+		so := o.(store.Object)
+		if _, err := store.KindOf(so); err != nil {
+			continue
+		}
+		mustUpsert(t, st, so)
+		if ing, ok := o.(*networkingv1.Ingress); ok {
+			ings = append(ings, ing)
+		}
+	}
+	in := newIncremental()
+	second := ings[1].DeepCopy()
+	second.Spec.TLS[0].Hosts = append(second.Spec.TLS[0].Hosts, ings[0].Spec.TLS[0].Hosts[0])
+	second.CreationTimestamp = metav1.NewTime(ings[0].CreationTimestamp.Add(3600e9))
+	mustUpsert(t, st, second)
+	in.check(t, st.Snapshot(), "second claims the first's host, younger")
+	older := second.DeepCopy()
+	older.CreationTimestamp = metav1.NewTime(ings[0].CreationTimestamp.Add(-3600e9))
+	mustUpsert(t, st, older)
+	in.check(t, st.Snapshot(), "second becomes older and wins the host")
+}
