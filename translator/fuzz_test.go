@@ -25,7 +25,8 @@ import (
 
 // FuzzAnnotationsAndPaths sets every annotation the translator reads, on an Ingress and on its
 // Service, to the same arbitrary value, and uses arbitrary path and host strings: translation
-// must never panic and must give the same bytes twice.
+// must never panic, must give the same bytes twice, must not produce what Kong rejects
+// (kongInvariants), and must keep problem texts short whatever the value's size.
 func FuzzAnnotationsAndPaths(f *testing.F) {
 	for _, seed := range [][3]string{
 		{"true", "/foo", "example.com"}, {"", "", ""}, {",,,", "//", "*"}, {"-1", "/~/(.*)$", "a.b"},
@@ -63,10 +64,19 @@ func FuzzAnnotationsAndPaths(f *testing.F) {
 			&corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "web", Annotations: anns},
 				Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}}},
 		}
-		a, _ := document.JSON(translateObjects(t, objs).Document)
+		res := translateObjects(t, objs)
+		a, _ := document.JSON(res.Document)
 		b, _ := document.JSON(translateObjects(t, objs).Document)
 		if !bytes.Equal(a, b) {
 			t.Fatal("two translations of the same objects differ")
+		}
+		if err := kongInvariants(res.Document); err != nil {
+			t.Fatalf("output Kong would reject: %v\n%s", err, a)
+		}
+		for _, p := range res.Problems {
+			if len(p.Reason) > 2000 {
+				t.Fatalf("problem text of %d bytes", len(p.Reason))
+			}
 		}
 	})
 }
@@ -194,6 +204,10 @@ func FuzzAnnotationParsers(f *testing.F) {
 	})
 }
 
+// kongHost is Kong's route host rule, loosely: a wildcard only as the leftmost or rightmost label,
+// otherwise letters (either case), digits, '-', '.' and '_'.
+var kongHost = regexp.MustCompile(`^(\*\.)?[0-9A-Za-z][0-9A-Za-z\-._]*(\.\*)?$`)
+
 // fuzzing reports whether go test runs with -fuzz (not just the seed corpus).
 func fuzzing() bool {
 	f := flag.Lookup("test.fuzz")
@@ -233,7 +247,7 @@ func kongInvariants(d *document.Document) error {
 				return fmt.Errorf("route %s: only stream protocols", *r.Name)
 			}
 			for _, h := range r.Hosts {
-				if !validHost(*h) && !validHost(strings.TrimSuffix(*h, ".*")) {
+				if !kongHost.MatchString(*h) || strings.Count(*h, "*") > 1 {
 					return fmt.Errorf("route %s: host %q", *r.Name, *h)
 				}
 			}

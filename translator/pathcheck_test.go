@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/kongsync/kongsync/store"
 )
 
 func TestCertainlyInvalidRegex(t *testing.T) {
@@ -62,5 +64,15 @@ func TestQuoteShort(t *testing.T) {
 	}
 	if !utf8.ValidString(got) || strings.Contains(got, `\x`) {
 		t.Errorf("cut inside a rune: %s", got)
+	}
+}
+
+func TestCapReason(t *testing.T) {
+	if got := capReason("short"); got != "short" {
+		t.Errorf("short reason changed: %q", got)
+	}
+	got := newProblem(store.Ref{Kind: store.KindIngress, Name: "x"}, "f", "name %s not found", strings.Repeat("ü", 5000)).Reason
+	if len(got) > maxReason+40 || !strings.HasSuffix(got, "... (cut; 10015 bytes in all)") || !utf8.ValidString(got) {
+		t.Errorf("long reason: %d bytes, ends %q", len(got), got[len(got)-40:])
 	}
 }

@@ -56,7 +56,23 @@ func newProblem(ref store.Ref, field, format string, args ...any) Problem {
 	if len(args) > 0 {
 		reason = fmt.Sprintf(format, args...)
 	}
-	return Problem{Object: ref, Field: field, Reason: reason}
+	return Problem{Object: ref, Field: field, Reason: capReason(reason)}
+}
+
+// maxReason bounds a problem's reason: names and values from manifests can be any length, and a
+// problem ends up in logs, Events and dump's stderr.
+const maxReason = 1024
+
+// capReason cuts reason to maxReason bytes (at a rune boundary), saying so.
+func capReason(reason string) string {
+	if len(reason) <= maxReason {
+		return reason
+	}
+	cut := maxReason
+	for cut > 0 && !utf8RuneStart(reason[cut]) {
+		cut--
+	}
+	return reason[:cut] + fmt.Sprintf("... (cut; %d bytes in all)", len(reason))
 }
 
 // finishProblems sorts problems and drops exact duplicates (one Service port used by several

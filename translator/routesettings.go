@@ -259,7 +259,7 @@ func (t *translation) pluginProblems(ref store.Ref, ns string, anns map[string]s
 		case isCluster:
 			t.problem(ref, field, "KongClusterPlugin %s is not translated yet (plugins come in a later version); reference ignored", r.name)
 		default:
-			t.problem(ref, field, "referenced KongPlugin or KongClusterPlugin %q does not exist in namespace %s; reference ignored", r.name, r.namespace)
+			t.problem(ref, field, "referenced KongPlugin or KongClusterPlugin %s does not exist in namespace %s; reference ignored", quoteShort(r.name), r.namespace)
 		}
 	}
 }
