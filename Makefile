@@ -3,7 +3,7 @@ GO        ?= go
 BIN       ?= bin
 CP_BIN    ?= $(HOME)/.cache/kongsync/control-plane/bin
 
-.PHONY: build dump test test-unit test-integration control-plane bench kic-compat fmt vet
+.PHONY: build dump test test-unit test-integration test-integration-race control-plane bench kic-compat fmt vet
 
 build:
 	$(GO) build -o $(BIN)/kongsync ./cmd/kongsync
@@ -33,6 +33,10 @@ test-integration: control-plane
 BENCH_COUNT ?= 5
 BENCH_OUT   ?= bench.txt
 BENCHSTAT   ?= $(GO) run golang.org/x/perf/cmd/benchstat@latest
+
+# The integration tests under the race detector (slower; not part of `make test`).
+test-integration-race: control-plane
+	KONGSYNC_CP_BIN=$(CP_BIN) $(GO) test -race -count=1 -tags integration -timeout 30m ./test/integration/...
 
 bench:
 	$(GO) test -run '^$$' -bench '/n=(100|1000|10000)$$' -benchmem -count $(BENCH_COUNT) -timeout 60m ./internal/perf/ | tee $(BENCH_OUT)

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/go-logr/logr"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -35,7 +36,9 @@ type Discoverer struct {
 	sink      Sink
 	log       logr.Logger
 	informer  cache.SharedIndexInformer
-	last      string
+
+	mu   sync.Mutex // refresh runs from informer handlers and from Start
+	last string
 }
 
 // New parses "namespace/name" and prepares a Discoverer; nothing runs until Start.
@@ -73,9 +76,11 @@ func (d *Discoverer) Start(ctx context.Context) error {
 	return nil
 }
 
-// refresh recomputes the URLs from the cache and hands them on if they changed. Informer
-// handlers run on one goroutine per informer, so refresh is never concurrent with itself.
+// refresh recomputes the URLs from the cache and hands them on if they changed. The lock keeps
+// the sink calls in order when Start and a handler refresh at the same time.
 func (d *Discoverer) refresh() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	var slices []*discoveryv1.EndpointSlice
 	for _, o := range d.informer.GetStore().List() {
 		if es, ok := o.(*discoveryv1.EndpointSlice); ok {
