@@ -355,10 +355,16 @@ func (p *fastPatch) endpointSlice(ch objectChange) bool {
 			if !known {
 				return false
 			}
+			if old := p.t.cache.upstreams[name]; old == nil || len(old.problems) > 0 {
+				return false // problems on EndpointSlices and Services: only a full pass replaces them
+			}
 			if !p.upsCopy {
 				p.ups, p.upsCopy = slices.Clone(p.ups), true
 			}
 			p.ups[at] = p.t.upstreamFor(ks, m.info)
+			if len(p.t.cache.upstreams[name].problems) > 0 {
+				return false
+			}
 		}
 	}
 	return true

@@ -197,6 +197,8 @@ func mutate(o runtime.Object, r *rand.Rand) string {
 			o.Endpoints[0].Conditions.Ready = &ready
 		case 1:
 			o.Endpoints = append(o.Endpoints, discoveryv1.Endpoint{Addresses: []string{"10.9.9." + strconv.Itoa(r.IntN(250))}})
+		case 2:
+			o.Endpoints[0].Addresses = []string{"not an address"} // a problem on the slice
 		}
 	case *corev1.Secret:
 		if n == 0 {
