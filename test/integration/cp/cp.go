@@ -39,6 +39,8 @@ type ControlPlane struct {
 	StartDuration time.Duration
 
 	etcd, apiserver *proc
+	apiserverArgs   []string
+	restarts        int
 }
 
 // proc is a child process and a channel closed when it exits.
@@ -95,17 +97,17 @@ func (c *ControlPlane) start(timeout time.Duration) error {
 	if err != nil {
 		return err
 	}
-	c.apiserver, err = c.spawn("kube-apiserver", "apiserver.log",
-		"--etcd-servers="+etcdURL, "--bind-address=127.0.0.1", "--secure-port="+strconv.Itoa(ports[2]),
+	c.apiserverArgs = []string{"--etcd-servers=" + etcdURL, "--bind-address=127.0.0.1", "--secure-port=" + strconv.Itoa(ports[2]),
 		// 1.37 on loopback: the lease endpoint reconciler refuses 127.0.0.1.
 		"--advertise-address=127.0.0.1", "--endpoint-reconciler-type=none",
-		"--cert-dir="+certs, "--token-auth-file="+filepath.Join(certs, "tokens.csv"),
+		"--cert-dir=" + certs, "--token-auth-file=" + filepath.Join(certs, "tokens.csv"),
 		"--authorization-mode=RBAC",
 		"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
-		"--service-account-key-file="+filepath.Join(certs, "sa.pub"),
-		"--service-account-signing-key-file="+filepath.Join(certs, "sa.key"),
+		"--service-account-key-file=" + filepath.Join(certs, "sa.pub"),
+		"--service-account-signing-key-file=" + filepath.Join(certs, "sa.key"),
 		"--service-cluster-ip-range=10.0.0.0/24", "--disable-admission-plugins=ServiceAccount",
-		"--allow-privileged=true")
+		"--allow-privileged=true"}
+	c.apiserver, err = c.spawn("kube-apiserver", "apiserver.log", c.apiserverArgs...)
 	if err != nil {
 		return err
 	}
@@ -166,6 +168,21 @@ func (c *ControlPlane) waitReady(timeout time.Duration) error {
 	return fmt.Errorf("kube-apiserver not ready after %s (last error: %v); log tail:\n%s", timeout, last, log)
 }
 
+// RestartAPIServer stops kube-apiserver (SIGTERM) and starts it again on the same port with the
+// same etcd, certificates and tokens, as a control-plane upgrade or crash would. Clients see
+// connection errors, then watches must resume. It returns once /readyz answers again.
+func (c *ControlPlane) RestartAPIServer(timeout time.Duration) (time.Duration, error) {
+	t0 := time.Now()
+	stopProc(c.apiserver)
+	c.restarts++
+	var err error
+	c.apiserver, err = c.spawn("kube-apiserver", fmt.Sprintf("apiserver-%d.log", c.restarts), c.apiserverArgs...)
+	if err != nil {
+		return 0, err
+	}
+	return time.Since(t0), c.waitReady(timeout)
+}
+
 // RestConfig is an admin (system:masters) client config.
 func (c *ControlPlane) RestConfig() *rest.Config {
 	return &rest.Config{Host: c.URL, BearerToken: c.Token, TLSClientConfig: rest.TLSClientConfig{CAFile: c.CAFile},
@@ -194,19 +211,24 @@ current-context: test
 // unless KONGSYNC_CP_KEEP is set.
 func (c *ControlPlane) Stop() {
 	for _, p := range []*proc{c.apiserver, c.etcd} {
-		if p == nil {
-			continue
-		}
-		_ = p.cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-p.exited:
-		case <-time.After(10 * time.Second):
-			_ = p.cmd.Process.Kill()
-			<-p.exited
-		}
+		stopProc(p)
 	}
 	if os.Getenv("KONGSYNC_CP_KEEP") == "" && c.Dir != "" {
 		_ = os.RemoveAll(c.Dir)
+	}
+}
+
+// stopProc sends SIGTERM, then SIGKILL after 10 s, and waits for the exit.
+func stopProc(p *proc) {
+	if p == nil {
+		return
+	}
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.exited:
+	case <-time.After(10 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-p.exited
 	}
 }
 

@@ -1,0 +1,422 @@
+//go:build integration
+
+package integration
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/kongsync/kongsync/internal/kongdouble"
+	"github.com/kongsync/kongsync/internal/workload"
+)
+
+// The live-loop benchmarks (issue 4) run the real `kongsync run` binary as a child process
+// against the package's kube-apiserver and an in-process Kong double, so RSS and CPU time read
+// from /proc are the controller's alone. The cluster is loaded once per package run with
+// KONGSYNC_BENCH_N Ingresses (default 10,000, each with its Service and EndpointSlice) and
+// KONGSYNC_BENCH_SECRETS unrelated 256 KiB Opaque Secrets (default 2,000).
+
+var (
+	liveLoadOnce sync.Once
+	liveLoadErr  error
+	liveN        int
+	liveWidth    int
+	liveBinOnce  sync.Once
+	liveBin      string
+	liveBinErr   error
+)
+
+func envInt(name string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v >= 0 {
+		return v
+	}
+	return def
+}
+
+// liveCluster loads the workload into the apiserver once (several client goroutines, no client
+// rate limit: kubectl apply of 30k objects takes minutes).
+func liveCluster(b *testing.B) int {
+	b.Helper()
+	liveLoadOnce.Do(func() {
+		liveN = envInt("KONGSYNC_BENCH_N", 10000)
+		c := workload.Defaults(liveN)
+		c.UnrelatedSecrets = envInt("KONGSYNC_BENCH_SECRETS", 2000)
+		c.UIDs = false
+		liveWidth = max(len(strconv.Itoa(max(c.Ingresses, c.UnrelatedSecrets)-1)), 5)
+		t0 := time.Now()
+		liveLoadErr = loadWorkload(c)
+		fmt.Fprintf(os.Stderr, "loaded %d Ingresses (+Services, EndpointSlices) and %d x %d B Secrets in %s\n",
+			c.Ingresses, c.UnrelatedSecrets, c.SecretSize, time.Since(t0).Round(time.Millisecond))
+	})
+	if liveLoadErr != nil {
+		b.Fatal(liveLoadErr)
+	}
+	return liveN
+}
+
+func loadWorkload(c workload.Config) error {
+	rc := plane.RestConfig()
+	rc.QPS, rc.Burst = -1, 0 // no client-side rate limit
+	cs := kubernetes.NewForConfigOrDie(rc)
+	objs := make(chan runtime.Object, 64)
+	errs := make(chan error, 8)
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for o := range objs {
+				if err := createObject(context.Background(), cs, o); err != nil {
+					select {
+					case errs <- err:
+					default:
+					}
+				}
+			}
+		}()
+	}
+	err := workload.Each(c, func(o runtime.Object) error {
+		select {
+		case err := <-errs:
+			return err
+		default:
+		}
+		objs <- o
+		return nil
+	})
+	close(objs)
+	wg.Wait()
+	if err == nil {
+		select {
+		case err = <-errs:
+		default:
+		}
+	}
+	return err
+}
+
+func createObject(ctx context.Context, cs kubernetes.Interface, o runtime.Object) error {
+	var err error
+	co := metav1.CreateOptions{}
+	switch o := o.(type) {
+	case *corev1.Namespace:
+		_, err = cs.CoreV1().Namespaces().Create(ctx, o, co)
+	case *networkingv1.IngressClass:
+		_, err = cs.NetworkingV1().IngressClasses().Create(ctx, o, co)
+	case *corev1.Secret:
+		_, err = cs.CoreV1().Secrets(o.Namespace).Create(ctx, o, co)
+	case *corev1.Service:
+		// Headless: the harness's Service range is a /24 and the translator ignores ClusterIP.
+		o.Spec.ClusterIP = corev1.ClusterIPNone
+		_, err = cs.CoreV1().Services(o.Namespace).Create(ctx, o, co)
+	case *discoveryv1.EndpointSlice:
+		_, err = cs.DiscoveryV1().EndpointSlices(o.Namespace).Create(ctx, o, co)
+	case *networkingv1.Ingress:
+		_, err = cs.NetworkingV1().Ingresses(o.Namespace).Create(ctx, o, co)
+	default:
+		err = fmt.Errorf("unexpected %T", o)
+	}
+	if apierrors.IsAlreadyExists(err) {
+		return nil
+	}
+	return err
+}
+
+// appName is the generated name of Ingress (and Service) i, as internal/workload pads it.
+func appName(i int) string { return fmt.Sprintf("app-%0*d", liveWidth, i) }
+
+// liveBinary builds cmd/kongsync once per package run.
+func liveBinary(b *testing.B) string {
+	b.Helper()
+	liveBinOnce.Do(func() {
+		liveBin = filepath.Join(binDir, "kongsync-live")
+		out, err := exec.Command("go", "build", "-o", liveBin, "github.com/kongsync/kongsync/cmd/kongsync").CombinedOutput()
+		if err != nil {
+			liveBinErr = fmt.Errorf("building kongsync: %v\n%s", err, out)
+		}
+	})
+	if liveBinErr != nil {
+		b.Fatal(liveBinErr)
+	}
+	return liveBin
+}
+
+// liveProc is one `kongsync run` child process pushing to one double.
+type liveProc struct {
+	cmd     *exec.Cmd
+	started time.Time
+	double  *kongdouble.Server
+}
+
+func startLive(b *testing.B, extra ...string) *liveProc {
+	b.Helper()
+	d := kongdouble.New(kongdouble.Options{})
+	args := append([]string{"run", "--kubeconfig=" + plane.Kubeconfig, "--kong-admin-url=" + d.URL(),
+		"--update-status=false", "--election-namespace=default", "--log-level=error",
+		"--metrics-bind-address=0", "--health-probe-bind-address=0"}, extra...)
+	cmd := exec.Command(liveBinary(b), args...)
+	cmd.Stderr = os.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	p := &liveProc{cmd: cmd, double: d}
+	p.started = time.Now()
+	if err := cmd.Start(); err != nil {
+		d.Close()
+		b.Fatal(err)
+	}
+	b.Cleanup(p.stop)
+	return p
+}
+
+func (p *liveProc) stop() {
+	if p.cmd.ProcessState == nil {
+		_ = p.cmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { _ = p.cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			_ = p.cmd.Process.Kill()
+			<-done
+		}
+	}
+	p.double.Close()
+}
+
+// services counts the services in the double's loaded config and how many of them have a route
+// with path marker (marker "" counts none).
+func services(d *kongdouble.Server, marker string) (n, marked int) {
+	svcs, _ := d.Document()["services"].([]any)
+	for _, s := range svcs {
+		sm, _ := s.(map[string]any)
+		routes, _ := sm["routes"].([]any)
+		for _, r := range routes {
+			rm, _ := r.(map[string]any)
+			paths, _ := rm["paths"].([]any)
+			for _, p := range paths {
+				if ps, _ := p.(string); marker != "" && strings.HasPrefix(ps, marker) {
+					marked++
+				}
+			}
+		}
+	}
+	return len(svcs), marked
+}
+
+// waitComplete waits for a loaded config with every one of the n services.
+func (p *liveProc) waitComplete(b *testing.B, n int) time.Duration {
+	b.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	seen := 0
+	err := p.double.WaitFor(ctx, func() bool {
+		if c := len(p.double.Posts()); c != seen {
+			seen = c
+			got, _ := services(p.double, "")
+			return got >= n
+		}
+		return false
+	})
+	if err != nil {
+		b.Fatalf("no complete push of %d services: %v", n, err)
+	}
+	posts := p.double.Posts()
+	return posts[len(posts)-1].End.Sub(p.started)
+}
+
+// procStats reads VmHWM, VmRSS (bytes) and utime+stime (seconds) of pid from /proc.
+func procStats(pid int) (hwm, rss int64, cpu time.Duration, err error) {
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 2 && (f[0] == "VmHWM:" || f[0] == "VmRSS:") {
+			kb, _ := strconv.ParseInt(f[1], 10, 64)
+			if f[0] == "VmHWM:" {
+				hwm = kb << 10
+			} else {
+				rss = kb << 10
+			}
+		}
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	s := string(stat)
+	rest := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
+	if len(rest) < 13 {
+		return 0, 0, 0, errors.New("short /proc/pid/stat")
+	}
+	ut, _ := strconv.ParseInt(rest[11], 10, 64) // field 14
+	st, _ := strconv.ParseInt(rest[12], 10, 64) // field 15
+	const clkTck = 100                          // USER_HZ on Linux
+	return hwm, rss, time.Duration(ut+st) * time.Second / clkTck, nil
+}
+
+// BenchmarkLiveStart10k measures exec → first complete push (the double answered a POST
+// holding all N services), then the controller's peak RSS and the CPU it uses over 10 idle s.
+func BenchmarkLiveStart10k(b *testing.B) {
+	n := liveCluster(b)
+	liveBinary(b)
+	var starts []float64
+	var hwm, rss int64
+	var idle time.Duration
+	b.ResetTimer()
+	for range b.N {
+		p := startLive(b)
+		starts = append(starts, p.waitComplete(b, n).Seconds())
+		h, r, c0, err := procStats(p.cmd.Process.Pid)
+		if err != nil {
+			b.Fatal(err)
+		}
+		idleWindow := time.NewTimer(10 * time.Second)
+		<-idleWindow.C
+		_, _, c1, err := procStats(p.cmd.Process.Pid)
+		if err != nil {
+			b.Fatal(err)
+		}
+		hwm, rss, idle = max(hwm, h), max(rss, r), max(idle, c1-c0)
+		p.stop()
+	}
+	b.StopTimer()
+	b.ReportMetric(percentile(starts, 50), "start-p50-s")
+	b.ReportMetric(float64(hwm)/(1<<20), "VmHWM-MiB")
+	b.ReportMetric(float64(rss)/(1<<20), "VmRSS-MiB")
+	b.ReportMetric(float64(idle.Milliseconds()), "idle-cpu-ms/10s")
+	b.ReportMetric(0, "ns/op")
+}
+
+// BenchmarkLiveWriteToPost measures API write → POST /config at the double, one Ingress update
+// at a time, waiting for each push; b.N is the number of changes (run with -benchtime=200x).
+func BenchmarkLiveWriteToPost(b *testing.B) {
+	n := liveCluster(b)
+	p := startLive(b)
+	p.waitComplete(b, n)
+	ings := admin.NetworkingV1().Ingresses("default")
+	ctx := context.Background()
+	var lat []float64
+	b.ResetTimer()
+	for i := range b.N {
+		name := appName(i % n)
+		ing, err := ings.Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ing.Spec.Rules[0].HTTP.Paths[0].Path = fmt.Sprintf("/w%d", i)
+		p.double.ResetRequests()
+		t0 := time.Now()
+		if _, err := ings.Update(ctx, ing, metav1.UpdateOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		wctx, cancel := context.WithTimeout(ctx, time.Minute)
+		if err := p.double.WaitPosts(wctx, 1); err != nil {
+			b.Fatal(err)
+		}
+		cancel()
+		lat = append(lat, float64(p.double.Posts()[0].Start.Sub(t0).Microseconds())/1000)
+	}
+	b.StopTimer()
+	b.ReportMetric(percentile(lat, 50), "p50-ms")
+	b.ReportMetric(percentile(lat, 99), "p99-ms")
+	b.ReportMetric(percentile(lat, 100), "max-ms")
+}
+
+// BenchmarkLiveBurst writes 1,000 Ingress updates as fast as 8 client goroutines can and counts
+// the POSTs until the double holds all of them.
+func BenchmarkLiveBurst(b *testing.B) {
+	n := liveCluster(b)
+	const burst = 1000
+	if n < burst {
+		b.Skipf("needs N >= %d", burst)
+	}
+	p := startLive(b)
+	p.waitComplete(b, n)
+	rc := plane.RestConfig()
+	rc.QPS, rc.Burst = -1, 0
+	ings := kubernetes.NewForConfigOrDie(rc).NetworkingV1().Ingresses("default")
+	ctx := context.Background()
+	var pushes, durs []float64
+	b.ResetTimer()
+	for round := range b.N {
+		marker := fmt.Sprintf("/burst%d-", round)
+		p.double.ResetRequests()
+		t0 := time.Now()
+		var wg sync.WaitGroup
+		errs := make(chan error, burst)
+		for g := range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := g; i < burst; i += 8 {
+					name := appName(i)
+					ing, err := ings.Get(ctx, name, metav1.GetOptions{})
+					if err == nil {
+						ing.Spec.Rules[0].HTTP.Paths[0].Path = marker + strconv.Itoa(i)
+						_, err = ings.Update(ctx, ing, metav1.UpdateOptions{})
+					}
+					if err != nil {
+						errs <- err
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		if err := <-errs; err != nil {
+			b.Fatal(err)
+		}
+		wctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+		seen := 0
+		err := p.double.WaitFor(wctx, func() bool {
+			if c := len(p.double.Posts()); c != seen {
+				seen = c
+				_, m := services(p.double, marker)
+				return m == burst
+			}
+			return false
+		})
+		cancel()
+		if err != nil {
+			b.Fatalf("burst %d never fully pushed: %v", round, err)
+		}
+		posts := p.double.Posts()
+		pushes = append(pushes, float64(len(posts)))
+		durs = append(durs, posts[len(posts)-1].End.Sub(t0).Seconds())
+	}
+	b.StopTimer()
+	b.ReportMetric(percentile(pushes, 50), "pushes/burst")
+	b.ReportMetric(percentile(pushes, 100), "max-pushes/burst")
+	b.ReportMetric(percentile(durs, 50), "burst-to-done-s")
+}
+
+// percentile is the nearest-rank q-th percentile (q in 0..100).
+func percentile(v []float64, q float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	i := int(q/100*float64(len(s))+0.5) - 1
+	return s[min(max(i, 0), len(s)-1)]
+}
