@@ -268,10 +268,8 @@ func (c *JSONCache) join(pieces [][]byte) ([]byte, string) {
 		size += len(p)
 	}
 	h := c.resumeHash(headBytes)
-	// Appending a make() to the unchanged start allocates, copies the start and zeroes only the
-	// rest, instead of zeroing all of it first.
-	out := append(c.prev[:headBytes:headBytes], make([]byte, size-headBytes)...)
-	at := headBytes
+	out := make([]byte, size)
+	at := copy(out, c.prev[:headBytes])
 	for _, p := range pieces[head : len(pieces)-tail] {
 		at += copy(out[at:], p)
 		h.feed(out[:at], false)
