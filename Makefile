@@ -3,7 +3,7 @@ GO        ?= go
 BIN       ?= bin
 CP_BIN    ?= $(HOME)/.cache/kongsync/control-plane/bin
 
-.PHONY: build dump test test-unit test-integration test-integration-race control-plane bench kic-compat fmt vet
+.PHONY: build dump test test-unit test-integration test-integration-race control-plane bench bench-live kic-compat fmt vet
 
 build:
 	$(GO) build -o $(BIN)/kongsync ./cmd/kongsync
@@ -37,6 +37,11 @@ BENCHSTAT   ?= $(GO) run golang.org/x/perf/cmd/benchstat@latest
 # The integration tests under the race detector (slower; not part of `make test`).
 test-integration-race: control-plane
 	KONGSYNC_CP_BIN=$(CP_BIN) $(GO) test -race -count=1 -tags integration -timeout 30m ./test/integration/...
+
+# Live-loop benchmarks of issue 4 (real apiserver, real `kongsync run`, Kong double; about 10
+# minutes at N=10000 with 2,000 x 256 KiB Secrets). Not part of `make test`.
+bench-live: control-plane
+	KONGSYNC_CP_BIN=$(CP_BIN) hack/bench-live.sh
 
 bench:
 	$(GO) test -run '^$$' -bench '/n=(100|1000|10000)$$' -benchmem -count $(BENCH_COUNT) -timeout 60m ./internal/perf/ | tee $(BENCH_OUT)

@@ -308,22 +308,23 @@ func BenchmarkLiveStart10k(b *testing.B) {
 }
 
 // BenchmarkLiveWriteToPost measures API write → POST /config at the double, one Ingress update
-// at a time, waiting for each push; b.N is the number of changes (run with -benchtime=200x).
+// at a time, waiting for each push: KONGSYNC_BENCH_CHANGES (default 200) changes per op.
 func BenchmarkLiveWriteToPost(b *testing.B) {
 	n := liveCluster(b)
+	changes := envInt("KONGSYNC_BENCH_CHANGES", 200)
 	p := startLive(b)
 	p.waitComplete(b, n)
 	ings := admin.NetworkingV1().Ingresses("default")
 	ctx := context.Background()
 	var lat []float64
 	b.ResetTimer()
-	for i := range b.N {
-		name := appName(i % n)
+	for k := range b.N * changes {
+		name := appName(k % n)
 		ing, err := ings.Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			b.Fatal(err)
 		}
-		ing.Spec.Rules[0].HTTP.Paths[0].Path = fmt.Sprintf("/w%d", i)
+		ing.Spec.Rules[0].HTTP.Paths[0].Path = fmt.Sprintf("/w%d", k)
 		p.double.ResetRequests()
 		t0 := time.Now()
 		if _, err := ings.Update(ctx, ing, metav1.UpdateOptions{}); err != nil {
@@ -340,10 +341,14 @@ func BenchmarkLiveWriteToPost(b *testing.B) {
 	b.ReportMetric(percentile(lat, 50), "p50-ms")
 	b.ReportMetric(percentile(lat, 99), "p99-ms")
 	b.ReportMetric(percentile(lat, 100), "max-ms")
+	b.ReportMetric(float64(len(lat)), "changes")
 }
 
-// BenchmarkLiveBurst writes 1,000 Ingress updates as fast as 8 client goroutines can and counts
-// the POSTs until the double holds all of them.
+// burstWriters is how many client goroutines write a burst (Updates of listed objects, no Get).
+const burstWriters = 32
+
+// BenchmarkLiveBurst writes 1,000 Ingress updates as fast as burstWriters client goroutines can
+// and counts the POSTs until the double holds all of them.
 func BenchmarkLiveBurst(b *testing.B) {
 	n := liveCluster(b)
 	const burst = 1000
@@ -356,39 +361,41 @@ func BenchmarkLiveBurst(b *testing.B) {
 	rc.QPS, rc.Burst = -1, 0
 	ings := kubernetes.NewForConfigOrDie(rc).NetworkingV1().Ingresses("default")
 	ctx := context.Background()
-	var pushes, durs []float64
+	var pushes, durs, writes []float64
 	b.ResetTimer()
 	for round := range b.N {
 		marker := fmt.Sprintf("/burst%d-", round)
+		list, err := ings.List(ctx, metav1.ListOptions{})
+		if err != nil || len(list.Items) < burst {
+			b.Fatalf("listing Ingresses: %v (%d)", err, len(list.Items))
+		}
+		sort.Slice(list.Items, func(i, j int) bool { return list.Items[i].Name < list.Items[j].Name })
 		p.double.ResetRequests()
 		t0 := time.Now()
 		var wg sync.WaitGroup
 		errs := make(chan error, burst)
-		for g := range 8 {
+		for g := range burstWriters {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				for i := g; i < burst; i += 8 {
-					name := appName(i)
-					ing, err := ings.Get(ctx, name, metav1.GetOptions{})
-					if err == nil {
-						ing.Spec.Rules[0].HTTP.Paths[0].Path = marker + strconv.Itoa(i)
-						_, err = ings.Update(ctx, ing, metav1.UpdateOptions{})
-					}
-					if err != nil {
+				for i := g; i < burst; i += burstWriters {
+					ing := &list.Items[i]
+					ing.Spec.Rules[0].HTTP.Paths[0].Path = marker + strconv.Itoa(i)
+					if _, err := ings.Update(ctx, ing, metav1.UpdateOptions{}); err != nil {
 						errs <- err
 					}
 				}
 			}()
 		}
 		wg.Wait()
+		writes = append(writes, time.Since(t0).Seconds())
 		close(errs)
 		if err := <-errs; err != nil {
 			b.Fatal(err)
 		}
 		wctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 		seen := 0
-		err := p.double.WaitFor(wctx, func() bool {
+		err = p.double.WaitFor(wctx, func() bool {
 			if c := len(p.double.Posts()); c != seen {
 				seen = c
 				_, m := services(p.double, marker)
@@ -408,6 +415,7 @@ func BenchmarkLiveBurst(b *testing.B) {
 	b.ReportMetric(percentile(pushes, 50), "pushes/burst")
 	b.ReportMetric(percentile(pushes, 100), "max-pushes/burst")
 	b.ReportMetric(percentile(durs, 50), "burst-to-done-s")
+	b.ReportMetric(percentile(writes, 50), "writes-s")
 }
 
 // percentile is the nearest-rank q-th percentile (q in 0..100).
