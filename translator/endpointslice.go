@@ -2,7 +2,7 @@ package translator
 
 import (
 	"net"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -42,13 +42,16 @@ func (t *translation) targets(ks *kongService) []*kong.Target {
 	for _, es := range t.snap.EndpointSlicesFor(svc.Namespace, svc.Name) {
 		addrs = t.sliceTargets(es, svc, port.Name, addrs)
 	}
-	sort.Sort(sort.Reverse(sort.StringSlice(addrs)))
-	out := make([]*kong.Target, 0, len(addrs))
-	for i, a := range addrs {
-		if i > 0 && a == addrs[i-1] {
-			continue
-		}
-		out = append(out, &kong.Target{Target: kong.String(a)})
+	slices.Sort(addrs)
+	slices.Reverse(addrs)
+	addrs = slices.Compact(addrs)
+	// One allocation for all targets of the upstream; the strings are shared with addrs, which
+	// is not modified afterwards.
+	vals := make([]kong.Target, len(addrs))
+	out := make([]*kong.Target, len(addrs))
+	for i := range addrs {
+		vals[i].Target = &addrs[i]
+		out[i] = &vals[i]
 	}
 	return out
 }
