@@ -37,21 +37,19 @@ type KongConsumerSpec struct {
 type KongPlugin struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
-
-	PluginName   string          `json:"plugin"`
-	InstanceName string          `json:"instance_name,omitempty"`
-	Disabled     bool            `json:"disabled,omitempty"`
-	Config       json.RawMessage `json:"config,omitempty"`
-	RunOn        string          `json:"run_on,omitempty"`
-	Protocols    []string        `json:"protocols,omitempty"`
-	ConsumerRef  string          `json:"consumerRef,omitempty"`
+	PluginFields
 }
 
 // KongClusterPlugin is the cluster-scoped form of KongPlugin.
 type KongClusterPlugin struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
+	PluginFields
+}
 
+// PluginFields are the top-level fields KongPlugin and KongClusterPlugin share; embedded, they
+// keep the CRDs' flat JSON shape.
+type PluginFields struct {
 	PluginName   string          `json:"plugin"`
 	InstanceName string          `json:"instance_name,omitempty"`
 	Disabled     bool            `json:"disabled,omitempty"`
@@ -87,8 +85,7 @@ func (in *KongPlugin) DeepCopy() *KongPlugin {
 	}
 	out := *in
 	in.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
-	out.Config = append(json.RawMessage(nil), in.Config...)
-	out.Protocols = cloneStrings(in.Protocols)
+	out.PluginFields = in.PluginFields.deepCopy()
 	return &out
 }
 
@@ -102,9 +99,15 @@ func (in *KongClusterPlugin) DeepCopy() *KongClusterPlugin {
 	}
 	out := *in
 	in.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	out.PluginFields = in.PluginFields.deepCopy()
+	return &out
+}
+
+func (in PluginFields) deepCopy() PluginFields {
+	out := in
 	out.Config = append(json.RawMessage(nil), in.Config...)
 	out.Protocols = cloneStrings(in.Protocols)
-	return &out
+	return out
 }
 
 func cloneStrings(s []string) []string {

@@ -15,13 +15,13 @@ func TestDeepCopyIsIndependent(t *testing.T) {
 	if c.Credentials[0] != "s" || c.Spec.Tags[0] != "t" || c.Labels["x"] != "1" {
 		t.Fatalf("copy shares memory with the original: %+v", c)
 	}
-	p := &KongPlugin{PluginName: "key-auth", Config: json.RawMessage(`{"a":1}`), Protocols: []string{"http"}}
+	p := &KongPlugin{PluginFields: PluginFields{PluginName: "key-auth", Config: json.RawMessage(`{"a":1}`), Protocols: []string{"http"}}}
 	q := p.DeepCopy()
 	q.Config[2], q.Protocols[0] = 'b', "grpc"
 	if string(p.Config) != `{"a":1}` || p.Protocols[0] != "http" {
 		t.Fatalf("plugin copy shares memory: %s %v", p.Config, p.Protocols)
 	}
-	k := &KongClusterPlugin{Config: json.RawMessage(`{}`)}
+	k := &KongClusterPlugin{PluginFields: PluginFields{Config: json.RawMessage(`{}`)}}
 	if k.DeepCopyObject().(*KongClusterPlugin) == k {
 		t.Fatal("copy must be a new object")
 	}
