@@ -4,6 +4,7 @@ package integration
 
 import (
 	"bufio"
+	"context"
 	"io"
 	"net/http"
 	"os"
@@ -545,5 +546,40 @@ func TestFaultWatchEndsChangeInGapArrives(t *testing.T) {
 	}
 	if n, _ := obs.count(from, isPush(kongsync.ResultAccepted)); n != 1 {
 		t.Errorf("%d accepted pushes after the re-list, want 1", n)
+	}
+}
+
+// A POST hangs past kongsync's 30 s POST timeout (runner.Config cannot lower it, so this takes
+// ~35 s and runs only with KONGSYNC_FAULT_POST_TIMEOUT=1). The client gives up, Kong keeps the
+// last good config, the push counts as a network error, and the config arrives within 2 s of the
+// timeout.
+func TestFaultPostTimeoutFullLength(t *testing.T) {
+	if os.Getenv("KONGSYNC_FAULT_POST_TIMEOUT") == "" {
+		t.Skip("takes ~35 s (the 30 s POST timeout is not settable); set KONGSYNC_FAULT_POST_TIMEOUT=1")
+	}
+	r := newFaultRig(t)
+	r.kong.AddFault(kongdouble.Fault{Delay: kongsync.DefaultTimeout + 5*time.Second, Times: 1})
+	fromPosts := len(r.kong.Posts())
+	want := r.change(t, "v1.example.com")
+	ctx, cancel := context.WithTimeout(context.Background(), kongsync.DefaultTimeout+waitTimeout)
+	defer cancel()
+	if err := r.kong.WaitPosts(ctx, fromPosts+1); err != nil {
+		t.Fatal(err)
+	}
+	hung := r.kong.Posts()[fromPosts]
+	if hung.Status != 0 {
+		t.Fatalf("first POST answered %d, want a client timeout", hung.Status)
+	}
+	t.Logf("client gave up after %s", hung.End.Sub(hung.Start).Round(time.Millisecond))
+	if r.kong.Hash() != r.good {
+		t.Fatalf("Kong's config changed during the hung POST")
+	}
+	took := r.waitConverged(t, want, hung.End)
+	t.Logf("converged %s after the timeout", took.Round(time.Millisecond))
+	if took > converged {
+		t.Errorf("converged %s after the timeout, want ≤ %s", took, converged)
+	}
+	if v := r.metric(t, r.series("kongsync_pushes_total", `result="network_error"`)); v != 1 {
+		t.Errorf(`kongsync_pushes_total{result="network_error"} = %v, want 1`, v)
 	}
 }
