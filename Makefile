@@ -38,7 +38,7 @@ BENCHSTAT   ?= $(GO) run golang.org/x/perf/cmd/benchstat@latest
 test-integration-race: control-plane
 	KONGSYNC_CP_BIN=$(CP_BIN) $(GO) test -race -count=1 -tags integration -timeout 30m ./test/integration/...
 
-# Live-loop benchmarks of issue 4 (real apiserver, real `kongsync run`, Kong double; about 10
+# Live-loop benchmarks of issue 4 (real apiserver, real `kongsync run`, Kong double; about 13
 # minutes at N=10000 with 2,000 x 256 KiB Secrets). Not part of `make test`.
 bench-live: control-plane
 	KONGSYNC_CP_BIN=$(CP_BIN) hack/bench-live.sh
