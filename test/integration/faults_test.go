@@ -544,6 +544,8 @@ func TestFaultWatchEndsChangeInGapArrives(t *testing.T) {
 	if wb.listCount() != lists {
 		t.Errorf("%d more lists than the held one", wb.listCount()-lists)
 	}
+	// The hook sees the push after the double answered it: wait for it, then count.
+	obs.wait(t, "the accepted push", from, 1, isPush(kongsync.ResultAccepted))
 	if n, _ := obs.count(from, isPush(kongsync.ResultAccepted)); n != 1 {
 		t.Errorf("%d accepted pushes after the re-list, want 1", n)
 	}
