@@ -240,8 +240,9 @@ func TestFaultKongUnreachableThenBack(t *testing.T) {
 	r.obs.wait(t, "a failed probe", from, 1, isProbe(false))
 	r.change(t, "mid.example.com")
 	want := r.change(t, "v1.example.com")
-	// Two failed probes: the gauges set by the first are in place (they follow the hook).
-	r.obs.wait(t, "two failed probes", from, 2, isProbe(false))
+	// Two failed probes after the last build: the gauges set by the first (which follow the
+	// hook) describe the new desired config.
+	r.obs.wait(t, "two failed probes", r.obs.len(), 2, isProbe(false))
 	if v := r.metric(t, r.series("kongsync_replica_reachable")); v != 0 {
 		t.Errorf("kongsync_replica_reachable during the outage = %v, want 0", v)
 	}
