@@ -157,7 +157,8 @@ func (w *worker) probe(ctx context.Context) {
 		// Only a transport failure keeps the push waiting: an HTTP error from /status says
 		// nothing about /config.
 		w.needProbe = isTransport(err)
-		if !w.unreachable && isTransport(err) {
+		lost := !w.unreachable && isTransport(err)
+		if lost {
 			w.log.Info("Kong admin API unreachable", "error", err.Error())
 		}
 		if !isTransport(err) && err.Error() != w.lastProbeErr {
@@ -166,6 +167,11 @@ func (w *worker) probe(ctx context.Context) {
 		w.lastProbeErr = err.Error()
 		w.unreachable = w.unreachable || isTransport(err)
 		w.mu.Unlock()
+		if lost {
+			// Once per outage: no push is tried while Kong is unreachable, so this is the only
+			// place the outage can be reported (the controller turns it into an Event).
+			w.loop.cfg.Reporter.ReplicaFailed(w.rep.URL(), ResultNetworkError, err)
+		}
 		return
 	}
 	if w.unreachable {

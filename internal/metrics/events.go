@@ -20,6 +20,9 @@ const (
 	// ReasonApplyFailed: Kong refused an entity translated from the object; the object is left
 	// out of the configuration until it changes.
 	ReasonApplyFailed = "KongConfigurationApplyFailed"
+	// ReasonPushFailed: a Kong replica did not take the configuration for a reason tied to no
+	// object (config too large, server errors, unreachable); reported on kongsync's own Pod.
+	ReasonPushFailed = "KongConfigurationPushFailed"
 )
 
 // Getter looks objects up by ref; *store.Store is one. Events need the object's UID.
@@ -32,6 +35,10 @@ type Reporter struct {
 	recorder record.EventRecorder
 	objects  Getter
 	log      logr.Logger
+
+	// pod is kongsync's own Pod, where failures that name no object are reported; nil when the
+	// Pod is unknown (not run in a cluster), and then they are only logged.
+	pod *corev1.ObjectReference
 
 	mu       sync.Mutex
 	problems map[translator.Problem]bool // the last translation's problems, already reported
@@ -72,9 +79,30 @@ func (r *Reporter) KongRejected(rejections []kongsync.Rejection) {
 	}
 }
 
-// ReplicaFailed is logged only: it names no object to attach an Event to.
+// SetPod names the Pod kongsync runs in (from the downward API), so that replica-wide failures,
+// which name no Kubernetes object, still reach `kubectl get events` and alerting on Events.
+func (r *Reporter) SetPod(namespace, name string) {
+	if namespace == "" || name == "" {
+		return
+	}
+	r.pod = &corev1.ObjectReference{APIVersion: "v1", Kind: "Pod", Namespace: namespace, Name: name}
+}
+
+// ReplicaFailed logs the failure and, when the Pod is known, emits a Warning Event on it. The
+// sync loop calls it once per failure streak, so Events do not flood during a long outage.
 func (r *Reporter) ReplicaFailed(replica string, result kongsync.Result, err error) {
 	r.log.Error(err, "Kong replica did not take the configuration", "replica", replica, "result", string(result))
+	if r.pod == nil {
+		return
+	}
+	msg := fmt.Sprintf("Kong %s did not take the configuration (%s)", replica, result)
+	if replica == "" {
+		msg = fmt.Sprintf("configuration not built (%s)", result)
+	}
+	if err != nil {
+		msg += ": " + err.Error()
+	}
+	r.recorder.Event(r.pod, corev1.EventTypeWarning, ReasonPushFailed, msg)
 }
 
 func (r *Reporter) emit(ref store.Ref, reason, msg string) {

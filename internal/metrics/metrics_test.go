@@ -47,6 +47,23 @@ func TestReporterEmitsNewProblemsOnce(t *testing.T) {
 	}
 }
 
+func TestReplicaFailedEventOnOwnPod(t *testing.T) {
+	rec := record.NewFakeRecorder(10)
+	r := NewReporter(rec, store.New(), logr.Discard())
+	r.ReplicaFailed("http://kong:8001", kongsync.ResultTooLarge, errors.New("config too large"))
+	r.SetPod("kong", "kong-7d9f")
+	r.ReplicaFailed("http://kong:8001", kongsync.ResultTooLarge, errors.New("config too large"))
+	close(rec.Events)
+	var got []string
+	for e := range rec.Events {
+		got = append(got, e)
+	}
+	want := "Warning " + ReasonPushFailed + " Kong http://kong:8001 did not take the configuration (" + string(kongsync.ResultTooLarge) + "): config too large"
+	if len(got) != 1 || got[0] != want {
+		t.Fatalf("events = %q, want only %q (none before the Pod is known)", got, want)
+	}
+}
+
 func TestPrometheusAndHealth(t *testing.T) {
 	p := New()
 	p.ObserveTranslation(kongsync.TranslationStats{Duration: time.Millisecond, Objects: 7, Problems: 2, ConfigBytes: 1234})

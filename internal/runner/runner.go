@@ -54,7 +54,9 @@ func Run(ctx context.Context, cfg Config, log logr.Logger) error {
 	defer broadcaster.Shutdown()
 	recorder := broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "kongsync"})
 
-	loop, err := newLoop(cfg, st, prom, metrics.NewReporter(recorder, st, log.WithName("events")), log)
+	reporter := metrics.NewReporter(recorder, st, log.WithName("events"))
+	reporter.SetPod(os.Getenv("POD_NAMESPACE"), os.Getenv("POD_NAME"))
+	loop, err := newLoop(cfg, st, prom, reporter, log)
 	if err != nil {
 		return err
 	}

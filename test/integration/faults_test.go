@@ -17,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kongsync/kongsync/internal/kongdouble"
+	"github.com/kongsync/kongsync/internal/metrics"
 	"github.com/kongsync/kongsync/internal/runner"
 	kongsync "github.com/kongsync/kongsync/sync"
 )
@@ -232,6 +233,10 @@ func faultOutage(t *testing.T) time.Duration {
 // config, the replica shows as unreachable and out of sync in the metrics, and once the port
 // reopens the latest config (not the intermediate one) arrives within 2 s, in one POST.
 func TestFaultKongUnreachableThenBack(t *testing.T) {
+	// The runner reports replica-wide failures as Events on its own Pod (downward API env).
+	pod := "kongsync-fault-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	t.Setenv("POD_NAMESPACE", "default")
+	t.Setenv("POD_NAME", pod)
 	r := newFaultRig(t)
 	outage := faultOutage(t)
 	from := r.obs.len()
@@ -249,6 +254,8 @@ func TestFaultKongUnreachableThenBack(t *testing.T) {
 	if v := r.metric(t, r.series("kongsync_replica_in_sync")); v != 0 {
 		t.Errorf("kongsync_replica_in_sync during the outage = %v, want 0", v)
 	}
+	ev := waitEvent(t, "default", "Pod", pod, metrics.ReasonPushFailed)
+	t.Logf("Event during the outage: %s", ev.Message)
 	<-time.After(outage - time.Since(t0)) // the fault's duration, not a wait for an outcome
 	if r.kong.Hash() != r.good {
 		t.Fatalf("Kong lost its config during the outage: %s, want %s", r.kong.Hash(), r.good)
