@@ -93,6 +93,23 @@ func TestUnreachableThenBackWithinTwoSeconds(t *testing.T) {
 	}
 }
 
+// A Kong that goes away while nothing changes is noticed by the probe alone: reported once for
+// the whole outage (the controller turns that into an Event), however many probes fail.
+func TestIdleOutageReportedOnce(t *testing.T) {
+	e := newEnv(t, envOpts{cfg: func(c *Config) { c.Replica = ReplicaOptions{} }})
+	e.upsert("a", nil)
+	e.converged(wait)
+	e.kongs[0].Stop()
+	e.wait("three failed probes", wait, func() bool { return e.loop.Stats().ProbeFailures >= 3 })
+	if _, _, failures := e.rep.snapshot(); len(failures) != 1 || failures[0] != ResultNetworkError {
+		t.Errorf("want one network_error report for the outage, got %v", failures)
+	}
+	if err := e.kongs[0].Start(); err != nil {
+		t.Fatal(err)
+	}
+	e.converged(wait)
+}
+
 // With default timings a single 500 is retried after the first backoff step (100–200 ms, with
 // a /status check just before), not after a probe interval.
 func TestRetryAfterServerErrorUsesBackoff(t *testing.T) {
