@@ -92,6 +92,8 @@ type errorsOnly struct{ logr.LogSink }
 
 func (errorsOnly) Enabled(int) bool { return false }
 
-func (e errorsOnly) WithValues(kv ...any) logr.LogSink { return errorsOnly{e.LogSink.WithValues(kv...)} }
+func (e errorsOnly) WithValues(kv ...any) logr.LogSink {
+	return errorsOnly{e.LogSink.WithValues(kv...)}
+}
 
 func (e errorsOnly) WithName(n string) logr.LogSink { return errorsOnly{e.LogSink.WithName(n)} }
