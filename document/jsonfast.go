@@ -140,6 +140,23 @@ func (w *objWriter) other(n string, v any, empty bool) {
 
 // service mirrors Service.MarshalJSON: kong.Service's fields, routes, plugins, and the client
 // certificate as its id after them (shadowing kong.Service's object form).
+// writeList writes a non-empty list of nested entities as the member n, omitted when empty
+// (as encoding/json's omitempty does).
+func writeList[T any](w *objWriter, n string, items []T, write func(T)) {
+	if len(items) == 0 {
+		return
+	}
+	w.name(n)
+	w.b = append(w.b, '[')
+	for i, it := range items {
+		if i > 0 {
+			w.b = append(w.b, ',')
+		}
+		write(it)
+	}
+	w.b = append(w.b, ']')
+}
+
 func (w *objWriter) service(s *Service) {
 	w.open()
 	k := &s.Service
@@ -162,17 +179,7 @@ func (w *objWriter) service(s *Service) {
 	w.bool("tls_verify", k.TLSVerify)
 	w.int("tls_verify_depth", k.TLSVerifyDepth)
 	w.strs("ca_certificates", k.CACertificates)
-	if len(s.Routes) > 0 {
-		w.name("routes")
-		w.b = append(w.b, '[')
-		for i, r := range s.Routes {
-			if i > 0 {
-				w.b = append(w.b, ',')
-			}
-			w.route(r)
-		}
-		w.b = append(w.b, ']')
-	}
+	writeList(w, "routes", s.Routes, w.route)
 	w.other("plugins", s.Plugins, len(s.Plugins) == 0)
 	if k.ClientCertificate != nil {
 		w.str("client_certificate", k.ClientCertificate.ID)
@@ -239,17 +246,7 @@ func (w *objWriter) upstream(u *Upstream) {
 	w.str("sticky_sessions_cookie", k.StickySessionsCookie)
 	w.str("sticky_sessions_cookie_path", k.StickySessionsCookiePath)
 	w.strs("tags", k.Tags)
-	if len(u.Targets) > 0 {
-		w.name("targets")
-		w.b = append(w.b, '[')
-		for i, t := range u.Targets {
-			if i > 0 {
-				w.b = append(w.b, ',')
-			}
-			w.target(t)
-		}
-		w.b = append(w.b, ']')
-	}
+	writeList(w, "targets", u.Targets, w.target)
 	w.close()
 }
 
