@@ -3,6 +3,8 @@ package store
 import (
 	"bytes"
 	"strconv"
+
+	"github.com/kongsync/kongsync/internal/jsonstr"
 )
 
 // inline converts a one-line value: {} or [], a quoted scalar or a plain scalar.
@@ -16,7 +18,7 @@ func (c *fastConv) inline(v []byte) bool {
 	case '"', '\'':
 		s, ok := quoted(v)
 		if ok {
-			c.out = appendJSONString(c.out, s)
+			c.out = jsonstr.Append(c.out, s)
 		}
 		return ok
 	}
@@ -112,7 +114,7 @@ func appendPlain(out, v []byte) ([]byte, bool) {
 	case c == '+' || c == '-' || c >= '0' && c <= '9':
 		return appendNumberLike(out, v)
 	}
-	return appendJSONBytes(out, v), true
+	return jsonstr.Append(out, v), true
 }
 
 // appendNumberLike handles plain scalars starting with a sign or digit, as go-yaml v2 does.
@@ -133,7 +135,7 @@ func appendNumberLike(out, v []byte) ([]byte, bool) {
 	if resolvesNonString(v) {
 		return out, false
 	}
-	return appendJSONBytes(out, v), true
+	return jsonstr.Append(out, v), true
 }
 
 // resolvesNonString is true for plain scalars that might not be strings in YAML 1.1 (or whose
@@ -176,51 +178,4 @@ func looksLikeTimestamp(v []byte) bool {
 		i++
 	}
 	return i == 4 && i < len(v) && v[i] == '-'
-}
-
-// appendJSONBytes is appendJSONString for a byte slice, without converting it.
-func appendJSONBytes(out, s []byte) []byte {
-	if bytes.IndexByte(s, '"') < 0 && bytes.IndexByte(s, '\\') < 0 && printableASCIIOrUTF8(s) {
-		out = append(out, '"')
-		out = append(out, s...)
-		return append(out, '"')
-	}
-	return appendJSONString(out, string(s))
-}
-
-// printableASCIIOrUTF8 reports whether s has no control characters (which JSON must escape).
-func printableASCIIOrUTF8(s []byte) bool {
-	for _, b := range s {
-		if b < 0x20 {
-			return false
-		}
-	}
-	return true
-}
-
-// appendJSONString appends s as a JSON string. The document was checked to be UTF-8 already.
-func appendJSONString(out []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	out = append(out, '"')
-	start := 0
-	for i := 0; i < len(s); i++ {
-		b := s[i]
-		if b >= 0x20 && b != '"' && b != '\\' {
-			continue
-		}
-		out = append(out, s[start:i]...)
-		switch b {
-		case '"', '\\':
-			out = append(out, '\\', b)
-		case '\n':
-			out = append(out, '\\', 'n')
-		case '\t':
-			out = append(out, '\\', 't')
-		default:
-			out = append(out, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xF])
-		}
-		start = i + 1
-	}
-	out = append(out, s[start:]...)
-	return append(out, '"')
 }

@@ -2,6 +2,8 @@ package store
 
 import (
 	"bytes"
+
+	"github.com/kongsync/kongsync/internal/jsonstr"
 )
 
 // fastYAMLToJSON converts the block-style YAML that kubectl, Helm, sigs.k8s.io/yaml and
@@ -129,7 +131,7 @@ func (c *fastConv) mapping(ind int) bool {
 			c.out = append(c.out, ',')
 		}
 		seen = append(seen, k)
-		c.out = appendJSONString(c.out, k)
+		c.out = jsonstr.Append(c.out, k)
 		c.out = append(c.out, ':')
 		c.pos++
 		start := len(c.out)
