@@ -50,8 +50,11 @@ func benchObjects(n int) []store.Object {
 	return objs
 }
 
-func BenchmarkTranslate10k(b *testing.B) {
-	snap, err := store.NewSnapshot(benchObjects(10000)...)
+func BenchmarkTranslate10k(b *testing.B) { benchTranslate(b, benchObjects(10000)) }
+
+// benchTranslate measures Translate with default options on a fixed snapshot of objs.
+func benchTranslate(b *testing.B, objs []store.Object) {
+	snap, err := store.NewSnapshot(objs...)
 	if err != nil {
 		b.Fatal(err)
 	}

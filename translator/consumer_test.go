@@ -85,14 +85,4 @@ func TestConsumersAtScale(t *testing.T) {
 
 // BenchmarkTranslateConsumers7k is the size at which KIC's credential handling was measured
 // quadratic (KIC#7128): 6,912 consumers, two credentials each.
-func BenchmarkTranslateConsumers7k(b *testing.B) {
-	snap, err := store.NewSnapshot(consumerObjects(6912)...)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		Translate(snap, DefaultOptions())
-	}
-}
+func BenchmarkTranslateConsumers7k(b *testing.B) { benchTranslate(b, consumerObjects(6912)) }
