@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -14,6 +15,8 @@ import (
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/metadata/metadatainformer"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/kongsync/kongsync/store"
@@ -35,6 +38,9 @@ type Options struct {
 	// Dynamic, if set, is used to watch the Kong custom resources (KongPlugin,
 	// KongClusterPlugin, KongConsumer) whose CRDs are installed.
 	Dynamic dynamic.Interface
+	// Metadata lists and watches Secrets as metadata only (PartialObjectMetadata), so that the
+	// data of Secrets the translator never reads is never transferred. Required.
+	Metadata metadata.Interface
 }
 
 // Controller owns the informers. Create it with New, then call Start once.
@@ -46,15 +52,26 @@ type Controller struct {
 	opts     Options
 	refs     *secretRefs
 
-	factories    []informers.SharedInformerFactory
-	dynFactories []dynamicinformer.DynamicSharedInformerFactory
-	synced       []cache.InformerSynced
+	factories     []informers.SharedInformerFactory
+	dynFactories  []dynamicinformer.DynamicSharedInformerFactory
+	metaFactories []metadatainformer.SharedInformerFactory
+	synced        []cache.InformerSynced
+
+	// secrets holds the Secret informers per watched namespace ("" for all); secretSynced
+	// their caches' sync state; secretMu serialises reconcileSecret.
+	secrets      map[string]*secretSources
+	secretSynced []cache.InformerSynced
+	secretMu     sync.Mutex
 }
 
-// New wires informers for Ingress, IngressClass, Service, EndpointSlice and Secret to st. Nothing
-// runs until Start.
+// New wires informers for Ingress, IngressClass, Service, EndpointSlice and Secret (see
+// secretsources.go) to st. Nothing runs until Start.
 func New(client kubernetes.Interface, st *store.Store, n Notifier, log logr.Logger, opts Options) (*Controller, error) {
-	c := &Controller{client: client, store: st, notifier: n, log: log, opts: opts, refs: newSecretRefs()}
+	if opts.Metadata == nil {
+		return nil, errors.New("controller: Options.Metadata is required (Secrets are watched as metadata)")
+	}
+	c := &Controller{client: client, store: st, notifier: n, log: log, opts: opts, refs: newSecretRefs(),
+		secrets: map[string]*secretSources{}}
 	cluster := informers.NewSharedInformerFactoryWithOptions(client, opts.Resync)
 	c.factories = append(c.factories, cluster)
 	if err := c.watch(cluster.Networking().V1().IngressClasses().Informer(), store.KindIngressClass, transformIngressClass); err != nil {
@@ -70,7 +87,7 @@ func New(client kubernetes.Interface, st *store.Store, n Notifier, log logr.Logg
 			f = informers.NewSharedInformerFactoryWithOptions(client, opts.Resync, informers.WithNamespace(ns))
 			c.factories = append(c.factories, f)
 		}
-		if err := c.watchNamespaced(f); err != nil {
+		if err := c.watchNamespaced(f, ns); err != nil {
 			return nil, err
 		}
 	}
@@ -82,7 +99,7 @@ func New(client kubernetes.Interface, st *store.Store, n Notifier, log logr.Logg
 	return c, nil
 }
 
-func (c *Controller) watchNamespaced(f informers.SharedInformerFactory) error {
+func (c *Controller) watchNamespaced(f informers.SharedInformerFactory, ns string) error {
 	if err := c.watch(f.Networking().V1().Ingresses().Informer(), store.KindIngress, transformIngress); err != nil {
 		return err
 	}
@@ -92,7 +109,7 @@ func (c *Controller) watchNamespaced(f informers.SharedInformerFactory) error {
 	if err := c.watch(f.Discovery().V1().EndpointSlices().Informer(), store.KindEndpointSlice, transformEndpointSlice); err != nil {
 		return err
 	}
-	return c.watch(f.Core().V1().Secrets().Informer(), store.KindSecret, c.transformSecret)
+	return c.watchSecrets(ns)
 }
 
 // watch installs the transform and the store handler on one informer.
@@ -124,6 +141,13 @@ func (c *Controller) Start(ctx context.Context) error {
 	for _, f := range c.dynFactories {
 		f.Start(ctx.Done())
 	}
+	for _, f := range c.metaFactories {
+		f.Start(ctx.Done())
+	}
+	if !cache.WaitForCacheSync(ctx.Done(), c.secretSynced...) {
+		return errors.New("controller: Secret caches did not sync before shutdown")
+	}
+	c.reconcileReferencedSecrets()
 	if !cache.WaitForCacheSync(ctx.Done(), c.synced...) {
 		return errors.New("controller: informer caches did not sync before shutdown")
 	}
@@ -147,6 +171,9 @@ func (c *Controller) Shutdown() {
 		f.Shutdown()
 	}
 	for _, f := range c.dynFactories {
+		f.Shutdown()
+	}
+	for _, f := range c.metaFactories {
 		f.Shutdown()
 	}
 }

@@ -10,8 +10,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes/fake"
+	metafake "k8s.io/client-go/metadata/fake"
 	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
 
@@ -48,17 +50,48 @@ func tlsIngress(ns, name, secretName string) *networkingv1.Ingress {
 	}
 }
 
-func startController(t *testing.T, client *fake.Clientset, opts Options) (*store.Store, *countingNotifier, context.CancelFunc) {
+// clients are the fake typed and metadata clientsets of one test, holding the same Secrets.
+type clients struct {
+	typed *fake.Clientset
+	meta  *metafake.FakeMetadataClient
+}
+
+// newClients seeds both fakes: the typed one with objs, the metadata one with the Secrets'
+// metadata, as a real API server would serve them.
+func newClients(objs ...runtime.Object) clients {
+	var metas []runtime.Object
+	for _, o := range objs {
+		if s, ok := o.(*corev1.Secret); ok {
+			metas = append(metas, secretMeta(s))
+		}
+	}
+	scheme := metafake.NewTestScheme()
+	if err := metav1.AddMetaToScheme(scheme); err != nil {
+		panic(err)
+	}
+	return clients{typed: fake.NewClientset(objs...), meta: metafake.NewSimpleMetadataClient(scheme, metas...)}
+}
+
+func secretMeta(s *corev1.Secret) *metav1.PartialObjectMetadata {
+	return &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"}, ObjectMeta: *s.ObjectMeta.DeepCopy()}
+}
+
+func startController(t *testing.T, cs clients, opts Options) (*store.Store, *countingNotifier, context.CancelFunc) {
 	t.Helper()
-	watching := make(chan struct{}, 32)
-	client.PrependWatchReactor("*", func(k8stesting.Action) (bool, watch.Interface, error) {
+	watching := make(chan struct{}, 64)
+	count := func(k8stesting.Action) (bool, watch.Interface, error) {
 		watching <- struct{}{}
 		return false, nil, nil
-	})
-	watchers := 1 + 4*max(1, len(opts.Namespaces))
+	}
+	cs.typed.PrependWatchReactor("*", count)
+	cs.meta.PrependWatchReactor("*", count)
+	// IngressClasses, then per namespace Ingresses, Services, EndpointSlices, the three full
+	// Secret informers and the metadata-only one.
+	watchers := 1 + 7*max(1, len(opts.Namespaces))
+	opts.Metadata = cs.meta
 	st := store.New()
 	n := &countingNotifier{ch: make(chan struct{}, 1)}
-	c, err := New(client, st, n, logr.Discard(), opts)
+	c, err := New(cs.typed, st, n, logr.Discard(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,68 +113,14 @@ func startController(t *testing.T, client *fake.Clientset, opts Options) (*store
 	return st, n, cancel
 }
 
-func TestSecretPolicy(t *testing.T) {
-	client := fake.NewClientset(
-		secret("a", "tls", corev1.SecretTypeTLS, nil),
-		secret("a", "ca", corev1.SecretTypeOpaque, map[string]string{CACertLabel: "true"}),
-		secret("a", "opaque-referenced", corev1.SecretTypeOpaque, nil),
-		secret("a", "credential", corev1.SecretTypeOpaque, map[string]string{CredentialLabel: "key-auth"}),
-		secret("a", "unrelated", corev1.SecretTypeOpaque, nil),
-		tlsIngress("a", "ing", "opaque-referenced"),
-	)
-	st, _, _ := startController(t, client, Options{})
-	for _, name := range []string{"tls", "ca", "opaque-referenced", "credential"} {
-		o, ok := st.Get(store.Ref{Kind: store.KindSecret, Namespace: "a", Name: name})
-		if !ok {
-			t.Errorf("Secret a/%s missing from the store", name)
-			continue
-		}
-		s := o.(*corev1.Secret)
-		if string(s.Data["tls.key"]) != "key" {
-			t.Errorf("Secret a/%s lost its data: %v", name, s.Data)
-		}
-		if _, ok := s.Annotations[lastAppliedAnnotation]; ok {
-			t.Errorf("Secret a/%s kept the last-applied annotation (it holds the data in clear)", name)
-		}
-		if _, ok := s.Annotations[dataDroppedAnnotation]; ok {
-			t.Errorf("Secret a/%s carries the internal data-dropped marker", name)
-		}
-	}
-	if _, ok := st.Get(store.Ref{Kind: store.KindSecret, Namespace: "a", Name: "unrelated"}); ok {
-		t.Error("unrelated Opaque Secret entered the store")
-	}
-}
-
-func TestSecretBecomesReferencedLater(t *testing.T) {
-	client := fake.NewClientset(secret("a", "opaque", corev1.SecretTypeOpaque, nil))
-	st, n, _ := startController(t, client, Options{})
-	ref := store.Ref{Kind: store.KindSecret, Namespace: "a", Name: "opaque"}
-	if _, ok := st.Get(ref); ok {
-		t.Fatal("unreferenced Opaque Secret is in the store")
-	}
-	ctx := context.Background()
-	ing, err := client.NetworkingV1().Ingresses("a").Create(ctx, tlsIngress("a", "ing", "opaque"), metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, n, func() bool { _, ok := st.Get(ref); return ok }, "referenced Secret fetched into the store")
-	ing = ing.DeepCopy()
-	ing.Spec.TLS = nil
-	ing.ResourceVersion = "2"
-	if _, err := client.NetworkingV1().Ingresses("a").Update(ctx, ing, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, n, func() bool { _, ok := st.Get(ref); return !ok }, "Secret dropped once no longer referenced")
-}
-
 func TestDeleteAndNamespaces(t *testing.T) {
-	client := fake.NewClientset(
+	cs := newClients(
 		&corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "s", ResourceVersion: "1",
 			ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubectl"}}}},
 		&corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "b", Name: "s", ResourceVersion: "1"}},
 		&networkingv1.IngressClass{ObjectMeta: metav1.ObjectMeta{Name: "kong", ResourceVersion: "1"}},
 	)
-	st, n, _ := startController(t, client, Options{Namespaces: []string{"a"}})
+	st, n, _ := startController(t, cs, Options{Namespaces: []string{"a"}})
 	a := store.Ref{Kind: store.KindService, Namespace: "a", Name: "s"}
 	o, ok := st.Get(a)
 	if !ok {
@@ -156,7 +135,7 @@ func TestDeleteAndNamespaces(t *testing.T) {
 	if _, ok := st.Get(store.Ref{Kind: store.KindIngressClass, Name: "kong"}); !ok {
 		t.Error("IngressClass missing with a namespace filter (it is cluster-scoped)")
 	}
-	if err := client.CoreV1().Services("a").Delete(context.Background(), "s", metav1.DeleteOptions{}); err != nil {
+	if err := cs.typed.CoreV1().Services("a").Delete(context.Background(), "s", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, n, func() bool { _, ok := st.Get(a); return !ok }, "Service deleted from the store")

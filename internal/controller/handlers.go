@@ -1,19 +1,17 @@
 package controller
 
 import (
-	"context"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/kongsync/kongsync/store"
 )
 
-// secretFetchTimeout bounds the on-demand GET of a newly referenced Secret.
+// secretFetchTimeout bounds the on-demand GET of a referenced Secret.
 const secretFetchTimeout = 10 * time.Second
 
 // handler applies one kind's informer events to the store.
@@ -29,9 +27,6 @@ func (h *handler) upsert(obj any) {
 		return
 	}
 	switch h.kind {
-	case store.KindSecret:
-		h.c.upsertSecret(o.(*corev1.Secret))
-		return
 	case store.KindIngress:
 		h.c.trackRefs(o, ingressSecrets(o.(*networkingv1.Ingress)))
 	case store.KindService:
@@ -82,82 +77,28 @@ func (c *Controller) remove(ref store.Ref) {
 	}
 }
 
-// upsertSecret stores a Secret whose data is kept, fetches the full copy of one whose data was
-// dropped but which is referenced by now, and keeps every other Secret out of the store.
-func (c *Controller) upsertSecret(s *corev1.Secret) {
-	ref := store.Ref{Kind: store.KindSecret, Namespace: s.Namespace, Name: s.Name}
-	keep := alwaysKept(s) || c.refs.referenced(ref)
-	switch {
-	case keep && s.Annotations[dataDroppedAnnotation] == "true":
-		c.fetchSecret(ref)
-	case keep:
-		c.put(s)
-	default:
-		c.remove(ref)
-	}
-}
-
-// trackRefs records the Secrets an Ingress or Service references; a Secret that became
-// referenced is fetched (its data may have been dropped), one no longer referenced leaves the
-// store unless its type or label keeps it.
+// trackRefs records the Secrets an Ingress or Service references and reconciles those whose
+// reference count went from or to zero: a newly referenced Secret may need a GET, one no longer
+// referenced leaves the store unless its type or label keeps it.
 func (c *Controller) trackRefs(owner store.Object, secrets []store.Ref) {
 	ref, err := store.RefOf(owner)
 	if err != nil {
 		return
 	}
 	added, removed := c.refs.set(ref, secrets)
-	for _, s := range added {
-		if _, ok := c.store.Get(s); !ok {
-			c.fetchSecret(s)
-		}
-	}
-	c.forget(removed)
+	c.reconcileSecrets(added)
+	c.reconcileSecrets(removed)
 }
 
 func (c *Controller) dropRefs(owner store.Ref) {
 	_, removed := c.refs.set(owner, nil)
-	c.forget(removed)
+	c.reconcileSecrets(removed)
 }
 
-func (c *Controller) forget(secrets []store.Ref) {
+func (c *Controller) reconcileSecrets(secrets []store.Ref) {
 	for _, s := range secrets {
-		if o, ok := c.store.Get(s); ok && !alwaysKept(o.(*corev1.Secret)) {
-			c.remove(s)
-		}
+		c.reconcileSecret(s)
 	}
-}
-
-// fetchSecret GETs one Secret and stores it. A missing Secret is not an error: the translator
-// reports the dangling reference.
-func (c *Controller) fetchSecret(ref store.Ref) {
-	ctx, cancel := context.WithTimeout(context.Background(), secretFetchTimeout)
-	defer cancel()
-	s, err := c.client.CoreV1().Secrets(ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return
-	}
-	if err != nil {
-		c.log.Error(err, "fetching referenced Secret", "namespace", ref.Namespace, "name", ref.Name)
-		return
-	}
-	if !c.watches(ref.Namespace) {
-		return
-	}
-	trimMeta(&s.ObjectMeta)
-	c.put(s)
-}
-
-// watches reports whether namespace is among the watched ones.
-func (c *Controller) watches(namespace string) bool {
-	if len(c.opts.Namespaces) == 0 {
-		return true
-	}
-	for _, ns := range c.opts.Namespaces {
-		if ns == "" || ns == namespace {
-			return true
-		}
-	}
-	return false
 }
 
 func typeName(obj any) string {

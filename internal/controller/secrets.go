@@ -18,8 +18,10 @@ import (
 //   - labelled konghq.com/credential (KongConsumer credentials; KIC 3 requires the label), or
 //   - referenced by a watched Ingress (spec.tls[].secretName) or Service (the
 //     konghq.com/client-cert and konghq.com/ca-certificates-secrets annotations).
-// Every other Secret is stripped of its data by the informer transform and never enters the
-// store. When a reference to such a Secret appears later, the controller GETs it on demand.
+// The first three are listed and watched in full by informers whose server-side selectors match
+// exactly them (secretsources.go); of every other Secret a metadata-only informer holds name and
+// resourceVersion, so its data is never transferred unless a reference makes the controller GET
+// it (again whenever its resourceVersion moves). Unreferenced ones never enter the store.
 
 // Labels that make a Secret relevant whatever references it, as in KIC.
 const (
@@ -41,7 +43,7 @@ func alwaysKept(s *corev1.Secret) bool {
 }
 
 // secretRefs counts, per Secret, the Ingresses and Services referencing it. It is shared by the
-// informer handlers and the Secret transform, hence the lock.
+// handlers of several informers, hence the lock.
 type secretRefs struct {
 	mu      sync.Mutex
 	byOwner map[store.Ref][]store.Ref
@@ -89,6 +91,17 @@ func (r *secretRefs) referenced(s store.Ref) bool {
 	return r.count[s] > 0
 }
 
+// all lists the referenced Secrets.
+func (r *secretRefs) all() []store.Ref {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]store.Ref, 0, len(r.count))
+	for s := range r.count {
+		out = append(out, s)
+	}
+	return out
+}
+
 func contains(refs []store.Ref, r store.Ref) bool {
 	for _, x := range refs {
 		if x == r {
@@ -127,25 +140,4 @@ func secretRefList(namespace string, names []string) []store.Ref {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
-}
-
-// transformSecret drops the data of Secrets the translator cannot read (see the policy above)
-// and marks the copy so it never reaches the store.
-func (c *Controller) transformSecret(obj any) (any, error) {
-	s, ok := obj.(*corev1.Secret)
-	if !ok {
-		return obj, nil
-	}
-	trimMeta(&s.ObjectMeta)
-	ref := store.Ref{Kind: store.KindSecret, Namespace: s.Namespace, Name: s.Name}
-	if alwaysKept(s) || c.refs.referenced(ref) {
-		return s, nil
-	}
-	s.Data = nil
-	s.StringData = nil
-	if s.Annotations == nil {
-		s.Annotations = map[string]string{}
-	}
-	s.Annotations[dataDroppedAnnotation] = "true"
-	return s, nil
 }

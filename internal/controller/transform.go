@@ -11,11 +11,6 @@ import (
 // that copy includes its data in clear text, so it is never kept.
 const lastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration"
 
-// dataDroppedAnnotation marks, in memory only, a Secret whose data the transform dropped because
-// nothing referenced it at the time. Such a copy never enters the store: the handler fetches the
-// full Secret instead if it has become referenced since.
-const dataDroppedAnnotation = "kongsync.konghq.com/data-dropped"
-
 // trimMeta drops the metadata no consumer reads: managed fields (often larger than the object)
 // and the last-applied annotation. It mutates in place, which informer transforms may do.
 func trimMeta(m *metav1.ObjectMeta) {

@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/client-go/tools/record"
@@ -44,6 +45,10 @@ func Run(ctx context.Context, cfg Config, log logr.Logger) error {
 	if err != nil {
 		return fmt.Errorf("kubernetes dynamic client: %w", err)
 	}
+	meta, err := metadata.NewForConfig(rc)
+	if err != nil {
+		return fmt.Errorf("kubernetes metadata client: %w", err)
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
@@ -69,7 +74,7 @@ func Run(ctx context.Context, cfg Config, log logr.Logger) error {
 		notifiers = append(notifiers, statusWriter)
 	}
 	ctrl, err := controller.New(client, st, notifiers, log.WithName("controller"),
-		controller.Options{Namespaces: cfg.WatchNamespaces, Dynamic: dyn})
+		controller.Options{Namespaces: cfg.WatchNamespaces, Dynamic: dyn, Metadata: meta})
 	if err != nil {
 		return err
 	}
@@ -137,7 +142,7 @@ func newLoop(cfg Config, st *store.Store, m kongsync.Metrics, r kongsync.Reporte
 	return kongsync.New(kongsync.Config{
 		Source:    st,
 		Translate: translator.NewCache(opts).Translate, // incremental; same result as translator.Translate
-		Encode:    document.NewJSONCache().Encode,
+		Encode:    document.NewJSONCache().EncodeConfig,
 		Replicas:  urls,
 		Replica:   kongsync.ReplicaOptions{Client: httpClient, Token: cfg.KongAdminToken},
 		Window:    cfg.SyncWindow,
