@@ -8,47 +8,53 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash"
 	"reflect"
 	"runtime"
 	"slices"
 	"sort"
 	"sync"
 	"unsafe"
+
+	"github.com/kongsync/kongsync/internal/jsonstr"
 )
 
 // JSONCache encodes a sequence of documents whose entities are largely shared, as the
 // translator's Cache produces them: the bytes of every list item (service with its routes,
 // upstream with its targets, certificate, consumer ...) are kept, keyed by the item's pointer,
-// and reused while the item appears in later documents. Encode returns exactly JSON's bytes
-// (fragments_test.go and the translator's incremental tests check this): JSON is defined item
-// by item, and an item's encoding does not depend on its neighbours.
+// and reused while the item appears in later documents. EncodeConfig returns exactly JSON's
+// bytes (fragments_test.go and the translator's incremental tests check this) as a Config of
+// pieces that are never joined: JSON is defined item by item, and an item's encoding does not
+// depend on its neighbours.
 //
-// Unchanged runs of pieces at the start and end of the document are copied from the previous
-// output in one move each. The hash is md5 (Kong's configuration_hash), which is sequential;
-// Encode keeps the md5 state every hashMarkEvery bytes and restarts from the last state inside
-// the unchanged start, hashing each new block right after writing it.
+// The hash is md5 (Kong's configuration_hash), which is sequential. EncodeConfig keeps the md5
+// state after every piece that ends at least hashMarkEvery bytes after the previous mark and
+// resumes from the last state within the run of pieces unchanged since the previous call.
 //
 // Items must not be modified once encoded: the cache cannot see changes behind a pointer.
 type JSONCache struct {
 	mu    sync.Mutex
-	frags map[unsafe.Pointer][]byte
-	prev  []byte
+	frags map[unsafe.Pointer]fragment
 	marks []hashMark
-	// prevPieces are the pieces prev was joined from; prevLists the items of each list field.
+	// prevPieces are the previous call's pieces; prevLists the items of each list field.
 	prevPieces [][]byte
 	prevLists  map[int]listItems
 }
 
-// listItems are a list field's item pointers and the pieces holding their bytes.
-type listItems struct {
-	ptrs   []unsafe.Pointer
-	pieces [][]byte
+// fragment is a cached item's bytes and what escaping them as a JSON string adds.
+type fragment struct {
+	b     []byte
+	extra int
 }
 
-// hashMark is the md5 state after the first off bytes of prev.
+// listItems are a list field's item pointers and their fragments.
+type listItems struct {
+	ptrs  []unsafe.Pointer
+	frags []fragment
+}
+
+// hashMark is the md5 state after pieces[:piece] of the previous call.
 type hashMark struct {
-	off   int
+	piece int
 	state []byte
 }
 
@@ -56,7 +62,30 @@ const hashMarkEvery = 64 << 10
 
 // NewJSONCache returns an empty cache.
 func NewJSONCache() *JSONCache {
-	return &JSONCache{frags: map[unsafe.Pointer][]byte{}, prevLists: map[int]listItems{}}
+	return &JSONCache{frags: map[unsafe.Pointer]fragment{}, prevLists: map[int]listItems{}}
+}
+
+// layoutPieces are a document's pieces and, per piece, the bytes escaping adds (-1: not known
+// yet, computed at the end; only short pieces and misses are left unknown).
+type layoutPieces struct {
+	b     [][]byte
+	extra []int
+}
+
+func (l *layoutPieces) add(b []byte, extra int) {
+	l.b, l.extra = append(l.b, b), append(l.extra, extra)
+}
+
+// totalExtra sums the pieces' extras, computing those not known yet.
+func (l *layoutPieces) totalExtra() int {
+	n := 0
+	for i, e := range l.extra {
+		if e < 0 {
+			e = jsonstr.Extra(l.b[i])
+		}
+		n += e
+	}
+	return n
 }
 
 // itemSlot is a list item whose bytes go to pieces[at]; key is its cache key (nil: uncached).
@@ -72,29 +101,42 @@ type listSlot struct {
 	ptrs      []unsafe.Pointer
 }
 
-// Encode returns JSON(d) and Hash of it, reusing the bytes of items seen in earlier calls.
+// Encode returns JSON(d) and Hash of it as one buffer; EncodeConfig without the join.
 func (c *JSONCache) Encode(d *Document) ([]byte, string, error) {
+	cfg, err := c.EncodeConfig(d)
+	if err != nil {
+		return nil, "", err
+	}
+	return cfg.Bytes(), cfg.Hash(), nil
+}
+
+// EncodeConfig returns JSON(d) as a Config, reusing the bytes of items seen in earlier calls.
+func (c *JSONCache) EncodeConfig(d *Document) (*Config, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	pieces, misses, lists, err := c.layout(d)
+	lp, misses, lists, err := c.layout(d)
 	if err != nil {
-		return nil, "", fmt.Errorf("encode config as JSON: %w", err)
+		return nil, fmt.Errorf("encode config as JSON: %w", err)
 	}
-	if err := c.encodeMisses(pieces, misses); err != nil {
-		return nil, "", fmt.Errorf("encode config as JSON: %w", err)
+	if err := c.encodeMisses(lp, misses); err != nil {
+		return nil, fmt.Errorf("encode config as JSON: %w", err)
 	}
 	c.prevLists = make(map[int]listItems, len(lists))
 	for _, l := range lists {
-		li := listItems{ptrs: l.ptrs, pieces: make([][]byte, len(l.ptrs))}
+		li := listItems{ptrs: l.ptrs, frags: make([]fragment, len(l.ptrs))}
 		for j := range l.ptrs {
-			li.pieces[j] = pieces[l.at+2*j]
+			li.frags[j] = fragment{b: lp.b[l.at+2*j], extra: lp.extra[l.at+2*j]}
 		}
 		c.prevLists[l.field] = li
 	}
-	out, hash := c.join(pieces)
+	cfg := &Config{pieces: lp.b, extra: lp.totalExtra()}
+	for _, p := range lp.b {
+		cfg.size += len(p)
+	}
+	cfg.hash = c.hash(lp.b)
 	c.sweep()
-	c.prevPieces, c.prev = pieces, out
-	return out, hash, nil
+	c.prevPieces = lp.b
+	return cfg, nil
 }
 
 var (
@@ -106,12 +148,13 @@ var (
 // layout lists the pieces of the document's JSON, as JSON writes it: '{', then for every field
 // not omitted ",", "name":, and the value, where a list is '[', items separated by ',', ']'.
 // Cached items are filled in; the others are returned as misses.
-func (c *JSONCache) layout(d *Document) ([][]byte, []itemSlot, []listSlot, error) {
+func (c *JSONCache) layout(d *Document) (*layoutPieces, []itemSlot, []listSlot, error) {
 	v := reflect.ValueOf(d).Elem()
 	items := len(d.CACertificates) + len(d.Certificates) + len(d.Consumers) + len(d.Plugins) +
 		len(d.Services) + len(d.Upstreams)
-	pieces := make([][]byte, 1, 2*items+4*v.NumField()+2)
-	pieces[0] = []byte{'{'}
+	n := 2*items + 4*v.NumField() + 2
+	lp := &layoutPieces{b: make([][]byte, 0, n), extra: make([]int, 0, n)}
+	lp.add([]byte{'{'}, 0)
 	var misses []itemSlot
 	var lists []listSlot
 	fields := 0
@@ -126,61 +169,63 @@ func (c *JSONCache) layout(d *Document) ([][]byte, []itemSlot, []listSlot, error
 			return nil, nil, nil, err
 		}
 		if fields > 0 {
-			pieces = append(pieces, pieceComma)
+			lp.add(pieceComma, 0)
 		}
-		pieces, fields = append(pieces, append(head, ':')), fields+1
+		lp.add(append(head, ':'), -1)
+		fields++
 		if f.Kind() != reflect.Slice || f.IsNil() {
 			b, err := marshalNoEscape(f.Interface())
 			if err != nil {
 				return nil, nil, nil, err
 			}
-			pieces = append(pieces, b)
+			lp.add(b, -1)
 			continue
 		}
-		pieces = append(pieces, pieceOpen)
+		lp.add(pieceOpen, 0)
 		if f.Type().Elem().Kind() == reflect.Pointer {
-			lists = append(lists, listSlot{field: i, at: len(pieces)})
-			pieces, misses, lists[len(lists)-1].ptrs = c.pointerItems(i, f, pieces, misses)
+			lists = append(lists, listSlot{field: i, at: len(lp.b)})
+			misses, lists[len(lists)-1].ptrs = c.pointerItems(i, f, lp, misses)
 		} else {
 			for j := range f.Len() {
 				if j > 0 {
-					pieces = append(pieces, pieceComma)
+					lp.add(pieceComma, 0)
 				}
-				misses = append(misses, itemSlot{at: len(pieces), item: f.Index(j).Interface()})
-				pieces = append(pieces, nil)
+				misses = append(misses, itemSlot{at: len(lp.b), item: f.Index(j).Interface()})
+				lp.add(nil, -1)
 			}
 		}
-		pieces = append(pieces, pieceClose)
+		lp.add(pieceClose, 0)
 	}
-	return append(pieces, []byte{'}'}), misses, lists, nil
+	lp.add([]byte{'}'}, 0)
+	return lp, misses, lists, nil
 }
 
 // pointerItems appends the items of a list of pointers: the previous call's piece when the
 // item at that index is the same pointer, else the cached bytes, else a miss.
-func (c *JSONCache) pointerItems(field int, f reflect.Value, pieces [][]byte, misses []itemSlot) ([][]byte, []itemSlot, []unsafe.Pointer) {
+func (c *JSONCache) pointerItems(field int, f reflect.Value, lp *layoutPieces, misses []itemSlot) ([]itemSlot, []unsafe.Pointer) {
 	ptrs := slices.Clone(unsafe.Slice((*unsafe.Pointer)(f.UnsafePointer()), f.Len()))
 	prev := c.prevLists[field]
 	for j, p := range ptrs {
 		if j > 0 {
-			pieces = append(pieces, pieceComma)
+			lp.add(pieceComma, 0)
 		}
 		if j < len(prev.ptrs) && p == prev.ptrs[j] && p != nil {
-			pieces = append(pieces, prev.pieces[j])
+			lp.add(prev.frags[j].b, prev.frags[j].extra)
 			continue
 		}
-		if b, ok := c.frags[p]; ok && p != nil {
-			pieces = append(pieces, b)
+		if fr, ok := c.frags[p]; ok && p != nil {
+			lp.add(fr.b, fr.extra)
 			continue
 		}
-		misses = append(misses, itemSlot{at: len(pieces), item: f.Index(j).Interface(), key: p})
-		pieces = append(pieces, nil)
+		misses = append(misses, itemSlot{at: len(lp.b), item: f.Index(j).Interface(), key: p})
+		lp.add(nil, -1)
 	}
-	return pieces, misses, ptrs
+	return misses, ptrs
 }
 
 // encodeMisses encodes the items not in the cache, in parallel runs as JSON does, and caches
 // the pointer items among them.
-func (c *JSONCache) encodeMisses(pieces [][]byte, misses []itemSlot) error {
+func (c *JSONCache) encodeMisses(lp *layoutPieces, misses []itemSlot) error {
 	n := len(misses)
 	workers := min(runtime.GOMAXPROCS(0), max(1, n/64))
 	errs := make([]error, workers)
@@ -189,7 +234,7 @@ func (c *JSONCache) encodeMisses(pieces [][]byte, misses []itemSlot) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[w] = encodeSlots(pieces, misses[w*n/workers:(w+1)*n/workers])
+			errs[w] = encodeSlots(lp, misses[w*n/workers:(w+1)*n/workers])
 		}()
 	}
 	wg.Wait()
@@ -198,7 +243,7 @@ func (c *JSONCache) encodeMisses(pieces [][]byte, misses []itemSlot) error {
 	}
 	for _, m := range misses {
 		if m.key != nil {
-			c.frags[m.key] = pieces[m.at]
+			c.frags[m.key] = fragment{b: lp.b[m.at], extra: lp.extra[m.at]}
 		}
 	}
 	return nil
@@ -206,7 +251,7 @@ func (c *JSONCache) encodeMisses(pieces [][]byte, misses []itemSlot) error {
 
 // encodeSlots encodes items into shared buffers of about runPiece bytes; each item's bytes are
 // a capacity-limited slice of one buffer, never written again.
-func encodeSlots(pieces [][]byte, slots []itemSlot) error {
+func encodeSlots(lp *layoutPieces, slots []itemSlot) error {
 	var buf *bytes.Buffer
 	var enc *json.Encoder
 	for _, s := range slots {
@@ -220,7 +265,8 @@ func encodeSlots(pieces [][]byte, slots []itemSlot) error {
 			return err
 		}
 		end := buf.Len()
-		pieces[s.at] = buf.Bytes()[start:end:end]
+		lp.b[s.at] = buf.Bytes()[start:end:end]
+		lp.extra[s.at] = jsonstr.Extra(lp.b[s.at])
 	}
 	return nil
 }
@@ -247,41 +293,34 @@ func (c *JSONCache) sweep() {
 	}
 }
 
-// join concatenates the pieces and hashes the result. The runs of pieces at the start and at
-// the end that are the previous call's pieces are copied from the previous output in one move
-// each; md5 resumes from the last saved state within the unchanged start.
-func (c *JSONCache) join(pieces [][]byte) ([]byte, string) {
-	prev := c.prevPieces
-	head, headBytes := 0, 0
-	for head < len(pieces) && head < len(prev) && samePiece(pieces[head], prev[head]) {
-		headBytes += len(pieces[head])
+// hash returns the md5 of the pieces, resuming from the last mark within the run of pieces at
+// the start that are the previous call's, and records the marks for the next call.
+func (c *JSONCache) hash(pieces [][]byte) string {
+	head := 0
+	for head < len(pieces) && head < len(c.prevPieces) && samePiece(pieces[head], c.prevPieces[head]) {
 		head++
 	}
-	tail, tailBytes := 0, 0
-	for tail < len(pieces)-head && tail < len(prev)-head &&
-		samePiece(pieces[len(pieces)-1-tail], prev[len(prev)-1-tail]) {
-		tailBytes += len(pieces[len(pieces)-1-tail])
-		tail++
+	k := sort.Search(len(c.marks), func(i int) bool { return c.marks[i].piece > head })
+	h, from := md5.New(), 0
+	if k > 0 {
+		if err := h.(encoding.BinaryUnmarshaler).UnmarshalBinary(c.marks[k-1].state); err == nil {
+			from = c.marks[k-1].piece
+		} else {
+			h, k = md5.New(), 0
+		}
 	}
-	size := 0
-	for _, p := range pieces {
-		size += len(p)
+	marks, since := c.marks[:k:k], 0
+	for i := from; i < len(pieces); i++ {
+		h.Write(pieces[i])
+		if since += len(pieces[i]); since < hashMarkEvery {
+			continue
+		}
+		if state, err := h.(encoding.BinaryMarshaler).MarshalBinary(); err == nil {
+			marks, since = append(marks, hashMark{piece: i + 1, state: state}), 0
+		}
 	}
-	h := c.resumeHash(headBytes)
-	out := make([]byte, size)
-	at := copy(out, c.prev[:headBytes])
-	for _, p := range pieces[head : len(pieces)-tail] {
-		at += copy(out[at:], p)
-		h.feed(out[:at], false)
-	}
-	for rest := c.prev[len(c.prev)-tailBytes:]; len(rest) > 0; {
-		n := copy(out[at:], rest[:min(len(rest), hashMarkEvery)])
-		at, rest = at+n, rest[n:]
-		h.feed(out[:at], false)
-	}
-	h.feed(out, true)
-	c.marks = h.marks
-	return out, hex.EncodeToString(h.h.Sum(nil))
+	c.marks = marks
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // samePiece reports whether two pieces are the same bytes: the same memory, or short and equal
@@ -294,44 +333,4 @@ func samePiece(a, b []byte) bool {
 		return true
 	}
 	return len(a) <= 64 && bytes.Equal(a, b)
-}
-
-// chainHash is md5 over a growing buffer, saving its state at every hashMarkEvery boundary.
-type chainHash struct {
-	h     hash.Hash
-	pos   int
-	marks []hashMark
-}
-
-// resumeHash restores the state of the last mark within the first same bytes.
-func (c *JSONCache) resumeHash(same int) *chainHash {
-	k := sort.Search(len(c.marks), func(i int) bool { return c.marks[i].off > same })
-	ch := &chainHash{h: md5.New()}
-	if k > 0 {
-		if err := ch.h.(encoding.BinaryUnmarshaler).UnmarshalBinary(c.marks[k-1].state); err == nil {
-			ch.pos = c.marks[k-1].off
-		} else {
-			ch.h, k = md5.New(), 0
-		}
-	}
-	ch.marks = c.marks[:k:k]
-	return ch
-}
-
-// feed hashes out[pos:] up to the last mark boundary it reaches, or to the end when final.
-func (ch *chainHash) feed(out []byte, final bool) {
-	for {
-		end := (ch.pos/hashMarkEvery + 1) * hashMarkEvery
-		if end > len(out) {
-			if !final || ch.pos == len(out) {
-				return
-			}
-			end = len(out)
-		}
-		ch.h.Write(out[ch.pos:end])
-		ch.pos = end
-		if state, err := ch.h.(encoding.BinaryMarshaler).MarshalBinary(); err == nil {
-			ch.marks = append(ch.marks, hashMark{off: end, state: state})
-		}
-	}
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/kong/go-kong/kong"
+
+	"github.com/kongsync/kongsync/internal/jsonstr"
 )
 
 // bigDoc has enough services and upstreams that the hash crosses many md5 marks and the
@@ -28,9 +30,18 @@ func checkEncode(t *testing.T, c *JSONCache, d *Document, what string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, hash, err := c.Encode(d)
+	cfg, err := c.EncodeConfig(d)
 	if err != nil {
 		t.Fatal(err)
+	}
+	got, hash := cfg.Bytes(), cfg.Hash()
+	if cfg.Len() != len(want) || cfg.EscapedLen() != len(jsonstr.AppendContent(nil, want)) {
+		t.Fatalf("%s: Len %d EscapedLen %d, want %d and %d", what, cfg.Len(), cfg.EscapedLen(),
+			len(want), len(jsonstr.AppendContent(nil, want)))
+	}
+	var w bytes.Buffer
+	if n, err := cfg.WriteTo(&w); err != nil || n != int64(len(want)) || !bytes.Equal(w.Bytes(), want) {
+		t.Fatalf("%s: WriteTo wrote %d bytes (%v), not the config", what, n, err)
 	}
 	if !bytes.Equal(got, want) {
 		t.Fatalf("%s: JSONCache bytes differ from JSON\n--- got:\n%.2000s\n--- want:\n%.2000s", what, got, want)

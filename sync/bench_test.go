@@ -26,7 +26,7 @@ func BenchmarkNewPayload(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.SetBytes(int64(len(p.Body)))
+	b.SetBytes(int64(p.Config.Len()))
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

@@ -41,7 +41,7 @@ func (l *Loop) build(force bool) {
 	}
 	p.snap = snap
 	st := TranslationStats{Duration: time.Since(start), Objects: countObjects(snap),
-		Problems: len(res.Problems), Excluded: len(excluded), ConfigBytes: len(p.Config)}
+		Problems: len(res.Problems), Excluded: len(excluded), ConfigBytes: p.Config.Len()}
 	l.stats.builds.Add(1)
 	l.cfg.Metrics.ObserveTranslation(st)
 	l.cfg.Reporter.TranslationProblems(res.Problems)
@@ -55,7 +55,7 @@ func (l *Loop) build(force bool) {
 	}
 	l.mu.Unlock()
 	if changed {
-		l.log.V(1).Info("configuration built", "hash", p.Hash, "bytes", len(p.Config),
+		l.log.V(1).Info("configuration built", "hash", p.Hash, "bytes", p.Config.Len(),
 			"objects", st.Objects, "problems", st.Problems, "excluded", len(excluded),
 			"duration", st.Duration.String())
 	}

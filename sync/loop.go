@@ -31,11 +31,11 @@ type Source interface {
 // translator.Translate with its options, tests pass fakes.
 type TranslateFunc func(*store.Snapshot) translator.Result
 
-// EncodeFunc encodes a translated document as the config posted to Kong and returns it with
-// its hash (document.Hash of the bytes). The default is document.JSON; a
-// document.JSONCache's Encode gives the same bytes, reusing those of entities shared with
-// earlier documents (translator.Cache keeps unchanged entities' pointers).
-type EncodeFunc func(*document.Document) (config []byte, hash string, err error)
+// EncodeFunc encodes a translated document as the config posted to Kong, with its hash
+// (document.Hash of the bytes). The default is document.JSON; a document.JSONCache's
+// EncodeConfig gives the same bytes, reusing those of entities shared with earlier documents
+// (translator.Cache keeps unchanged entities' pointers), and never joins them into one buffer.
+type EncodeFunc func(*document.Document) (*document.Config, error)
 
 // Config configures a Loop. Source and Translate are required.
 type Config struct {

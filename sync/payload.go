@@ -1,6 +1,8 @@
 package sync
 
 import (
+	"io"
+
 	"github.com/kongsync/kongsync/document"
 	"github.com/kongsync/kongsync/internal/jsonstr"
 	"github.com/kongsync/kongsync/store"
@@ -9,12 +11,12 @@ import (
 // Payload is one encoded configuration, ready to post to any number of replicas. It is immutable
 // once built and shared between replica goroutines.
 type Payload struct {
-	// Hash is document.Hash of Config: what Kong reports as configuration_hash once it loaded it.
+	// Hash is document.Hash of the config: what Kong reports as configuration_hash once it
+	// loaded it.
 	Hash string
-	// Config is the document's canonical JSON, sent as the "config" string.
-	Config []byte
-	// Body is the request body, {"config": "<Config>"}.
-	Body []byte
+	// Config is the document's canonical JSON, sent as the "config" string. Its pieces are
+	// shared with the encoder's cache: never modify them.
+	Config *document.Config
 	// Empty is true when the document has no entities. DB-less Kong reports the empty hash for
 	// such a config even after loading it, so Empty changes what a status probe must expect.
 	Empty bool
@@ -28,29 +30,22 @@ func NewPayload(doc *document.Document) (*Payload, error) {
 	return newPayload(doc, nil)
 }
 
-// newPayload encodes a document with enc, or with document.JSON and document.Hash if nil.
+// newPayload encodes a document with enc, or with document.JSON if nil.
 func newPayload(doc *document.Document, enc EncodeFunc) (*Payload, error) {
 	if enc == nil {
-		enc = func(d *document.Document) ([]byte, string, error) {
+		enc = func(d *document.Document) (*document.Config, error) {
 			cfg, err := document.JSON(d)
 			if err != nil {
-				return nil, "", err
+				return nil, err
 			}
-			return cfg, document.Hash(cfg), nil
+			return document.NewConfig(cfg), nil
 		}
 	}
-	cfg, hash, err := enc(doc)
+	cfg, err := enc(doc)
 	if err != nil {
 		return nil, err
 	}
-	body := configBody(cfg)
-	return &Payload{
-		Hash:   hash,
-		Config: cfg,
-		Body:   body,
-		Empty:  isEmpty(doc),
-		doc:    doc,
-	}, nil
+	return &Payload{Hash: cfg.Hash(), Config: cfg, Empty: isEmpty(doc), doc: doc}, nil
 }
 
 // StatusHash is the configuration_hash a replica reports in GET /status once it holds this config.
@@ -67,12 +62,17 @@ func isEmpty(d *document.Document) bool {
 		len(d.Services)+len(d.Upstreams) == 0
 }
 
-// configBody wraps the config in {"config": "..."}. The config is JSON text, so quoting it only
-// needs '"', '\\' and control characters escaped; encoding/json would also escape <, > and &
-// and check UTF-8, which costs a third of the time on large configs for the same decoded string.
-func configBody(cfg []byte) []byte {
-	out := make([]byte, 0, len(cfg)+len(cfg)/8+16)
-	out = append(out, `{"config":`...)
-	out = jsonstr.Append(out, cfg)
-	return append(out, '}')
+const (
+	bodyPrefix = `{"config":"`
+	bodySuffix = `"}`
+)
+
+// Body returns a reader of the request body, {"config": "<config>"}, and its length. The config
+// is escaped as the reader is read, so no escaped copy of a many-megabyte config is ever held;
+// each replica's request reads its own. The config is JSON text, so quoting it only needs '"',
+// '\\' and control characters escaped (encoding/json would also escape <, > and &, for the
+// same decoded string).
+func (p *Payload) Body() (io.Reader, int64) {
+	n := int64(len(bodyPrefix) + p.Config.EscapedLen() + len(bodySuffix))
+	return jsonstr.NewReader(bodyPrefix, p.Config.Pieces(), bodySuffix), n
 }

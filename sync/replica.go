@@ -1,7 +1,6 @@
 package sync
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -111,10 +110,12 @@ func (r *Replica) Push(ctx context.Context, p *Payload) Outcome {
 	ctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
 	defer cancel()
 	start := time.Now()
-	req, err := r.request(ctx, http.MethodPost, "/config?check_hash=1&flatten_errors=1", p.Body)
+	rd, size := p.Body()
+	req, err := r.request(ctx, http.MethodPost, "/config?check_hash=1&flatten_errors=1", rd)
 	if err != nil {
 		return Outcome{Result: ResultFailed, Err: err}
 	}
+	req.ContentLength = size
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := r.opts.Client.Do(req)
 	if err != nil {
@@ -201,12 +202,8 @@ func (r *Replica) Status(ctx context.Context) (string, error) {
 	return st.Hash, nil
 }
 
-func (r *Replica) request(ctx context.Context, method, pathQuery string, body []byte) (*http.Request, error) {
-	var rd io.Reader
-	if body != nil {
-		rd = bytes.NewReader(body)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, r.base.String()+pathQuery, rd)
+func (r *Replica) request(ctx context.Context, method, pathQuery string, body io.Reader) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(ctx, method, r.base.String()+pathQuery, body)
 	if err != nil {
 		return nil, fmt.Errorf("build %s %s request: %w", method, pathQuery, err)
 	}

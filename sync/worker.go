@@ -262,7 +262,7 @@ func (w *worker) afterPush(ctx context.Context, p *Payload, out Outcome, firstFa
 		log.Info("Kong rejected the configuration", "message", out.Message, "entities", len(out.Entities))
 		w.loop.rejected(ctx, rejectionMsg{replica: w.rep.URL(), payload: p, outcome: out})
 	case out.Result == ResultTooLarge:
-		log.Error(out.Err, "configuration does not fit in Kong; it keeps its previous one", "bytes", len(p.Config))
+		log.Error(out.Err, "configuration does not fit in Kong; it keeps its previous one", "bytes", p.Config.Len())
 		w.loop.cfg.Reporter.ReplicaFailed(w.rep.URL(), out.Result, out.Err)
 	default:
 		if !firstFailure {

@@ -5,31 +5,58 @@ package jsonstr
 
 const hex = "0123456789abcdef"
 
+// plain reports whether c stands for itself inside a JSON string.
+func plain(c byte) bool { return c >= 0x20 && c != '"' && c != '\\' }
+
 // Append appends s to dst as a quoted JSON string. s must be valid UTF-8 for the result to be
 // valid JSON; bytes >= 0x80 are copied as they are.
 func Append[S ~string | ~[]byte](dst []byte, s S) []byte {
 	dst = append(dst, '"')
+	return append(AppendContent(dst, s), '"')
+}
+
+// AppendContent appends s escaped as the content of a JSON string, without the quotes.
+func AppendContent[S ~string | ~[]byte](dst []byte, s S) []byte {
 	start := 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' {
+		if plain(c) {
 			continue
 		}
 		dst = append(dst, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			dst = append(dst, '\\', c)
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		default:
-			dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-		}
+		dst = appendEscape(dst, c)
 		start = i + 1
 	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
+	return append(dst, s[start:]...)
+}
+
+// appendEscape appends the escape sequence of a byte that is not plain.
+func appendEscape(dst []byte, c byte) []byte {
+	switch c {
+	case '"', '\\':
+		return append(dst, '\\', c)
+	case '\n':
+		return append(dst, '\\', 'n')
+	case '\t':
+		return append(dst, '\\', 't')
+	case '\r':
+		return append(dst, '\\', 'r')
+	}
+	return append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+}
+
+// Extra is how many bytes AppendContent adds to s by escaping: the escaped length is
+// len(s) + Extra(s). Senders use it to announce a Content-Length before streaming.
+func Extra[S ~string | ~[]byte](s S) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case plain(c):
+		case c == '"' || c == '\\' || c == '\n' || c == '\t' || c == '\r':
+			n++
+		default:
+			n += 5
+		}
+	}
+	return n
 }

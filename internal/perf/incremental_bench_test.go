@@ -48,7 +48,7 @@ func BenchmarkIncremental(b *testing.B) {
 					b.Fatal(err)
 				}
 				i++
-				if _, _, err := jc.Encode(cache.Translate(st.Snapshot()).Document); err != nil {
+				if _, err := jc.EncodeConfig(cache.Translate(st.Snapshot()).Document); err != nil {
 					b.Fatal(err)
 				}
 			})

@@ -1,0 +1,59 @@
+package document
+
+import (
+	"io"
+
+	"github.com/kongsync/kongsync/internal/jsonstr"
+)
+
+// Config is an encoded configuration kept as the pieces it was encoded in. A 10k-Ingress
+// config is 11.5 MB: joining it into one buffer, keeping the previous one and escaping a copy
+// into the request body cost more than translating a change, so JSONCache hands out pieces
+// it shares with its cache and the sync loop streams them to Kong. The pieces must never be
+// modified.
+type Config struct {
+	pieces [][]byte
+	size   int
+	extra  int // bytes that escaping the config as a JSON string adds
+	hash   string
+}
+
+// NewConfig wraps a contiguous config, such as JSON's output, and hashes it.
+func NewConfig(b []byte) *Config {
+	return &Config{pieces: [][]byte{b}, size: len(b), extra: jsonstr.Extra(b), hash: Hash(b)}
+}
+
+// Len is the config's size in bytes.
+func (c *Config) Len() int { return c.size }
+
+// Hash is Hash of the config's bytes: the configuration_hash Kong reports once it loaded them.
+func (c *Config) Hash() string { return c.hash }
+
+// EscapedLen is the config's size once escaped as the content of a JSON string, which is how
+// it travels in a POST /config body.
+func (c *Config) EscapedLen() int { return c.size + c.extra }
+
+// Pieces are the config's bytes in order. They are shared: read them, never modify them.
+func (c *Config) Pieces() [][]byte { return c.pieces }
+
+// Bytes returns the config as one new buffer.
+func (c *Config) Bytes() []byte {
+	out := make([]byte, 0, c.size)
+	for _, p := range c.pieces {
+		out = append(out, p...)
+	}
+	return out
+}
+
+// WriteTo writes the config's bytes to w.
+func (c *Config) WriteTo(w io.Writer) (int64, error) {
+	var n int64
+	for _, p := range c.pieces {
+		k, err := w.Write(p)
+		n += int64(k)
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
