@@ -34,10 +34,11 @@ func (l *loaded) hash() string {
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	body, _ := io.ReadAll(io.LimitReader(r.Body, 256<<20))
+	received := time.Now()
 	rec := &recorder{header: w.Header(), status: http.StatusOK}
 	s.route(rec, r, body)
 	s.record(Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), Header: r.Header.Clone(),
-		Body: body, Status: rec.status, Start: start, End: time.Now()})
+		Body: body, Status: rec.status, Start: start, Received: received, End: time.Now()})
 	if rec.status == 0 {
 		panic(http.ErrAbortHandler) // no answer: drop the connection, as a dying Kong would
 	}

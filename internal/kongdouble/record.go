@@ -18,6 +18,9 @@ type Request struct {
 	Status int
 	// Start and End bracket the request's handling.
 	Start, End time.Time
+	// Received is when the whole body had arrived: End minus Received is the double's own
+	// processing (parsing and validating a config), which a benchmark of the sender excludes.
+	Received time.Time
 }
 
 // IsPost reports whether this is a POST /config.

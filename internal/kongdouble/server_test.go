@@ -85,6 +85,11 @@ func TestFaults(t *testing.T) {
 	if n := len(s.Posts()); n != 4 {
 		t.Errorf("%d posts recorded, want 4", n)
 	}
+	for _, p := range s.Posts() {
+		if p.Received.Before(p.Start) || p.End.Before(p.Received) {
+			t.Errorf("times out of order: start %v received %v end %v", p.Start, p.Received, p.End)
+		}
+	}
 }
 
 // A delay longer than the client's timeout is a Kong timeout; the double gives up the request
