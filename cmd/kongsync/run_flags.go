@@ -77,6 +77,7 @@ func newRunFlagSet(f *runFlags) (*flag.FlagSet, []*listFlag) {
 	fs.StringVar(&c.ElectionNamespace, "election-namespace", "", "namespace of the Lease (default: the pod's namespace)")
 	fs.StringVar(&c.MetricsBindAddress, "metrics-bind-address", c.MetricsBindAddress, "address of /metrics; \"0\" disables it")
 	fs.StringVar(&c.HealthProbeBindAddress, "health-probe-bind-address", c.HealthProbeBindAddress, "address of /healthz and /readyz; \"0\" disables it")
+	fs.BoolVar(&c.Profiling, "profiling", false, "serve net/http/pprof under /debug/pprof/ on the metrics server (on the health server if metrics are off)")
 	fs.DurationVar(&c.SyncWindow, "sync-window", c.SyncWindow, "quiet time after the last change before a sync")
 	fs.DurationVar(&c.SyncMaxDelay, "sync-max-delay", c.SyncMaxDelay, "longest wait after the first change of a burst")
 	fs.StringVar(&f.logLevel, "log-level", f.logLevel, "trace, debug, info, warn or error")

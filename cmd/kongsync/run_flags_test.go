@@ -17,7 +17,7 @@ func TestRunFlagsEnvAndCommandLine(t *testing.T) {
 		"CONTROLLER_WATCH_NAMESPACE":      "env-ns",
 		"CONTROLLER_METRICS_BIND_ADDRESS": ":9999",
 	}
-	f, _, err := parseRunFlags([]string{"--watch-namespace", "x", "--watch-namespace=y", "--ingress-class", "cli"},
+	f, _, err := parseRunFlags([]string{"--watch-namespace", "x", "--watch-namespace=y", "--ingress-class", "cli", "--profiling"},
 		func(k string) string { return env[k] })
 	if err != nil {
 		t.Fatal(err)
@@ -29,7 +29,7 @@ func TestRunFlagsEnvAndCommandLine(t *testing.T) {
 	if !reflect.DeepEqual(c.WatchNamespaces, []string{"x", "y"}) {
 		t.Errorf("command line must replace the env list, got %v", c.WatchNamespaces)
 	}
-	if c.IngressClass != "cli" || c.UpdateStatus || c.SyncWindow != 50*time.Millisecond || c.MetricsBindAddress != ":9999" {
+	if c.IngressClass != "cli" || c.UpdateStatus || c.SyncWindow != 50*time.Millisecond || c.MetricsBindAddress != ":9999" || !c.Profiling {
 		t.Errorf("unexpected config %+v", c)
 	}
 }
@@ -43,7 +43,7 @@ func TestRunFlagsDefaults(t *testing.T) {
 	if !reflect.DeepEqual(c.KongAdminURLs, []string{"http://localhost:8001"}) || c.IngressClass != "kong" ||
 		!c.UpdateStatus || c.ElectionID != "5b374a9e.konghq.com" ||
 		!strings.HasPrefix(c.MetricsBindAddress, "127.0.0.1:") || !strings.HasPrefix(c.HealthProbeBindAddress, "127.0.0.1:") ||
-		c.SyncWindow != 100*time.Millisecond || c.SyncMaxDelay != 500*time.Millisecond ||
+		c.SyncWindow != 100*time.Millisecond || c.SyncMaxDelay != 500*time.Millisecond || c.Profiling ||
 		!reflect.DeepEqual(c.KongAdminSvcPortNames, []string{"admin-tls", "kong-admin-tls"}) {
 		t.Errorf("defaults differ: %+v", c)
 	}

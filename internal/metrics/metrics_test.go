@@ -94,3 +94,25 @@ func TestPrometheusAndHealth(t *testing.T) {
 		}
 	}
 }
+
+func TestProfilingOnlyWhenEnabled(t *testing.T) {
+	p := New()
+	get := func(h http.Handler, path string) (int, string) {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, path, nil))
+		return w.Code, w.Body.String()
+	}
+	if code, _ := get(MetricsHandler(p.Registry), "/debug/pprof/heap"); code != http.StatusNotFound {
+		t.Errorf("pprof served without --profiling: %d", code)
+	}
+	h := WithProfiling(MetricsHandler(p.Registry))
+	if code, body := get(h, "/debug/pprof/heap?debug=1"); code != http.StatusOK || !strings.Contains(body, "heap profile") {
+		t.Errorf("heap profile = %d %.80q", code, body)
+	}
+	if code, body := get(h, "/debug/pprof/"); code != http.StatusOK || !strings.Contains(body, "goroutine") {
+		t.Errorf("pprof index = %d %.80q", code, body)
+	}
+	if code, body := get(h, "/metrics"); code != http.StatusOK || !strings.Contains(body, "kongsync_") {
+		t.Errorf("/metrics behind the profiling mux = %d", code)
+	}
+}

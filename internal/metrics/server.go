@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -16,6 +17,20 @@ import (
 func MetricsHandler(r *prometheus.Registry) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(r, promhttp.HandlerOpts{Registry: r}))
+	return mux
+}
+
+// WithProfiling serves net/http/pprof's endpoints under /debug/pprof/ beside h (--profiling):
+// heap and CPU profiles of the running controller, which is how its memory is attributed (see
+// docs/benchmarks.md). Off by default: profiles reveal internals and cost CPU while taken.
+func WithProfiling(h http.Handler) http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	mux.Handle("/", h)
 	return mux
 }
 

@@ -38,6 +38,7 @@ type Config struct {
 	ElectionNamespace      string   // --election-namespace (default: $POD_NAMESPACE, else the publish Service's, else "default")
 	MetricsBindAddress     string   // --metrics-bind-address
 	HealthProbeBindAddress string   // --health-probe-bind-address
+	Profiling              bool     // --profiling: /debug/pprof/ on the metrics server (else the health one)
 
 	SyncWindow   time.Duration // --sync-window
 	SyncMaxDelay time.Duration // --sync-max-delay

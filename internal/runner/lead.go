@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -98,14 +99,24 @@ func serveDiagnostics(g *group, cfg Config, prom *metrics.Prometheus, ready func
 		}
 		return fmt.Errorf("health listener: %w", err)
 	}
+	mh, hh := metrics.MetricsHandler(prom.Registry), metrics.HealthHandler(ready)
+	switch {
+	case !cfg.Profiling:
+	case mln != nil:
+		mh = metrics.WithProfiling(mh)
+	case hln != nil:
+		hh = metrics.WithProfiling(hh)
+	default:
+		return errors.New("--profiling needs the metrics or the health server (both are disabled)")
+	}
 	if mln != nil {
 		g.go_(func(ctx context.Context) error {
-			return metrics.Serve(ctx, log.WithName("metrics"), mln, metrics.MetricsHandler(prom.Registry))
+			return metrics.Serve(ctx, log.WithName("metrics"), mln, mh)
 		})
 	}
 	if hln != nil {
 		g.go_(func(ctx context.Context) error {
-			return metrics.Serve(ctx, log.WithName("health"), hln, metrics.HealthHandler(ready))
+			return metrics.Serve(ctx, log.WithName("health"), hln, hh)
 		})
 	}
 	return nil

@@ -74,6 +74,9 @@ func TestDiagnosticsAndNoSecretsInLogs(t *testing.T) {
 	if code, _ := get(t, "http://"+healthAddr+"/readyz"); code != 200 {
 		t.Errorf("/readyz after the first accepted push = %d", code)
 	}
+	if code, _ := get(t, "http://"+metricsAddr+"/debug/pprof/heap"); code != 404 {
+		t.Errorf("/debug/pprof/heap without --profiling = %d, want 404", code)
+	}
 	code, body := get(t, "http://"+metricsAddr+"/metrics")
 	if code != 200 {
 		t.Fatalf("/metrics = %d", code)
@@ -95,5 +98,22 @@ func TestDiagnosticsAndNoSecretsInLogs(t *testing.T) {
 		if strings.Contains(logs.String(), secret) {
 			t.Errorf("the %s appears in the logs", name)
 		}
+	}
+}
+
+// --profiling serves net/http/pprof beside /metrics.
+func TestProfilingFlag(t *testing.T) {
+	ns := newNamespace(t)
+	kong := newDouble(t)
+	metricsAddr := freeAddr(t)
+	in := startKongsync(t, "prof", ns, []*kongdouble.Server{kong}, func(c *runner.Config) {
+		c.MetricsBindAddress, c.HealthProbeBindAddress, c.Profiling = metricsAddr, "0", true
+	})
+	in.waitReady(t)
+	if code, body := get(t, "http://"+metricsAddr+"/debug/pprof/heap?debug=1"); code != 200 || !strings.Contains(body, "heap profile") {
+		t.Errorf("/debug/pprof/heap with --profiling = %d", code)
+	}
+	if code, _ := get(t, "http://"+metricsAddr+"/metrics"); code != 200 {
+		t.Errorf("/metrics with --profiling = %d", code)
 	}
 }
