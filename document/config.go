@@ -2,6 +2,7 @@ package document
 
 import (
 	"io"
+	"sync"
 
 	"github.com/kongsync/kongsync/internal/jsonstr"
 )
@@ -14,13 +15,15 @@ import (
 type Config struct {
 	pieces [][]byte
 	size   int
-	extra  int // bytes that escaping the config as a JSON string adds
 	hash   string
+
+	extra     int // bytes that escaping the config as a JSON string adds; -1: count on first use
+	extraOnce sync.Once
 }
 
 // NewConfig wraps a contiguous config, such as JSON's output, and hashes it.
 func NewConfig(b []byte) *Config {
-	return &Config{pieces: [][]byte{b}, size: len(b), extra: jsonstr.Extra(b), hash: Hash(b)}
+	return &Config{pieces: [][]byte{b}, size: len(b), extra: -1, hash: Hash(b)}
 }
 
 // Len is the config's size in bytes.
@@ -31,7 +34,18 @@ func (c *Config) Hash() string { return c.hash }
 
 // EscapedLen is the config's size once escaped as the content of a JSON string, which is how
 // it travels in a POST /config body.
-func (c *Config) EscapedLen() int { return c.size + c.extra }
+func (c *Config) EscapedLen() int {
+	c.extraOnce.Do(func() {
+		if c.extra >= 0 {
+			return
+		}
+		c.extra = 0
+		for _, p := range c.pieces {
+			c.extra += jsonstr.Extra(p)
+		}
+	})
+	return c.size + c.extra
+}
 
 // Pieces are the config's bytes in order. They are shared: read them, never modify them.
 func (c *Config) Pieces() [][]byte { return c.pieces }

@@ -26,8 +26,35 @@ const EmptyHash = "00000000000000000000000000000000"
 // contiguous runs encoded concurrently into their own buffers, then joined in order; an item's
 // encoding does not depend on its neighbours, so the result is the same.
 func JSON(d *Document) ([]byte, error) {
+	pieces, size, err := jsonPieces(d)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]byte, 0, size)
+	for _, p := range pieces {
+		out = append(out, p...)
+	}
+	return out, nil
+}
+
+// EncodeConfig is JSON as a hashed Config, never joined into one buffer: what the sync loop
+// posts, without the copy of the whole config that JSON's result is.
+func EncodeConfig(d *Document) (*Config, error) {
+	pieces, size, err := jsonPieces(d)
+	if err != nil {
+		return nil, err
+	}
+	h := md5.New()
+	for _, p := range pieces {
+		h.Write(p)
+	}
+	return &Config{pieces: pieces, size: size, extra: -1, hash: hex.EncodeToString(h.Sum(nil))}, nil
+}
+
+// jsonPieces returns the pieces of JSON(d) and their total size.
+func jsonPieces(d *Document) ([][]byte, int, error) {
 	v := reflect.ValueOf(d).Elem()
-	var pieces [][]byte // "name":, then the value's runs; joined once at the end
+	pieces := [][]byte{{'{'}} // "name":, then the value's runs
 	fields := 0
 	for i := range v.NumField() {
 		name, omitEmpty := jsonName(v.Type().Field(i))
@@ -37,20 +64,16 @@ func JSON(d *Document) ([]byte, error) {
 		}
 		p, err := encodeField(name, f, fields > 0)
 		if err != nil {
-			return nil, fmt.Errorf("encode config as JSON: %w", err)
+			return nil, 0, fmt.Errorf("encode config as JSON: %w", err)
 		}
 		pieces, fields = append(pieces, p...), fields+1
 	}
-	size := 2
+	pieces = append(pieces, []byte{'}'})
+	size := 0
 	for _, p := range pieces {
 		size += len(p)
 	}
-	out := make([]byte, 0, size)
-	out = append(out, '{')
-	for _, p := range pieces {
-		out = append(out, p...)
-	}
-	return append(out, '}'), nil
+	return pieces, size, nil
 }
 
 // jsonName reads a field's encoding/json name and omitempty flag ("" for skipped fields).

@@ -39,6 +39,10 @@ func checkEncode(t *testing.T, c *JSONCache, d *Document, what string) {
 		t.Fatalf("%s: Len %d EscapedLen %d, want %d and %d", what, cfg.Len(), cfg.EscapedLen(),
 			len(want), len(jsonstr.AppendContent(nil, want)))
 	}
+	plain, err := EncodeConfig(d)
+	if err != nil || !bytes.Equal(plain.Bytes(), want) || plain.Hash() != Hash(want) || plain.EscapedLen() != cfg.EscapedLen() {
+		t.Fatalf("%s: EncodeConfig differs from JSON (%v)", what, err)
+	}
 	var w bytes.Buffer
 	if n, err := cfg.WriteTo(&w); err != nil || n != int64(len(want)) || !bytes.Equal(w.Bytes(), want) {
 		t.Fatalf("%s: WriteTo wrote %d bytes (%v), not the config", what, n, err)

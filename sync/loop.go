@@ -32,7 +32,7 @@ type Source interface {
 type TranslateFunc func(*store.Snapshot) translator.Result
 
 // EncodeFunc encodes a translated document as the config posted to Kong, with its hash
-// (document.Hash of the bytes). The default is document.JSON; a document.JSONCache's
+// (document.Hash of the bytes). The default is document.EncodeConfig; a document.JSONCache's
 // EncodeConfig gives the same bytes, reusing those of entities shared with earlier documents
 // (translator.Cache keeps unchanged entities' pointers), and never joins them into one buffer.
 type EncodeFunc func(*document.Document) (*document.Config, error)
@@ -41,7 +41,7 @@ type EncodeFunc func(*document.Document) (*document.Config, error)
 type Config struct {
 	Source    Source
 	Translate TranslateFunc
-	// Encode, if set, replaces document.JSON and document.Hash for building payloads.
+	// Encode, if set, replaces document.EncodeConfig for building payloads.
 	Encode EncodeFunc
 	// Replicas are the initial Kong admin URLs; SetReplicas replaces them at runtime.
 	Replicas []string

@@ -30,16 +30,10 @@ func NewPayload(doc *document.Document) (*Payload, error) {
 	return newPayload(doc, nil)
 }
 
-// newPayload encodes a document with enc, or with document.JSON if nil.
+// newPayload encodes a document with enc, or with document.EncodeConfig if nil.
 func newPayload(doc *document.Document, enc EncodeFunc) (*Payload, error) {
 	if enc == nil {
-		enc = func(d *document.Document) (*document.Config, error) {
-			cfg, err := document.JSON(d)
-			if err != nil {
-				return nil, err
-			}
-			return document.NewConfig(cfg), nil
-		}
+		enc = document.EncodeConfig
 	}
 	cfg, err := enc(doc)
 	if err != nil {

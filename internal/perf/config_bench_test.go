@@ -1,0 +1,35 @@
+package perf_test
+
+import (
+	"testing"
+
+	"github.com/kongsync/kongsync/document"
+)
+
+// BenchmarkEncodeConfig is document.EncodeConfig: the config as posted (pieces, not joined) and
+// its md5, FullBuild's encode stage.
+func BenchmarkEncodeConfig(b *testing.B) {
+	eachSize(b, func(b *testing.B, n int) {
+		doc := translated(b, n)
+		b.ReportAllocs()
+		loopCPU(b, func() {
+			if _, err := document.EncodeConfig(doc); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+}
+
+// BenchmarkEncodeColdCache is a first JSONCache.EncodeConfig: what the sync loop pays for its
+// first build, when every item is a miss and gets cached.
+func BenchmarkEncodeColdCache(b *testing.B) {
+	eachSize(b, func(b *testing.B, n int) {
+		doc := translated(b, n)
+		b.ReportAllocs()
+		loopCPU(b, func() {
+			if _, err := document.NewJSONCache().EncodeConfig(doc); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+}
