@@ -1,7 +1,7 @@
 package translator
 
 import (
-	"net"
+	"net/netip"
 	"slices"
 	"strconv"
 	"strings"
@@ -38,31 +38,70 @@ func (t *translation) targets(ks *kongService) []*kong.Target {
 		}
 		return []*kong.Target{{Target: kong.String(svc.Spec.ExternalName + ":" + port.TargetPort.String())}}
 	}
-	var addrs []string
+	var buf [8]endpointRef
+	refs := buf[:0]
 	for _, es := range t.snap.EndpointSlicesFor(svc.Namespace, svc.Name) {
-		addrs = t.sliceTargets(es, svc, port.Name, addrs)
+		refs = t.sliceTargets(es, svc, port.Name, refs)
 	}
-	slices.Sort(addrs)
-	slices.Reverse(addrs)
-	addrs = slices.Compact(addrs)
-	// One allocation for all targets of the upstream; the strings are shared with addrs, which
-	// is not modified afterwards.
-	vals := make([]kong.Target, len(addrs))
-	out := make([]*kong.Target, len(addrs))
-	for i := range addrs {
-		vals[i].Target = &addrs[i]
-		out[i] = &vals[i]
+	return endpointTargets(refs)
+}
+
+// endpointRef is a usable endpoint: its address, port, and whether the address is IPv6.
+type endpointRef struct {
+	addr string
+	port int32
+	v6   bool
+}
+
+// targetSlot is one target with the "host:port" string its Target points at.
+type targetSlot struct {
+	t    kong.Target
+	addr string
+}
+
+// endpointTargets turns endpoints into targets sorted by "host:port", descending, without
+// duplicates. The targets and their strings take three allocations per upstream, whatever the
+// number of endpoints.
+func endpointTargets(refs []endpointRef) []*kong.Target {
+	if len(refs) == 0 {
+		return nil
+	}
+	size := 0
+	for _, r := range refs {
+		size += len(r.addr) + 8 // brackets, colon and up to 5 digits
+	}
+	var p strPack
+	p.grow(size)
+	slots := make([]targetSlot, len(refs))
+	var nb [16]byte
+	for i, r := range refs {
+		if r.v6 {
+			p.b.WriteByte('[')
+		}
+		p.b.WriteString(r.addr)
+		if r.v6 {
+			p.b.WriteByte(']')
+		}
+		p.writeBytes(strconv.AppendInt(append(nb[:0], ':'), int64(r.port), 10))
+		slots[i].addr = p.take()
+	}
+	slices.SortFunc(slots, func(a, b targetSlot) int { return strings.Compare(b.addr, a.addr) })
+	slots = slices.CompactFunc(slots, func(a, b targetSlot) bool { return a.addr == b.addr })
+	out := make([]*kong.Target, len(slots))
+	for i := range slots {
+		slots[i].t.Target = &slots[i].addr
+		out[i] = &slots[i].t
 	}
 	return out
 }
 
-// sliceTargets appends "address:port" for every ready endpoint of es on the port named
+// sliceTargets appends the address and port of every ready endpoint of es on the port named
 // portName. A port without a name matches the Service port without a name (KIC panics on
 // it); a port without a protocol counts as TCP, the Kubernetes default. Like KIC, a port
 // matches when its protocol is TCP or one the Service uses. Ports outside 1-65535 and addresses
 // that are not IPs (or DNS names, for addressType FQDN) are skipped with a problem: only
 // manifests can hold them, and Kong rejects the whole configuration for one bad target.
-func (t *translation) sliceTargets(es *discoveryv1.EndpointSlice, svc *corev1.Service, portName string, dst []string) []string {
+func (t *translation) sliceTargets(es *discoveryv1.EndpointSlice, svc *corev1.Service, portName string, dst []endpointRef) []endpointRef {
 	for k, p := range es.Ports {
 		name := ""
 		if p.Name != nil {
@@ -75,7 +114,6 @@ func (t *translation) sliceTargets(es *discoveryv1.EndpointSlice, svc *corev1.Se
 			t.problem(sliceRef(es), "ports["+strconv.Itoa(k)+"].port", "%d is not a port number (1-65535); port skipped", *p.Port)
 			continue
 		}
-		ps := strconv.Itoa(int(*p.Port))
 		for i := range es.Endpoints {
 			ep := &es.Endpoints[i]
 			if (ep.Conditions.Ready != nil && !*ep.Conditions.Ready) || len(ep.Addresses) == 0 {
@@ -86,7 +124,8 @@ func (t *translation) sliceTargets(es *discoveryv1.EndpointSlice, svc *corev1.Se
 					"%s is not an IP address (nor, for addressType FQDN, a DNS name); endpoint skipped", quoteShort(ep.Addresses[0]))
 				continue
 			}
-			dst = append(dst, hostPort(ep.Addresses[0], ps))
+			addr := ep.Addresses[0]
+			dst = append(dst, endpointRef{addr: addr, port: *p.Port, v6: isIPv6(addr)})
 		}
 	}
 	return dst
@@ -98,7 +137,7 @@ func sliceRef(es *discoveryv1.EndpointSlice) store.Ref {
 
 // validAddress reports whether an endpoint address can be a Kong target host.
 func validAddress(typ discoveryv1.AddressType, addr string) bool {
-	if net.ParseIP(addr) != nil {
+	if isIP(addr) {
 		return true
 	}
 	return typ == discoveryv1.AddressTypeFQDN && validHost(addr) && !strings.HasPrefix(addr, "*.")
@@ -116,11 +155,22 @@ func serviceUsesProtocol(svc *corev1.Service, p *corev1.Protocol) bool {
 	return false
 }
 
+// isIPv6 reports whether a target host needs brackets.
+func isIPv6(addr string) bool {
+	return strings.IndexByte(addr, ':') >= 0 && isIP(addr)
+}
+
+// isIP is net.ParseIP(addr) != nil without its allocation: an IPv4 or IPv6 address, no zone.
+func isIP(addr string) bool {
+	ip, err := netip.ParseAddr(addr)
+	return err == nil && ip.Zone() == ""
+}
+
 // hostPort joins an endpoint address and port, bracketing IPv6 addresses. Unlike KIC, an
 // IPv4-mapped IPv6 address (::ffff:a.b.c.d) is bracketed too: KIC writes it bare, which Kong
 // cannot parse.
 func hostPort(addr, port string) string {
-	if strings.Contains(addr, ":") && net.ParseIP(addr) != nil {
+	if isIPv6(addr) {
 		return "[" + addr + "]:" + port
 	}
 	return addr + ":" + port

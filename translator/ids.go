@@ -3,6 +3,7 @@ package translator
 import (
 	"crypto/sha1"
 	"encoding/hex"
+	"strings"
 
 	"github.com/google/uuid"
 )
@@ -13,7 +14,7 @@ import (
 var kongEntitiesNamespace = uuid.MustParse("fd02801f-0957-4a15-a55a-c8d9606f30b5")
 
 // idSpace computes KIC's entity ids without go-kong's reflection and per-call allocations: the
-// same UUIDv5 of the entity name in the entity type's namespace, built with one allocation.
+// same UUIDv5 of the entity name in the entity type's namespace.
 type idSpace [16]byte
 
 func newIDSpace(entityPlural string) idSpace {
@@ -22,11 +23,17 @@ func newIDSpace(entityPlural string) idSpace {
 
 // id returns the UUIDv5 (RFC 4122, SHA-1) of name in this space, as go-kong's FillID does.
 func (s idSpace) id(name string) string {
+	var out [36]byte
+	s.put(&out, name)
+	return string(out[:])
+}
+
+// put writes the id of name into out, allocating nothing for names up to 240 bytes.
+func (s idSpace) put(out *[36]byte, name string) {
 	var buf [256]byte
 	sum := sha1.Sum(append(append(buf[:0], s[:]...), name...))
 	sum[6] = (sum[6] & 0x0f) | 0x50 // version 5
 	sum[8] = (sum[8] & 0x3f) | 0x80 // RFC 4122 variant
-	var out [36]byte
 	hex.Encode(out[0:8], sum[0:4])
 	out[8] = '-'
 	hex.Encode(out[9:13], sum[4:6])
@@ -36,5 +43,29 @@ func (s idSpace) id(name string) string {
 	hex.Encode(out[19:23], sum[8:10])
 	out[23] = '-'
 	hex.Encode(out[24:36], sum[10:16])
-	return string(out[:])
+}
+
+// strPack packs the few strings of one entity (name, id, host, ...) into one allocation, so that
+// they live and die with the entity. A string it returns is a view of bytes strings.Builder never
+// writes again (it only appends, and copies when it grows), so it stays valid.
+type strPack struct {
+	b   strings.Builder
+	off int
+}
+
+func (p *strPack) grow(n int)          { p.b.Grow(n) }
+func (p *strPack) writeBytes(b []byte) { p.b.Write(b) }
+func (p *strPack) add(s string) string { p.b.WriteString(s); return p.take() }
+func (p *strPack) addID(s idSpace, name string) string {
+	var out [36]byte
+	s.put(&out, name)
+	p.b.Write(out[:])
+	return p.take()
+}
+
+// take returns what was written since the previous take.
+func (p *strPack) take() string {
+	s := p.b.String()[p.off:]
+	p.off = p.b.Len()
+	return s
 }

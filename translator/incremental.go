@@ -217,7 +217,7 @@ func (t *translation) replayRules(m *rulesMemo) {
 		u := &m.uses[i]
 		ks, ok := t.services[u.name]
 		if !ok {
-			ks = t.newKongService(u.name, u.namespace, u.backend, u.port, u.svc, u.svcPort)
+			ks = t.newKongService(u.namespace, u.backend, u.port, u.svc, u.svcPort)
 		}
 		ks.fromRules = true
 		ks.routes = append(ks.routes, u.route)

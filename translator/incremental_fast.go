@@ -30,7 +30,7 @@ type lastBuild struct {
 	bySvc     map[[2]string][]string // Kubernetes Service → its Kong services' names
 	// claims counts, per match key of dropAmbiguousPaths, the rule-route paths of each Kong
 	// service that claim it, before drops; dropped marks the services that lost paths.
-	claims  map[string][]svcCount
+	claims  map[matchKey][]svcCount
 	dropped map[int]bool
 }
 
@@ -62,7 +62,7 @@ func (c *Cache) remember(t *translation, res Result) {
 		key := [2]string{ks.svc.Namespace, ks.svc.Name}
 		lb.bySvc[key] = append(lb.bySvc[key], ks.name)
 	}
-	lb.claims, lb.dropped = map[string][]svcCount{}, map[int]bool{}
+	lb.claims, lb.dropped = make(map[matchKey][]svcCount, len(t.preDrop)), map[int]bool{}
 	for i, s := range t.preDrop {
 		if i < len(res.Document.Services) && res.Document.Services[i] != s {
 			lb.dropped[i] = true
@@ -81,11 +81,12 @@ func (c *Cache) remember(t *translation, res Result) {
 // part in dropAmbiguousPaths' decision, which only a full translation makes.
 func (lb *lastBuild) claim(svc string, r *document.Route, delta int) bool {
 	shared := false
+	var kb [4]matchKey
 	for _, p := range r.Paths {
 		if p == nil {
 			continue
 		}
-		for _, k := range matchKeys(r, *p) {
+		for _, k := range matchKeys(r, *p, kb[:0]) {
 			list := lb.claims[k]
 			found := false
 			for i := range list {

@@ -1,7 +1,8 @@
 package translator
 
 import (
-	"sort"
+	"slices"
+	"strings"
 
 	networkingv1 "k8s.io/api/networking/v1"
 )
@@ -31,12 +32,27 @@ func (t *translation) selectIngresses() []*networkingv1.Ingress {
 			out = append(out, ing)
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
-			return a.CreationTimestamp.Before(&b.CreationTimestamp)
+	slices.SortStableFunc(out, func(a, b *networkingv1.Ingress) int {
+		if c := a.CreationTimestamp.Compare(b.CreationTimestamp.Time); c != 0 {
+			return c
 		}
-		return nsNameKey(a.Namespace, a.Name) < nsNameKey(b.Namespace, b.Name)
+		return compareNsName(a.Namespace, a.Name, b.Namespace, b.Name)
 	})
 	return out
+}
+
+// compareNsName compares the strings "ans/aname" and "bns/bname" without building them.
+func compareNsName(ans, aname, bns, bname string) int {
+	if ans == bns {
+		return strings.Compare(aname, bname)
+	}
+	n := min(len(ans), len(bns))
+	if c := strings.Compare(ans[:n], bns[:n]); c != 0 {
+		return c
+	}
+	// One namespace is a proper prefix of the other: the shorter one's next byte is '/'.
+	if len(ans) < len(bns) {
+		return strings.Compare("/"+aname, bns[n:]+"/"+bname)
+	}
+	return strings.Compare(ans[n:]+"/"+aname, "/"+bname)
 }

@@ -2,7 +2,6 @@ package translator
 
 import (
 	"strconv"
-	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -39,38 +38,78 @@ type portDef struct {
 
 // canonical is the port segment of entity names: the number, the name, or KIC's placeholder
 // for a backend that names no port.
-func (p portDef) canonical() string {
+func (p portDef) canonical() string { return string(p.appendTo(nil)) }
+
+// appendTo appends canonical() to dst.
+func (p portDef) appendTo(dst []byte) []byte {
 	switch p.mode {
 	case portByNumber:
-		return strconv.FormatInt(int64(p.number), 10)
+		return strconv.AppendInt(dst, int64(p.number), 10)
 	case portByName:
-		return p.name
+		return append(dst, p.name...)
 	}
-	return "implicitPort"
+	return append(dst, "implicitPort"...)
 }
 
 // kongServiceName is `<namespace>.<service>.<port>`, KIC's name for the Kong service of one
 // Kubernetes Service port.
 func kongServiceName(ns, svc string, p portDef) string {
-	return ns + "." + svc + "." + p.canonical()
+	return string(appendServiceName(nil, ns, svc, p))
+}
+
+func appendServiceName(dst []byte, ns, svc string, p portDef) []byte {
+	dst = append(append(append(dst, ns...), '.'), svc...)
+	return p.appendTo(append(dst, '.'))
 }
 
 // upstreamName is `<service>.<namespace>.<port>.svc`: the Kong service host and upstream name.
 func upstreamName(ns, svc string, p portDef) string {
-	return svc + "." + ns + "." + p.canonical() + ".svc"
+	return string(appendUpstreamName(nil, ns, svc, p))
+}
+
+func appendUpstreamName(dst []byte, ns, svc string, p portDef) []byte {
+	dst = append(append(append(dst, svc...), '.'), ns...)
+	return append(p.appendTo(append(dst, '.')), ".svc"...)
 }
 
 // routeName is `<namespace>.<ingress>.<service>.<host>.<port>`; `*` in the host becomes `_`.
 func routeName(ns, ingress, svc, host string, p portDef) string {
-	host = strings.ReplaceAll(host, "*", "_")
-	return ns + "." + ingress + "." + svc + "." + host + "." + p.canonical()
+	return string(appendRouteName(nil, ns, ingress, svc, host, p))
+}
+
+func appendRouteName(dst []byte, ns, ingress, svc, host string, p portDef) []byte {
+	dst = append(append(append(append(append(dst, ns...), '.'), ingress...), '.'), svc...)
+	dst = append(dst, '.')
+	for i := 0; i < len(host); i++ {
+		if c := host[i]; c == '*' {
+			dst = append(dst, '_')
+		} else {
+			dst = append(dst, c)
+		}
+	}
+	return p.appendTo(append(dst, '.'))
+}
+
+// withID returns name (given as bytes) and its id in space as strings sharing one allocation.
+func withID(name []byte, space idSpace) (string, string) {
+	var p strPack
+	p.grow(len(name) + 36)
+	p.writeBytes(name)
+	n := p.take()
+	return n, p.addID(space, n)
 }
 
 // objectTags returns KIC's tags for an object: name, namespace, kind, uid, group (not for the
 // core group), version, then the distinct values of its konghq.com/tags annotation. Empty
-// metadata fields give no tag, as in KIC. The strings share one backing array (three
-// allocations per object instead of two per tag).
+// metadata fields give no tag, as in KIC. The tag strings share one allocation, and the slice
+// and its values another.
 func objectTags(kind store.Kind, obj metav1.Object) []*string {
+	return objectTagsIn(kind, obj, nil)
+}
+
+// objectTagsIn is objectTags with the tags kept in blk, when given and there are no
+// konghq.com/tags: an entity then holds its tags in its own allocation.
+func objectTagsIn(kind store.Kind, obj metav1.Object, blk *tagBlock) []*string {
 	gvk := kind.GVK()
 	user := splitList(obj.GetAnnotations()[annTags])
 	fixed := [...]struct{ prefix, v string }{
@@ -79,37 +118,64 @@ func objectTags(kind store.Kind, obj metav1.Object) []*string {
 	}
 	size := 0
 	for _, f := range fixed {
-		size += len(f.prefix) + len(f.v)
-	}
-	var b strings.Builder
-	b.Grow(size)
-	var ends [len(fixed)]int
-	for i, f := range fixed {
-		if f.v != "" {
-			b.WriteString(f.prefix)
-			b.WriteString(f.v)
+		if _, ok := constTag(f.prefix, f.v); !ok {
+			size += len(f.prefix) + len(f.v)
 		}
-		ends[i] = b.Len()
 	}
-	all := b.String()
-	vals := make([]string, 0, len(fixed)+len(user))
-	prev := 0
-	for _, end := range ends {
-		if end > prev {
-			vals = append(vals, all[prev:end])
+	var p strPack
+	p.grow(size)
+	var vals []string
+	var tags []*string
+	if len(user) == 0 {
+		if blk == nil {
+			blk = &tagBlock{}
 		}
-		prev = end
+		vals, tags = blk.vals[:0], blk.ptrs[:0]
+	} else {
+		vals = make([]string, 0, len(fixed)+len(user))
+		tags = make([]*string, 0, cap(vals))
+	}
+	for _, f := range fixed {
+		if c, ok := constTag(f.prefix, f.v); ok {
+			vals = append(vals, c)
+		} else if f.v != "" {
+			p.b.WriteString(f.prefix)
+			vals = append(vals, p.add(f.v))
+		}
 	}
 	for i, t := range user {
 		if !containsString(user[:i], t) {
 			vals = append(vals, t)
 		}
 	}
-	tags := make([]*string, len(vals))
 	for i := range vals {
-		tags[i] = &vals[i]
+		tags = append(tags, &vals[i])
 	}
 	return tags
+}
+
+// constTag returns the tag prefix+v as a constant for the kind, group and version values of the
+// kinds translated most, which then cost no copy per object.
+func constTag(prefix, v string) (string, bool) {
+	switch {
+	case prefix == tagKind && v == "Ingress":
+		return tagKind + "Ingress", true
+	case prefix == tagKind && v == "Service":
+		return tagKind + "Service", true
+	case prefix == tagKind && v == "Secret":
+		return tagKind + "Secret", true
+	case prefix == tagGroup && v == "networking.k8s.io":
+		return tagGroup + "networking.k8s.io", true
+	case prefix == tagVersion && v == "v1":
+		return tagVersion + "v1", true
+	}
+	return "", false
+}
+
+// tagBlock holds the tags of an object without konghq.com/tags: at most the six fixed ones.
+type tagBlock struct {
+	vals [6]string
+	ptrs [6]*string
 }
 
 func containsString(list []string, s string) bool {

@@ -1,6 +1,9 @@
 package translator
 
 import (
+	"cmp"
+	"hash/maphash"
+	"slices"
 	"sort"
 	"strings"
 
@@ -30,19 +33,19 @@ type pathClaim struct {
 // dropAmbiguousPaths applies the rule above to the sorted services. Routes and services that
 // change are copied, never modified: they may be shared with a cache.
 func (t *translation) dropAmbiguousPaths(services []*document.Service, ings []*networkingv1.Ingress, settings []*routeSettings) []*document.Service {
-	if len(ings) < 1 {
+	if len(ings) < 1 || !mayShare(services) {
 		return services
 	}
-	order := make(map[string]int, len(ings))
+	order := make(map[[2]string]int, len(ings))
 	for i, ing := range ings {
-		order[ing.Namespace+"/"+ing.Name] = i
+		order[[2]string{ing.Namespace, ing.Name}] = i
 	}
-	var claims []pathClaim
+	claims := make([]pathClaim, 0, len(services))
 	for si, s := range services {
 		for _, r := range s.Routes {
 			ns, name, ok := routeIngress(r)
-			idx, known := order[ns+"/"+name]
-			if !ok || !known || r.Name == nil || *r.Name == ns+"."+name { // default backend
+			idx, known := order[[2]string{ns, name}]
+			if !ok || !known || r.Name == nil || isDefaultRouteName(*r.Name, ns, name) {
 				continue
 			}
 			for pi := range r.Paths {
@@ -53,17 +56,17 @@ func (t *translation) dropAmbiguousPaths(services []*document.Service, ings []*n
 	if !anyShared(claims) {
 		return services
 	}
-	sort.SliceStable(claims, func(i, j int) bool {
-		a, b := claims[i], claims[j]
+	slices.SortStableFunc(claims, func(a, b pathClaim) int {
 		if a.order != b.order {
-			return a.order < b.order
+			return cmp.Compare(a.order, b.order)
 		}
-		return *a.route.Name < *b.route.Name
+		return strings.Compare(*a.route.Name, *b.route.Name)
 	})
-	owner := make(map[string]pathClaim, len(claims))
+	owner := make(map[matchKey]pathClaim, len(claims))
 	drop := map[*document.Route]map[int]bool{}
+	var kb [4]matchKey
 	for _, c := range claims {
-		keys := matchKeys(c.route, *c.route.Paths[c.path])
+		keys := matchKeys(c.route, *c.route.Paths[c.path], kb[:0])
 		var winner *document.Route
 		for _, k := range keys {
 			if w, ok := owner[k]; ok && w.svc != c.svc {
@@ -91,12 +94,45 @@ func (t *translation) dropAmbiguousPaths(services []*document.Service, ings []*n
 	return applyDrops(services, drop)
 }
 
+// mayShare is a quick, allocation-light superset of anyShared over every rule route: it
+// compares 64-bit hashes of the match keys, so a collision (or a route anyShared would not
+// consider) only sends the caller to the exact check.
+func mayShare(services []*document.Service) bool {
+	n := 0
+	for _, s := range services {
+		n += len(s.Routes)
+	}
+	first := make(map[uint64]int, n)
+	seed := maphash.MakeSeed()
+	var kb [4]matchKey
+	for si, s := range services {
+		for _, r := range s.Routes {
+			ns, name, ok := routeIngress(r)
+			if !ok || r.Name == nil || isDefaultRouteName(*r.Name, ns, name) {
+				continue
+			}
+			for _, p := range r.Paths {
+				for _, k := range matchKeys(r, *p, kb[:0]) {
+					h := maphash.Comparable(seed, k)
+					if svc, ok := first[h]; !ok {
+						first[h] = si
+					} else if svc != si {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
+}
+
 // anyShared reports whether two claims of different Kong services share a match key; without
 // one nothing is dropped, and the claims need no sorting.
 func anyShared(claims []pathClaim) bool {
-	first := make(map[string]int, len(claims))
+	first := make(map[matchKey]int, len(claims))
+	var kb [4]matchKey
 	for _, c := range claims {
-		for _, k := range matchKeys(c.route, *c.route.Paths[c.path]) {
+		for _, k := range matchKeys(c.route, *c.route.Paths[c.path], kb[:0]) {
 			if svc, ok := first[k]; !ok {
 				first[k] = c.svc
 			} else if svc != c.svc {
@@ -163,10 +199,38 @@ func routeIngress(r *document.Route) (ns, name string, ok bool) {
 	return ns, name, kind && name != ""
 }
 
-// matchKeys are the (host, path, other criteria) keys under which a route path matches.
-func matchKeys(r *document.Route, path string) []string {
+// isDefaultRouteName reports whether route name is `<ns>.<name>`, the default backend route of
+// Ingress ns/name.
+func isDefaultRouteName(route, ns, name string) bool {
+	return len(route) == len(ns)+1+len(name) && strings.HasPrefix(route, ns) &&
+		route[len(ns)] == '.' && strings.HasSuffix(route, name)
+}
+
+// matchKey is one (host, path, other criteria) combination under which a route path matches.
+type matchKey struct{ host, path, criteria string }
+
+// noCriteria is criteriaKey of a route without methods, SNIs, protocols or headers.
+const noCriteria = "\x00\x00\x00\x00"
+
+// matchKeys appends the keys under which a route path matches to dst: one per host, or one
+// without a host.
+func matchKeys(r *document.Route, path string, dst []matchKey) []matchKey {
+	crit := noCriteria
+	if len(r.Methods) > 0 || len(r.SNIs) > 0 || len(r.Protocols) > 0 || len(r.Headers) > 0 {
+		crit = criteriaKey(r)
+	}
+	if len(r.Hosts) == 0 {
+		return append(dst, matchKey{path: path, criteria: crit})
+	}
+	for _, h := range r.Hosts {
+		dst = append(dst, matchKey{host: *h, path: path, criteria: crit})
+	}
+	return dst
+}
+
+// criteriaKey joins a route's methods, SNIs, protocols and headers, each sorted.
+func criteriaKey(r *document.Route) string {
 	var c strings.Builder
-	c.WriteString(path)
 	for _, l := range [][]*string{r.Methods, r.SNIs, r.Protocols} {
 		c.WriteByte(0)
 		c.WriteString(joinSorted(l))
@@ -180,15 +244,7 @@ func matchKeys(r *document.Route, path string) []string {
 	sort.Strings(hs)
 	c.WriteByte(0)
 	c.WriteString(strings.Join(hs, "\x01"))
-	rest := c.String()
-	if len(r.Hosts) == 0 {
-		return []string{"\x00" + rest}
-	}
-	keys := make([]string, 0, len(r.Hosts))
-	for _, h := range r.Hosts {
-		keys = append(keys, *h+"\x00"+rest)
-	}
-	return keys
+	return c.String()
 }
 
 func joinSorted(l []*string) string {

@@ -16,7 +16,14 @@ type routeSettings struct {
 	tags        []*string
 	regexMarker string
 	skip        bool // the Ingress asks for something kongsync cannot do; its routes are skipped
+	// opts are the parsed route annotations; nil when the Ingress has none (most Ingresses),
+	// which saves their parsing and memory.
+	opts    *routeOptions
+	tagData tagBlock // tags' storage, when the Ingress has no konghq.com/tags
+}
 
+// routeOptions are the route fields an Ingress's annotations set.
+type routeOptions struct {
 	stripPath, preserveHost             *bool
 	requestBuffering, responseBuffering *bool
 	forceSSL                            bool
@@ -32,7 +39,13 @@ type routeSettings struct {
 // reported and ignored, leaving the default in place.
 func (t *translation) parseRouteSettings(ing *networkingv1.Ingress) *routeSettings {
 	a := ing.Annotations
-	rs := &routeSettings{tags: objectTags(store.KindIngress, ing), regexMarker: defaultRegexMarker}
+	rs := &routeSettings{regexMarker: defaultRegexMarker}
+	rs.tags = objectTagsIn(store.KindIngress, ing, &rs.tagData)
+	if !hasRouteAnnotations(a) {
+		return rs
+	}
+	o := &routeOptions{}
+	rs.opts = o
 	p := annotationParser{t: t, ref: ingressRef(ing), anns: a}
 	if v, ok := a[annRegexPrefix]; ok {
 		if v == "" {
@@ -46,40 +59,59 @@ func (t *translation) parseRouteSettings(ing *networkingv1.Ingress) *routeSettin
 			"URI rewriting (KIC's RewriteURIs feature gate) is not supported; the Ingress's routes are skipped")
 		rs.skip = true
 	}
-	rs.stripPath = p.boolean(annStripPath, parseStrictBool)
-	rs.preserveHost = p.boolean(annPreserveHost, parseStrictBool)
-	rs.requestBuffering = p.boolean(annRequestBuffering, parseLooseBool)
-	rs.responseBuffering = p.boolean(annResponseBuffering, parseLooseBool)
-	rs.forceSSL = a[annForceSSLRedirect] == "true"
-	rs.redirectCode = p.integer(annRedirectCode, parseRedirectCode)
-	rs.regexPriority = p.integer(annRegexPriority, func(v string) (int, error) {
+	o.stripPath = p.boolean(annStripPath, parseStrictBool)
+	o.preserveHost = p.boolean(annPreserveHost, parseStrictBool)
+	o.requestBuffering = p.boolean(annRequestBuffering, parseLooseBool)
+	o.responseBuffering = p.boolean(annResponseBuffering, parseLooseBool)
+	o.forceSSL = a[annForceSSLRedirect] == "true"
+	o.redirectCode = p.integer(annRedirectCode, parseRedirectCode)
+	o.regexPriority = p.integer(annRegexPriority, func(v string) (int, error) {
 		return parseIntRange(v, -1<<31, 1<<31-1)
 	})
-	rs.protocols = p.list(annProtocols, parseProtocols)
-	rs.methods = p.list(annMethods, parseMethods)
-	rs.snis = p.list(annSNIs, parseSNIs)
+	o.protocols = p.list(annProtocols, parseProtocols)
+	o.methods = p.list(annMethods, parseMethods)
+	o.snis = p.list(annSNIs, parseSNIs)
 	if v, ok := a[annHostAliases]; ok && v != "" {
 		if hs, err := parseHostAliases(v); err != nil {
 			p.bad(annHostAliases, err.Error())
 		} else {
-			rs.hostAliases = hs
+			o.hostAliases = hs
 		}
 	}
 	if v := a[annPathHandling]; v != "" {
 		if ph, err := parsePathHandling(v); err != nil {
 			p.bad(annPathHandling, err.Error())
 		} else {
-			rs.pathHandling = kong.String(ph)
+			o.pathHandling = kong.String(ph)
 		}
 	}
-	rs.headers = p.headers()
+	o.headers = p.headers()
 	t.pluginProblems(ingressRef(ing), ing.Namespace, a)
 	return rs
+}
+
+// hasRouteAnnotations reports whether any annotation parseRouteSettings reads is present: all
+// are konghq.com/ or ingress.kubernetes.io/ ones.
+func hasRouteAnnotations(a map[string]string) bool {
+	for k := range a {
+		if strings.HasPrefix(k, annPrefix) || strings.HasPrefix(k, "ingress.kubernetes.io/") {
+			return true
+		}
+	}
+	return false
 }
 
 // apply sets the route fields the annotations ask for, in KIC's order, then KIC's protocol
 // normalisation (gRPC and HTTP protocols cannot mix; gRPC routes take no strip_path).
 func (rs *routeSettings) apply(r *kong.Route) {
+	if rs.opts == nil {
+		normalizeProtocols(r)
+		return
+	}
+	rs.opts.apply(r)
+}
+
+func (rs *routeOptions) apply(r *kong.Route) {
 	setBool(&r.StripPath, rs.stripPath)
 	if rs.forceSSL {
 		r.HTTPSRedirectStatusCode = kong.Int(302)
@@ -110,7 +142,10 @@ func (rs *routeSettings) apply(r *kong.Route) {
 
 // applyHosts appends the host aliases to a route's hosts, skipping duplicates.
 func (rs *routeSettings) applyHosts(r *kong.Route) {
-	for _, h := range rs.hostAliases {
+	if rs.opts == nil {
+		return
+	}
+	for _, h := range rs.opts.hostAliases {
 		dup := false
 		for _, have := range r.Hosts {
 			if *have == h {

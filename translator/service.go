@@ -1,6 +1,7 @@
 package translator
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -43,6 +44,7 @@ func newDefaultValues() defaultValues {
 type kongService struct {
 	name        string
 	host        string
+	id          string
 	namespace   string
 	backendName string
 	port        portDef
@@ -51,6 +53,7 @@ type kongService struct {
 	portNumber  int32
 	fromRules   bool // created for a rule path (then it has path "/"), not only a default backend
 	routes      []*document.Route
+	routeBuf    [1]*document.Route // routes' first backing array: most Kong services have one route
 }
 
 // skipped says what an unresolvable backend at field costs: a path, or the default backend.
@@ -66,8 +69,8 @@ func skipped(field string) string {
 // field gives the backend's JSON path, built only when a problem is reported.
 func (t *translation) resolveBackend(ing *networkingv1.Ingress, b *networkingv1.IngressServiceBackend, field func() string) *kongService {
 	pd := portDefOf(b.Port)
-	name := kongServiceName(ing.Namespace, b.Name, pd)
-	if ks, ok := t.services[name]; ok {
+	var buf [128]byte
+	if ks, ok := t.services[string(appendServiceName(buf[:0], ing.Namespace, b.Name, pd))]; ok {
 		t.rec.dependOn(ing.Namespace, b.Name, ks.svc)
 		if ks.svcPort == nil && ks.svc.Spec.Type != corev1.ServiceTypeExternalName {
 			t.missingNumberProblem(ing, ks, field)
@@ -87,23 +90,33 @@ func (t *translation) resolveBackend(ing *networkingv1.Ingress, b *networkingv1.
 		t.problem(ingressRef(ing), f+portField(pd), "%s; %s", why, skipped(f))
 		return nil
 	}
-	ks := t.newKongService(name, ing.Namespace, b.Name, pd, svc, sp)
+	ks := t.newKongService(ing.Namespace, b.Name, pd, svc, sp)
 	if sp == nil && svc.Spec.Type != corev1.ServiceTypeExternalName {
 		t.missingNumberProblem(ing, ks, field)
 	}
 	return ks
 }
 
-// newKongService registers the Kong service of one resolved backend.
-func (t *translation) newKongService(name, ns, backend string, pd portDef, svc *corev1.Service, sp *corev1.ServicePort) *kongService {
-	ks := &kongService{
-		name: name, host: upstreamName(ns, backend, pd), namespace: ns,
-		backendName: backend, port: pd, svc: svc, svcPort: sp, portNumber: pd.number,
-	}
+// newKongService registers the Kong service of one resolved backend. Its name, host and id share
+// one allocation.
+func (t *translation) newKongService(ns, backend string, pd portDef, svc *corev1.Service, sp *corev1.ServicePort) *kongService {
+	ks := &kongService{namespace: ns, backendName: backend, port: pd, svc: svc, svcPort: sp, portNumber: pd.number}
+	var buf [256]byte
+	name := appendServiceName(buf[:0], ns, backend, pd)
+	n := len(name)
+	all := appendUpstreamName(name, ns, backend, pd)
+	var p strPack
+	p.grow(len(all) + 36)
+	p.writeBytes(all[:n])
+	ks.name = p.take()
+	p.writeBytes(all[n:])
+	ks.host = p.take()
+	ks.id = p.addID(t.ids.services, ks.name)
+	ks.routes = ks.routeBuf[:0]
 	if sp != nil {
 		ks.portNumber = sp.Port
 	}
-	t.services[name] = ks
+	t.services[ks.name] = ks
 	return ks
 }
 
@@ -182,7 +195,7 @@ func (t *translation) buildServices() ([]*document.Service, []*document.Upstream
 	for name := range t.services {
 		names = append(names, name)
 	}
-	sort.Strings(names)
+	slices.Sort(names)
 	svcs := make([]*document.Service, 0, len(names))
 	ups := make([]*document.Upstream, 0, len(names))
 	for _, name := range names {
@@ -200,18 +213,29 @@ func (t *translation) buildServices() ([]*document.Service, []*document.Upstream
 	return svcs, ups
 }
 
+// serviceAlloc is a Kong service with the values its own pointer fields point at: one
+// allocation instead of one per field. Nothing modifies an entity after translation.
+type serviceAlloc struct {
+	s              document.Service
+	name, host, id string
+	port           int
+}
+
 func (t *translation) buildService(ks *kongService, info *serviceInfo) *document.Service {
-	s := &document.Service{Service: kong.Service{
-		Name:           kong.String(ks.name),
-		Host:           kong.String(ks.host),
-		Port:           kong.Int(int(ks.portNumber)),
+	a := &serviceAlloc{name: ks.name, host: ks.host, id: ks.id, port: int(ks.portNumber)}
+	s := &a.s
+	s.Service = kong.Service{
+		ID:             &a.id,
+		Name:           &a.name,
+		Host:           &a.host,
+		Port:           &a.port,
 		Protocol:       t.defaults.http,
 		ConnectTimeout: t.defaults.timeout,
 		ReadTimeout:    t.defaults.timeout,
 		WriteTimeout:   t.defaults.timeout,
 		Retries:        t.defaults.retries,
 		Tags:           info.tags,
-	}}
+	}
 	if ks.fromRules {
 		s.Path = t.defaults.slash
 	}
@@ -220,20 +244,27 @@ func (t *translation) buildService(ks *kongService, info *serviceInfo) *document
 		t.clientRefs = append(t.clientRefs, clientCertRef{svc: &s.Service, cert: info.clientCert})
 	}
 	s.Routes = ks.routes
-	s.ID = kong.String(t.ids.services.id(ks.name))
 	return s
 }
 
+// upstreamAlloc is an upstream with the name its Name points at (one allocation).
+type upstreamAlloc struct {
+	u    document.Upstream
+	name string
+}
+
 func (t *translation) buildUpstream(ks *kongService, info *serviceInfo) *document.Upstream {
-	return &document.Upstream{
+	a := &upstreamAlloc{name: ks.host}
+	a.u = document.Upstream{
 		Upstream: kong.Upstream{
-			Name:       kong.String(ks.host),
+			Name:       &a.name,
 			Algorithm:  t.defaults.roundRobin,
 			HostHeader: info.hostHeader,
 			Tags:       info.tags,
 		},
 		Targets: t.targets(ks),
 	}
+	return &a.u
 }
 
 // consistentAnnotations is KIC's rule for Kong services backed by several Kubernetes Services:

@@ -17,6 +17,7 @@ type serviceInfo struct {
 	tlsVerify                                 *bool
 	clientCert                                *certEntry
 	caCerts                                   []*string
+	tagData                                   tagBlock // tags' storage, without konghq.com/tags
 }
 
 func serviceRef(s *corev1.Service) store.Ref {
@@ -36,7 +37,8 @@ func (t *translation) serviceInfoFor(svc *corev1.Service) *serviceInfo {
 	before := len(t.problems)
 	a := svc.Annotations
 	p := annotationParser{t: t, ref: serviceRef(svc), anns: a}
-	info := &serviceInfo{tags: objectTags(store.KindService, svc)}
+	info := &serviceInfo{}
+	info.tags = objectTagsIn(store.KindService, svc, &info.tagData)
 	if v, ok := a[annProtocol]; ok && v != "" {
 		if validProtocol(v) {
 			info.protocol = kong.String(v)
