@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/kongsync/kongsync/store"
+	"github.com/kongsync/kongsync/translator"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -188,5 +189,34 @@ func TestParseSize(t *testing.T) {
 		if _, err := ParseSize(in); err == nil {
 			t.Errorf("ParseSize(%q): want an error", in)
 		}
+	}
+}
+
+// TestConsumersTranslate: each generated KongConsumer becomes a Kong consumer with its one
+// key-auth credential, and nothing is reported, so the option measures the consumer path.
+func TestConsumersTranslate(t *testing.T) {
+	c := Defaults(4)
+	c.Consumers = 3
+	objs, notes, err := store.DecodeManifests("w", bytes.NewReader(write(t, c, "yaml")))
+	if err != nil || len(notes) != 0 {
+		t.Fatalf("decode: %v %v", notes, err)
+	}
+	st, loadNotes := store.Load(objs)
+	if len(loadNotes) != 0 {
+		t.Fatalf("load notes: %v", loadNotes)
+	}
+	res := translator.Translate(st.Snapshot(), translator.DefaultOptions())
+	if len(res.Problems) != 0 {
+		t.Fatalf("problems: %v", res.Problems)
+	}
+	keys := map[string]bool{}
+	for _, cons := range res.Document.Consumers {
+		if len(cons.KeyAuths) != 1 || cons.KeyAuths[0].Key == nil || keys[*cons.KeyAuths[0].Key] {
+			t.Fatalf("consumer %s: key-auth credentials %v", *cons.Username, cons.KeyAuths)
+		}
+		keys[*cons.KeyAuths[0].Key] = true
+	}
+	if len(res.Document.Consumers) != 3 {
+		t.Fatalf("%d consumers, want 3", len(res.Document.Consumers))
 	}
 }
