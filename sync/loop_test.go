@@ -1,6 +1,7 @@
 package sync
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -395,5 +396,31 @@ func TestMaxDelayBoundsContinuousEvents(t *testing.T) {
 	t.Logf("%d wake-ups during 1 s of events every 5 ms (window 50 ms, max delay 200 ms)", n)
 	if n < 3 || n > 6 {
 		t.Errorf("%d wake-ups in 1 s, want about 5 (one per max delay)", n)
+	}
+}
+
+// A body over the admin server's nginx limit (Kong's default 10m) is answered by nginx with an
+// HTML 413 before Kong sees it: reported as too large with the settings to raise, Kong keeps
+// its previous config, and a config that fits again is pushed.
+func TestBodyOverNginxLimit(t *testing.T) {
+	e := newEnv(t, envOpts{kong: kongdouble.Options{MaxBodyBytes: 600}})
+	e.upsert("a", nil)
+	prev := e.converged(wait)
+	for i := range 6 {
+		e.upsert(fmt.Sprintf("big-%d", i), nil)
+	}
+	e.wait("a 413", wait, func() bool { return e.loop.Stats().TooLarge == 1 })
+	if document.Hash([]byte(e.kongs[0].Config())) != prev {
+		t.Error("previous config not kept")
+	}
+	if !strings.Contains(e.logs.String(), "KONG_NGINX_ADMIN_CLIENT_MAX_BODY_SIZE") {
+		t.Errorf("the log does not name the setting to raise:\n%s", e.logs.String())
+	}
+	for i := range 6 {
+		e.store.Delete(store.Ref{Kind: store.KindService, Namespace: "default", Name: fmt.Sprintf("big-%d", i)})
+	}
+	e.loop.Notify()
+	if got := e.converged(wait); got != prev {
+		t.Errorf("converged to %s, want the small config %s again", got, prev)
 	}
 }

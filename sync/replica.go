@@ -134,11 +134,11 @@ func (r *Replica) Push(ctx context.Context, p *Payload) Outcome {
 		out.Result, out.Err = ResultNetworkError, fmt.Errorf("read /config response: %w", scrub(err))
 		return out
 	}
-	r.classify(&out, resp, body)
+	r.classify(&out, resp, body, size)
 	return out
 }
 
-func (r *Replica) classify(out *Outcome, resp *http.Response, body []byte) {
+func (r *Replica) classify(out *Outcome, resp *http.Response, body []byte, size int64) {
 	switch code := resp.StatusCode; {
 	case code == http.StatusCreated || code == http.StatusOK:
 		out.Result = ResultAccepted
@@ -155,7 +155,7 @@ func (r *Replica) classify(out *Outcome, resp *http.Response, body []byte) {
 		}
 	case code == http.StatusRequestEntityTooLarge:
 		out.Result = ResultTooLarge
-		out.Message = truncate(messageOf(body))
+		out.Message = tooLargeMessage(body, size)
 	case code == http.StatusTooManyRequests:
 		out.Result = ResultBusy
 		out.RetryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now(), r.opts.RetryAfterMax)
@@ -237,6 +237,29 @@ func parseRetryAfter(v string, now time.Time, max time.Duration) time.Duration {
 
 // messageOf extracts Kong's "message" from an error body; the body itself is never returned,
 // since error bodies can echo entities (with private keys).
+// tooLargeMessage explains a 413. Kong's own (JSON) means the config does not fit its LMDB map;
+// nginx's (an HTML page) means the body exceeds the admin server's client_max_body_size, 10m by
+// default: a config of about 8,000 Ingresses or more needs it raised.
+func tooLargeMessage(body []byte, size int64) string {
+	if m, ok := jsonMessage(body); ok {
+		return truncate(m)
+	}
+	return fmt.Sprintf("the request body (%d bytes) exceeds the Kong admin API's client_max_body_size "+
+		"(nginx answered 413, Kong's default is 10m): set KONG_NGINX_ADMIN_CLIENT_MAX_BODY_SIZE and "+
+		"KONG_NGINX_ADMIN_CLIENT_BODY_BUFFER_SIZE above it", size)
+}
+
+// jsonMessage reads Kong's {"message": ...} error body.
+func jsonMessage(body []byte) (string, bool) {
+	var m struct {
+		Message *string `json:"message"`
+	}
+	if json.Unmarshal(body, &m) != nil || m.Message == nil {
+		return "", false
+	}
+	return *m.Message, true
+}
+
 func messageOf(body []byte) string {
 	var m struct {
 		Message string `json:"message"`

@@ -33,10 +33,12 @@ func (l *loaded) hash() string {
 // request is recorded, so a client that has its answer can rely on Requests() listing it.
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	body, _ := io.ReadAll(io.LimitReader(r.Body, 256<<20))
-	received := time.Now()
 	rec := &recorder{header: w.Header(), status: http.StatusOK}
-	s.route(rec, r, body)
+	body, ok := s.readBody(rec, r)
+	received := time.Now()
+	if ok {
+		s.route(rec, r, body)
+	}
 	s.record(Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), Header: r.Header.Clone(),
 		Body: body, Status: rec.status, Start: start, Received: received, End: time.Now()})
 	if rec.status == 0 {
@@ -44,6 +46,44 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	w.WriteHeader(rec.status)
 	_, _ = w.Write(rec.body.Bytes())
+}
+
+// DefaultMaxBodyBytes is Kong's default nginx_admin_client_max_body_size (and
+// client_body_buffer_size), 10m: a POST /config body above it never reaches Kong.
+const DefaultMaxBodyBytes = 10 << 20
+
+// nginx413 is the page nginx (OpenResty) answers with when a body exceeds client_max_body_size:
+// Kong's admin server block has no error_page of its own.
+const nginx413 = "<html>\r\n<head><title>413 Request Entity Too Large</title></head>\r\n<body>\r\n" +
+	"<center><h1>413 Request Entity Too Large</h1></center>\r\n<hr><center>openresty</center>\r\n</body>\r\n</html>\r\n"
+
+// readBody reads the request body as nginx would: a body over the limit (by Content-Length,
+// or while reading a chunked one) is answered with nginx's 413 page and not handled further.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	limit := s.opts.MaxBodyBytes
+	if limit == 0 {
+		limit = DefaultMaxBodyBytes
+	}
+	if limit < 0 {
+		limit = 256 << 20
+	}
+	if r.ContentLength > limit {
+		writeNginx413(w)
+		return nil, false
+	}
+	body, _ := io.ReadAll(io.LimitReader(r.Body, limit+1))
+	if int64(len(body)) > limit {
+		writeNginx413(w)
+		return nil, false
+	}
+	return body, true
+}
+
+func writeNginx413(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "text/html")
+	w.Header().Set("Connection", "close")
+	w.WriteHeader(http.StatusRequestEntityTooLarge)
+	_, _ = io.WriteString(w, nginx413)
 }
 
 // recorder buffers a response.

@@ -31,6 +31,11 @@ type Options struct {
 	// MaxConfigBytes, if positive, makes configs larger than this fail with 413 while the
 	// previous config is kept, as when a config does not fit Kong's lmdb_map_size.
 	MaxConfigBytes int
+	// MaxBodyBytes is the admin server's nginx client_max_body_size: a request whose body is
+	// larger gets nginx's own 413 page (HTML, not JSON) before Kong sees it. Zero means Kong's
+	// default, 10m (nginx_admin_client_max_body_size); negative means no limit (the double still
+	// reads at most 256 MiB).
+	MaxBodyBytes int64
 	// Addr is the listen address (default "127.0.0.1:0": a free loopback port).
 	Addr string
 	// LoadTime, if positive, is how long loading a valid config takes; a POST /config arriving

@@ -3,7 +3,9 @@ package kongdouble
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -236,5 +238,47 @@ func TestBusyWhileLoading(t *testing.T) {
 	}
 	if code := <-first; code != http.StatusCreated || s.Hash() != md5hex([]byte(minimal)) {
 		t.Fatalf("first post: %d, hash %s", code, s.Hash())
+	}
+}
+
+// A body over client_max_body_size gets nginx's HTML 413, announced (Content-Length) or not
+// (chunked), and Kong never sees it: the config held stays; the default limit is Kong's 10m.
+func TestBodyOverNginxLimit(t *testing.T) {
+	s := New(Options{MaxBodyBytes: 200})
+	defer s.Close()
+	if code, _ := postConfig(t, s, "", minimal); code != http.StatusCreated {
+		t.Fatalf("small config: %d", code)
+	}
+	held := s.Config()
+	big := `{"config":"` + strings.Repeat(" ", 300) + `"}`
+	for _, chunked := range []bool{false, true} {
+		var body io.Reader = strings.NewReader(big)
+		if chunked {
+			body = io.MultiReader(body) // hides the length: the client sends it chunked
+		}
+		resp, err := http.Post(s.URL()+"/config", "application/json", body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") ||
+			!strings.Contains(string(raw), "413 Request Entity Too Large") {
+			t.Errorf("chunked=%v: HTTP %d %s %q", chunked, resp.StatusCode, resp.Header.Get("Content-Type"), raw)
+		}
+	}
+	if s.Config() != held {
+		t.Error("the held config changed")
+	}
+	d := New(Options{})
+	defer d.Close()
+	over := `{"config":"` + strings.Repeat(" ", 10<<20) + `"}`
+	resp, err := http.Post(d.URL()+"/config", "application/json", strings.NewReader(over))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Errorf("a body over 10m with the default limit: HTTP %d", resp.StatusCode)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -65,6 +66,32 @@ func TestDeploymentSecurityContext(t *testing.T) {
 			sc.RunAsUser == nil || *sc.RunAsUser == 0 {
 			t.Errorf("container %s: securityContext %+v is not non-root/read-only/no-escalation", c.Name, sc)
 		}
+	}
+}
+
+// Kong's admin body limit is raised above its 10m default (kongsync posts the whole config in
+// one body), to the same value for client_max_body_size and client_body_buffer_size.
+func TestDeploymentAdminBodyLimit(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(deployDir, "deployment.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d appsv1.Deployment
+	if err := yaml.UnmarshalStrict(b, &d); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{}
+	for _, c := range d.Spec.Template.Spec.Containers {
+		if c.Name == "proxy" {
+			for _, e := range c.Env {
+				env[e.Name] = e.Value
+			}
+		}
+	}
+	max, buf := env["KONG_NGINX_ADMIN_CLIENT_MAX_BODY_SIZE"], env["KONG_NGINX_ADMIN_CLIENT_BODY_BUFFER_SIZE"]
+	mb, err := strconv.Atoi(strings.TrimSuffix(max, "m"))
+	if err != nil || !strings.HasSuffix(max, "m") || mb <= 10 || buf != max {
+		t.Errorf("admin body limit %q, buffer %q: want equal sizes above Kong's 10m", max, buf)
 	}
 }
 

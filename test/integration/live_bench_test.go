@@ -169,7 +169,8 @@ type liveProc struct {
 
 func startLive(b *testing.B, extra ...string) *liveProc {
 	b.Helper()
-	d := kongdouble.New(kongdouble.Options{})
+	// Kong as deploy/ configures it: admin body limit 64m (KONG_NGINX_ADMIN_CLIENT_MAX_BODY_SIZE).
+	d := kongdouble.New(kongdouble.Options{MaxBodyBytes: 64 << 20})
 	args := append([]string{"run", "--kubeconfig=" + plane.Kubeconfig, "--kong-admin-url=" + d.URL(),
 		"--update-status=false", "--election-namespace=default", "--log-level=error",
 		"--metrics-bind-address=0", "--health-probe-bind-address=0"}, extra...)
