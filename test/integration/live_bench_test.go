@@ -6,6 +6,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -169,12 +171,23 @@ type liveProc struct {
 
 func startLive(b *testing.B, extra ...string) *liveProc {
 	b.Helper()
+	return startLiveWith(b, "", nil, extra...)
+}
+
+// startLiveWith runs bin ("" for the binary built from this tree) with env added to the
+// environment.
+func startLiveWith(b *testing.B, bin string, env []string, extra ...string) *liveProc {
+	b.Helper()
+	if bin == "" {
+		bin = liveBinary(b)
+	}
 	// Kong as deploy/ configures it: admin body limit 64m (KONG_NGINX_ADMIN_CLIENT_MAX_BODY_SIZE).
 	d := kongdouble.New(kongdouble.Options{MaxBodyBytes: 64 << 20})
 	args := append([]string{"run", "--kubeconfig=" + plane.Kubeconfig, "--kong-admin-url=" + d.URL(),
 		"--update-status=false", "--election-namespace=default", "--log-level=error",
 		"--metrics-bind-address=0", "--health-probe-bind-address=0"}, extra...)
-	cmd := exec.Command(liveBinary(b), args...)
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), env...)
 	cmd.Stderr = os.Stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	p := &liveProc{cmd: cmd, double: d}
@@ -277,35 +290,131 @@ func procStats(pid int) (hwm, rss int64, cpu time.Duration, err error) {
 
 // BenchmarkLiveStart10k measures exec → first complete push (the double answered a POST
 // holding all N services), then the controller's peak RSS and the CPU it uses over 10 idle s.
+//
+// KONGSYNC_BENCH_VARIANTS runs several variants side by side on the one loaded cluster, as
+// sub-benchmarks, interleaved per iteration: "name|binary|K=V K=V;name2|...", where an empty
+// binary is the one built from this tree and the K=V pairs are added to the child's environment
+// (e.g. "old|/tmp/kongsync-old|;new||GOGC=50"); KONGSYNC_BENCH_ROUNDS sets the iterations (a
+// benchmark with sub-benchmarks runs once).
 func BenchmarkLiveStart10k(b *testing.B) {
 	n := liveCluster(b)
 	liveBinary(b)
-	var starts []float64
-	var hwm, rss int64
-	var idle time.Duration
+	var variants []liveVariant
+	for _, v := range strings.Split(os.Getenv("KONGSYNC_BENCH_VARIANTS"), ";") {
+		f := strings.SplitN(v, "|", 3)
+		if len(f) == 3 {
+			variants = append(variants, liveVariant{name: f[0], bin: f[1], env: strings.Fields(f[2])})
+		}
+	}
+	if len(variants) == 0 {
+		variants = []liveVariant{{}}
+	}
+	results := make([]liveStartResult, len(variants))
 	b.ResetTimer()
-	for range b.N {
-		p := startLive(b)
-		starts = append(starts, p.waitComplete(b, n).Seconds())
-		h, r, c0, err := procStats(p.cmd.Process.Pid)
-		if err != nil {
-			b.Fatal(err)
+	for i := range max(b.N, envInt("KONGSYNC_BENCH_ROUNDS", 1)) {
+		for v := range variants {
+			results[v].add(liveStartOnce(b, n, variants[v], i))
 		}
-		idleWindow := time.NewTimer(10 * time.Second)
-		<-idleWindow.C
-		_, _, c1, err := procStats(p.cmd.Process.Pid)
-		if err != nil {
-			b.Fatal(err)
-		}
-		hwm, rss, idle = max(hwm, h), max(rss, r), max(idle, c1-c0)
-		p.stop()
 	}
 	b.StopTimer()
-	b.ReportMetric(percentile(starts, 50), "start-p50-s")
-	b.ReportMetric(float64(hwm)/(1<<20), "VmHWM-MiB")
-	b.ReportMetric(float64(rss)/(1<<20), "VmRSS-MiB")
-	b.ReportMetric(float64(idle.Milliseconds()), "idle-cpu-ms/10s")
+	if len(variants) == 1 {
+		results[0].report(b)
+		return
+	}
+	for v := range variants {
+		b.Run(variants[v].name, func(b *testing.B) { results[v].report(b) })
+	}
+}
+
+// liveVariant is one kongsync binary and environment compared by BenchmarkLiveStart10k.
+type liveVariant struct {
+	name, bin string
+	env       []string
+}
+
+// liveStartResult accumulates one variant's BenchmarkLiveStart10k runs.
+type liveStartResult struct {
+	starts, received []float64
+	hwm, rss         int64
+	idle             time.Duration
+}
+
+func (r *liveStartResult) add(o liveStartResult) {
+	r.starts = append(r.starts, o.starts...)
+	r.received = append(r.received, o.received...)
+	r.hwm, r.rss, r.idle = max(r.hwm, o.hwm), max(r.rss, o.rss), max(r.idle, o.idle)
+}
+
+func (r *liveStartResult) report(b *testing.B) {
+	b.ReportMetric(percentile(r.starts, 50), "start-p50-s")
+	// The same, to the moment the double had the whole body: without its own validation.
+	b.ReportMetric(percentile(r.received, 50), "start-received-p50-s")
+	b.ReportMetric(float64(r.hwm)/(1<<20), "VmHWM-MiB")
+	b.ReportMetric(float64(r.rss)/(1<<20), "VmRSS-MiB")
+	b.ReportMetric(float64(r.idle.Milliseconds()), "idle-cpu-ms/10s")
 	b.ReportMetric(0, "ns/op")
+}
+
+// liveStartOnce starts one kongsync, waits for its first complete push and measures it.
+// KONGSYNC_BENCH_PPROF=dir adds --profiling and saves heap profiles (binary, and text with
+// runtime.MemStats) right after that push; KONGSYNC_BENCH_LOG_LEVEL=debug logs the start
+// phases with timestamps on stderr.
+func liveStartOnce(b *testing.B, n int, v liveVariant, i int) liveStartResult {
+	var extra []string
+	var metricsAddr string
+	pprofDir := os.Getenv("KONGSYNC_BENCH_PPROF")
+	if pprofDir != "" {
+		metricsAddr = freeAddr(b)
+		extra = []string{"--profiling", "--metrics-bind-address=" + metricsAddr}
+	}
+	if lvl := os.Getenv("KONGSYNC_BENCH_LOG_LEVEL"); lvl != "" {
+		extra = append(extra, "--log-level="+lvl)
+	}
+	p := startLiveWith(b, v.bin, v.env, extra...)
+	var r liveStartResult
+	r.starts = append(r.starts, p.waitComplete(b, n).Seconds())
+	posts := p.double.Posts()
+	last := posts[len(posts)-1]
+	b.Logf("%s: complete POST began %.2fs, body received %.2fs, answered %.2fs after exec (%d POSTs)", v.name,
+		last.Start.Sub(p.started).Seconds(), last.Received.Sub(p.started).Seconds(), last.End.Sub(p.started).Seconds(), len(posts))
+	r.received = append(r.received, last.Received.Sub(p.started).Seconds())
+	h, rss, c0, err := procStats(p.cmd.Process.Pid)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if pprofDir != "" {
+		saveHeapProfiles(b, metricsAddr, filepath.Join(pprofDir, fmt.Sprintf("heap-%s%d", v.name, i)))
+	}
+	idleWindow := time.NewTimer(10 * time.Second)
+	<-idleWindow.C
+	_, _, c1, err := procStats(p.cmd.Process.Pid)
+	if err != nil {
+		b.Fatal(err)
+	}
+	r.hwm, r.rss, r.idle = h, rss, c1-c0
+	p.stop()
+	return r
+}
+
+// saveHeapProfiles writes prefix.pb.gz (for go tool pprof) and prefix.txt (debug=1: the
+// allocation sites and runtime.MemStats) from a kongsync running with --profiling, each after a
+// forced GC so that in-use means live.
+func saveHeapProfiles(b *testing.B, addr, prefix string) {
+	b.Helper()
+	for suffix, query := range map[string]string{".pb.gz": "?gc=1", ".txt": "?gc=1&debug=1"} {
+		resp, err := http.Get("http://" + addr + "/debug/pprof/heap" + query)
+		if err != nil {
+			b.Fatal(err)
+		}
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != http.StatusOK {
+			b.Fatalf("heap profile: %d %v", resp.StatusCode, err)
+		}
+		if err := os.WriteFile(prefix+suffix, body, 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
 
 // BenchmarkLiveWriteToPost measures API write → POST /config at the double, one Ingress update

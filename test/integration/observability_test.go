@@ -19,7 +19,7 @@ import (
 	"github.com/kongsync/kongsync/internal/runner"
 )
 
-func freeAddr(t *testing.T) string {
+func freeAddr(t testing.TB) string {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
