@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"maps"
 	"slices"
 	"strings"
@@ -120,37 +121,124 @@ func patchServiceIndex(pv *kindView, objs map[nsName]Object, dirty map[nsName]st
 }
 
 func buildView(k Kind, objs map[nsName]Object) *kindView {
-	type entry struct {
-		key nsName
-		o   Object
-	}
-	entries := make([]entry, 0, len(objs))
+	keys := make([]nsName, 0, len(objs))
+	vals := make([]Object, 0, len(objs))
 	for key, o := range objs {
-		entries = append(entries, entry{key, o})
+		keys = append(keys, key)
+		vals = append(vals, o)
 	}
-	slices.SortFunc(entries, func(a, b entry) int { // map keys: no interface calls while sorting
-		if c := strings.Compare(a.key.ns, b.key.ns); c != 0 {
-			return c
-		}
-		return strings.Compare(a.key.name, b.key.name)
-	})
-	v := &kindView{objs: objs, sorted: make([]Object, len(entries))}
-	for i, e := range entries {
-		v.sorted[i] = e.o
+	v := &kindView{objs: objs, sorted: make([]Object, len(keys))}
+	for i, e := range sortKeys(keys) {
+		v.sorted[i] = vals[e.idx]
 	}
 	if k == KindEndpointSlice {
-		v.bySvc = map[nsName][]*discoveryv1.EndpointSlice{}
-		for _, o := range v.sorted {
-			es := o.(*discoveryv1.EndpointSlice)
-			svc := es.Labels[discoveryv1.LabelServiceName]
-			if svc == "" {
-				continue
-			}
-			key := nsName{es.Namespace, svc}
-			v.bySvc[key] = append(v.bySvc[key], es)
-		}
+		v.bySvc = indexByService(v.sorted)
 	}
 	return v
+}
+
+// sortRec is one key in sortKeys: its namespace's rank, 8 bytes of its name as a number, and
+// its index. Most comparisons are two integer compares; records are small to move.
+type sortRec struct {
+	rank, idx uint32
+	prefix    uint64
+}
+
+// sortKeys returns the order of keys by namespace, then name (the order of Snapshot lists).
+// Namespaces are ranked once; names are compared by the 8 bytes after the prefix all names
+// share, and in full only where those are equal.
+func sortKeys(keys []nsName) []sortRec {
+	recs := make([]sortRec, len(keys))
+	if len(keys) == 0 {
+		return recs
+	}
+	ranks := namespaceRanks(keys)
+	skip := commonPrefix(keys)
+	first := keys[0].ns
+	firstRank := ranks[first]
+	for i, key := range keys {
+		r := firstRank
+		if key.ns != first {
+			r = ranks[key.ns]
+		}
+		recs[i] = sortRec{rank: r, idx: uint32(i), prefix: namePrefix(key.name[skip:])}
+	}
+	slices.SortFunc(recs, func(a, b sortRec) int {
+		if a.rank != b.rank {
+			return cmp.Compare(a.rank, b.rank)
+		}
+		if a.prefix != b.prefix {
+			return cmp.Compare(a.prefix, b.prefix)
+		}
+		return strings.Compare(keys[a.idx].name, keys[b.idx].name)
+	})
+	return recs
+}
+
+// namespaceRanks numbers the distinct namespaces of keys in sorted order.
+func namespaceRanks(keys []nsName) map[string]uint32 {
+	ranks := map[string]uint32{keys[0].ns: 0}
+	first := keys[0].ns
+	for _, key := range keys {
+		if key.ns != first {
+			ranks[key.ns] = 0
+		}
+	}
+	names := make([]string, 0, len(ranks))
+	for ns := range ranks {
+		names = append(names, ns)
+	}
+	slices.Sort(names)
+	for i, ns := range names {
+		ranks[ns] = uint32(i)
+	}
+	return ranks
+}
+
+// commonPrefix is the length of the prefix every key's name shares.
+func commonPrefix(keys []nsName) int {
+	p := keys[0].name
+	for _, key := range keys[1:] {
+		n := min(len(p), len(key.name))
+		i := 0
+		for i < n && p[i] == key.name[i] {
+			i++
+		}
+		p = p[:i]
+		if i == 0 {
+			break
+		}
+	}
+	return len(p)
+}
+
+// namePrefix is the first 8 bytes of name, big-endian, zero-padded: prefixes order as the
+// names do wherever they differ.
+func namePrefix(name string) uint64 {
+	var p uint64
+	for i := 0; i < 8; i++ {
+		p <<= 8
+		if i < len(name) {
+			p |= uint64(name[i])
+		}
+	}
+	return p
+}
+
+// indexByService builds the EndpointSlice index from the sorted slices; each Service's list has
+// its own array, so that no list pins slices of other Services once the index is patched.
+func indexByService(sorted []Object) map[nsName][]*discoveryv1.EndpointSlice {
+	idx := make(map[nsName][]*discoveryv1.EndpointSlice, len(sorted))
+	for _, o := range sorted {
+		es := o.(*discoveryv1.EndpointSlice)
+		svc := es.Labels[discoveryv1.LabelServiceName]
+		if svc == "" {
+			continue
+		}
+		key := nsName{es.Namespace, svc}
+		idx[key] = append(idx[key], es)
+	}
+	return idx
 }
 
 // NewSnapshot builds a snapshot directly from objects, without a Store: handy for tests and
