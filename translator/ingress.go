@@ -28,18 +28,21 @@ type routeAlloc struct {
 	name, id, host string
 	hosts          [1]*string
 	paths          [2]*string
-	pathVals       [2]string
 }
 
-// addPath appends a Kong path; the first two live in the route's own storage.
-func (a *routeAlloc) addPath(p string) {
+// addPath appends a Kong path; the list's first two entries live in the route's own storage,
+// and the path "/" (the most common) points at the shared default.
+func (a *routeAlloc) addPath(p string, slash *string) {
+	v := slash
+	if p != "/" {
+		v = kong.String(p)
+	}
 	if n := len(a.r.Paths); n < len(a.paths) {
-		a.pathVals[n] = p
-		a.paths[n] = &a.pathVals[n]
+		a.paths[n] = v
 		a.r.Paths = a.paths[:n+1]
 		return
 	}
-	a.r.Paths = append(a.r.Paths, kong.String(p))
+	a.r.Paths = append(a.r.Paths, v)
 }
 
 // pathPos locates an Ingress path; its field paths are built only when a problem needs one.
@@ -115,7 +118,7 @@ func (t *translation) translatePath(ing *networkingv1.Ingress, rs *routeSettings
 	}
 	var buf [2]string
 	for _, kp := range ingressPaths(path, pt, rs.regexMarker, buf[:0]) {
-		g.route.addPath(kp)
+		g.route.addPath(kp, t.defaults.slash)
 	}
 	return groups
 }

@@ -190,26 +190,28 @@ func findPort(svc *corev1.Service, p portDef) (*corev1.ServicePort, string) {
 }
 
 // buildServices emits every Kong service with its routes, and its upstream with targets.
+// Services are visited by name (the order certificates are claimed in) and come out in
+// sortDocument's order (by name, descending), which then has no work.
 func (t *translation) buildServices() ([]*document.Service, []*document.Upstream) {
-	names := make([]string, 0, len(t.services))
-	for name := range t.services {
-		names = append(names, name)
+	kss := make([]*kongService, 0, len(t.services))
+	for _, ks := range t.services {
+		kss = append(kss, ks)
 	}
-	slices.Sort(names)
-	svcs := make([]*document.Service, 0, len(names))
-	ups := make([]*document.Upstream, 0, len(names))
-	for _, name := range names {
-		ks := t.services[name]
+	slices.SortFunc(kss, func(a, b *kongService) int { return strings.Compare(a.name, b.name) })
+	svcs := make([]*document.Service, 0, len(kss))
+	ups := make([]*document.Upstream, 0, len(kss))
+	for _, ks := range kss {
 		if len(ks.routes) == 0 {
 			continue
 		}
-		if !t.consistentAnnotations(name, []*corev1.Service{ks.svc}) {
+		if !t.consistentAnnotations(ks.name, []*corev1.Service{ks.svc}) {
 			continue
 		}
 		info := t.serviceInfoFor(ks.svc)
 		svcs = append(svcs, t.serviceFor(ks, info))
 		ups = append(ups, t.upstreamFor(ks, info))
 	}
+	slices.Reverse(svcs)
 	return svcs, ups
 }
 

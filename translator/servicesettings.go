@@ -1,6 +1,8 @@
 package translator
 
 import (
+	"strings"
+
 	"github.com/kong/go-kong/kong"
 	corev1 "k8s.io/api/core/v1"
 
@@ -10,14 +12,22 @@ import (
 // serviceInfo is what a Kubernetes Service contributes to its Kong services and upstreams:
 // tags and annotation settings, parsed and checked once per Service however many ports are used.
 type serviceInfo struct {
-	tags                                      []*string
-	protocol, path, hostHeader                *string
+	tags       []*string
+	hostHeader *string
+	clientCert *certEntry
+	// opts are the parsed service annotations; nil when the Service has no konghq.com/ one
+	// (most Services), which saves their parsing and memory.
+	opts    *serviceOptions
+	tagData tagBlock // tags' storage, without konghq.com/tags
+}
+
+// serviceOptions are the Kong service fields a Service's annotations set.
+type serviceOptions struct {
+	protocol, path                            *string
 	connectTimeout, readTimeout, writeTimeout *int
 	retries, tlsVerifyDepth                   *int
 	tlsVerify                                 *bool
-	clientCert                                *certEntry
 	caCerts                                   []*string
-	tagData                                   tagBlock // tags' storage, without konghq.com/tags
 }
 
 func serviceRef(s *corev1.Service) store.Ref {
@@ -35,13 +45,35 @@ func (t *translation) serviceInfoFor(svc *corev1.Service) *serviceInfo {
 		return info
 	}
 	before := len(t.problems)
-	a := svc.Annotations
-	p := annotationParser{t: t, ref: serviceRef(svc), anns: a}
 	info := &serviceInfo{}
 	info.tags = objectTagsIn(store.KindService, svc, &info.tagData)
+	if hasKeyPrefix(svc.Annotations, annPrefix) {
+		t.parseServiceOptions(svc, info)
+	}
+	t.svcInfo[svc] = info
+	t.storeServiceInfo(svc, info, t.problems[before:])
+	return info
+}
+
+// hasKeyPrefix reports whether any key of m starts with prefix.
+func hasKeyPrefix(m map[string]string, prefix string) bool {
+	for k := range m {
+		if strings.HasPrefix(k, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// parseServiceOptions reads the konghq.com/ annotations of a Service into info.
+func (t *translation) parseServiceOptions(svc *corev1.Service, info *serviceInfo) {
+	a := svc.Annotations
+	p := annotationParser{t: t, ref: serviceRef(svc), anns: a}
+	o := &serviceOptions{}
+	info.opts = o
 	if v, ok := a[annProtocol]; ok && v != "" {
 		if validProtocol(v) {
-			info.protocol = kong.String(v)
+			o.protocol = kong.String(v)
 		} else {
 			p.bad(annProtocol, "unknown protocol")
 		}
@@ -50,16 +82,16 @@ func (t *translation) serviceInfoFor(svc *corev1.Service) *serviceInfo {
 		if _, err := parseServicePath(v); err != nil {
 			p.bad(annPath, err.Error())
 		} else {
-			info.path = kong.String(v)
+			o.path = kong.String(v)
 		}
 	}
 	timeout := func(v string) (int, error) { return parseIntRange(v, 1, maxTimeout) }
-	info.connectTimeout = p.integer(annConnectTimeout, timeout)
-	info.readTimeout = p.integer(annReadTimeout, timeout)
-	info.writeTimeout = p.integer(annWriteTimeout, timeout)
-	info.retries = p.integer(annRetries, func(v string) (int, error) { return parseIntRange(v, 0, maxRetries) })
-	info.tlsVerify = p.boolean(annTLSVerify, parseLooseBool)
-	info.tlsVerifyDepth = p.integer(annTLSVerifyDepth, func(v string) (int, error) {
+	o.connectTimeout = p.integer(annConnectTimeout, timeout)
+	o.readTimeout = p.integer(annReadTimeout, timeout)
+	o.writeTimeout = p.integer(annWriteTimeout, timeout)
+	o.retries = p.integer(annRetries, func(v string) (int, error) { return parseIntRange(v, 0, maxRetries) })
+	o.tlsVerify = p.boolean(annTLSVerify, parseLooseBool)
+	o.tlsVerifyDepth = p.integer(annTLSVerifyDepth, func(v string) (int, error) {
 		return parseIntRange(v, 0, maxVerifyDep)
 	})
 	if v := a[annHostHeader]; v != "" {
@@ -69,15 +101,12 @@ func (t *translation) serviceInfoFor(svc *corev1.Service) *serviceInfo {
 	t.caCertsFor(svc, info)
 	t.pluginProblems(serviceRef(svc), svc.Namespace, a)
 	t.unsupportedServiceAnnotations(svc)
-	t.svcInfo[svc] = info
-	t.storeServiceInfo(svc, info, t.problems[before:])
-	return info
 }
 
 // effectiveProtocol is the protocol the Kong service ends up with.
 func (info *serviceInfo) effectiveProtocol() string {
-	if info.protocol != nil {
-		return *info.protocol
+	if info.opts != nil && info.opts.protocol != nil {
+		return *info.opts.protocol
 	}
 	return defaultProtocol
 }
@@ -94,6 +123,15 @@ func isTLSProtocol(p string) bool {
 
 // apply sets the Kong service fields the annotations ask for; gRPC services take no path.
 func (info *serviceInfo) apply(s *kong.Service) {
+	if info.opts != nil {
+		info.opts.apply(s)
+	}
+	if p := *s.Protocol; p == "grpc" || p == "grpcs" {
+		s.Path = nil
+	}
+}
+
+func (info *serviceOptions) apply(s *kong.Service) {
 	if info.protocol != nil {
 		s.Protocol = info.protocol
 	}
@@ -108,9 +146,6 @@ func (info *serviceInfo) apply(s *kong.Service) {
 	setInt(&s.TLSVerifyDepth, info.tlsVerifyDepth)
 	if len(info.caCerts) > 0 {
 		s.CACertificates = info.caCerts
-	}
-	if p := *s.Protocol; p == "grpc" || p == "grpcs" {
-		s.Path = nil
 	}
 }
 
@@ -149,7 +184,7 @@ func (t *translation) caCertsFor(svc *corev1.Service, info *serviceInfo) {
 		return
 	}
 	field := annotationField(annCACertSecrets)
-	if info.tlsVerify == nil || !*info.tlsVerify {
+	if info.opts.tlsVerify == nil || !*info.opts.tlsVerify {
 		t.problem(serviceRef(svc), field, "CA certificates need konghq.com/tls-verify: \"true\"; annotation ignored")
 		return
 	}
@@ -168,7 +203,7 @@ func (t *translation) caCertsFor(svc *corev1.Service, info *serviceInfo) {
 			t.problem(serviceRef(svc), field, "Secret %s/%s is not a valid CA certificate Secret; CA certificate skipped", svc.Namespace, name)
 			continue
 		}
-		info.caCerts = append(info.caCerts, kong.String(id))
+		info.opts.caCerts = append(info.opts.caCerts, kong.String(id))
 	}
 }
 
