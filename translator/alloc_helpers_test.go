@@ -51,14 +51,30 @@ func TestEndpointTargets(t *testing.T) {
 	slices.Sort(want)
 	slices.Reverse(want)
 	want = slices.Compact(want)
+	for _, n := range []int{1, 2, len(refs)} {
+		var small smallTargets
+		var got []string
+		for _, tg := range endpointTargets(refs[:n], &small) {
+			got = append(got, *tg.Target)
+		}
+		var w []string
+		for _, r := range refs[:n] {
+			w = append(w, hostPort(r.addr, fmt.Sprint(r.port)))
+		}
+		slices.Sort(w)
+		slices.Reverse(w)
+		if w = slices.Compact(w); !slices.Equal(got, w) {
+			t.Errorf("endpointTargets(%d) = %q, want %q", n, got, w)
+		}
+	}
 	var got []string
-	for _, tg := range endpointTargets(refs) {
+	for _, tg := range endpointTargets(refs, nil) {
 		got = append(got, *tg.Target)
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("endpointTargets = %q, want %q", got, want)
 	}
-	if endpointTargets(nil) != nil {
+	if endpointTargets(nil, nil) != nil {
 		t.Error("no endpoints must give no targets")
 	}
 }

@@ -17,7 +17,8 @@ import (
 // ingress.kubernetes.io/service-upstream gives the Service's DNS name; an ExternalName Service
 // gives its external name; otherwise every ready endpoint of the Service's EndpointSlices whose
 // port has the Service port's name.
-func (t *translation) targets(ks *kongService) []*kong.Target {
+// Targets of up to two endpoints (the usual Deployment) live in small, the upstream's storage.
+func (t *translation) targets(ks *kongService, small *smallTargets) []*kong.Target {
 	svc := ks.svc
 	if ks.svcPort == nil {
 		return nil
@@ -43,7 +44,7 @@ func (t *translation) targets(ks *kongService) []*kong.Target {
 	for _, es := range t.snap.EndpointSlicesFor(svc.Namespace, svc.Name) {
 		refs = t.sliceTargets(es, svc, port.Name, refs)
 	}
-	return endpointTargets(refs)
+	return endpointTargets(refs, small)
 }
 
 // endpointRef is a usable endpoint: its address, port, and whether the address is IPv6.
@@ -59,10 +60,16 @@ type targetSlot struct {
 	addr string
 }
 
+// smallTargets holds the targets of an upstream with at most two endpoints.
+type smallTargets struct {
+	slots [2]targetSlot
+	ptrs  [2]*kong.Target
+}
+
 // endpointTargets turns endpoints into targets sorted by "host:port", descending, without
-// duplicates. The targets and their strings take three allocations per upstream, whatever the
-// number of endpoints.
-func endpointTargets(refs []endpointRef) []*kong.Target {
+// duplicates. The targets take two allocations (strings and targets), whatever the number of
+// endpoints, or one when small (non-nil) has room for them.
+func endpointTargets(refs []endpointRef, small *smallTargets) []*kong.Target {
 	if len(refs) == 0 {
 		return nil
 	}
@@ -72,7 +79,13 @@ func endpointTargets(refs []endpointRef) []*kong.Target {
 	}
 	var p strPack
 	p.grow(size)
-	slots := make([]targetSlot, len(refs))
+	var slots []targetSlot
+	var out []*kong.Target
+	if small != nil && len(refs) <= len(small.slots) {
+		slots, out = small.slots[:len(refs)], small.ptrs[:0]
+	} else {
+		slots = make([]targetSlot, len(refs))
+	}
 	var nb [16]byte
 	for i, r := range refs {
 		if r.v6 {
@@ -87,10 +100,12 @@ func endpointTargets(refs []endpointRef) []*kong.Target {
 	}
 	slices.SortFunc(slots, func(a, b targetSlot) int { return strings.Compare(b.addr, a.addr) })
 	slots = slices.CompactFunc(slots, func(a, b targetSlot) bool { return a.addr == b.addr })
-	out := make([]*kong.Target, len(slots))
+	if out == nil {
+		out = make([]*kong.Target, 0, len(slots))
+	}
 	for i := range slots {
 		slots[i].t.Target = &slots[i].addr
-		out[i] = &slots[i].t
+		out = append(out, &slots[i].t)
 	}
 	return out
 }

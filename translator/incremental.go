@@ -174,7 +174,7 @@ func (m *rulesMemo) dependOn(ns, name string, svc *corev1.Service) {
 
 func (m *rulesMemo) use(ks *kongService, r *document.Route) {
 	if m != nil {
-		m.uses = append(m.uses, ruleUse{name: ks.name, namespace: ks.namespace, backend: ks.backendName,
+		m.uses = append(m.uses, ruleUse{name: ks.name, namespace: ks.svc.Namespace, backend: ks.svc.Name,
 			port: ks.port, svc: ks.svc, svcPort: ks.svcPort, route: r})
 	}
 }

@@ -148,7 +148,7 @@ func unsupportedBackend(res *corev1.TypedLocalObjectReference) string {
 // its Kong service.
 func (t *translation) newRuleRoute(ing *networkingv1.Ingress, rs *routeSettings, ks *kongService, host string) *routeAlloc {
 	var buf [256]byte
-	a := t.newRoute(appendRouteName(buf[:0], ing.Namespace, ing.Name, ks.backendName, host, ks.port), rs)
+	a := t.newRoute(appendRouteName(buf[:0], ing.Namespace, ing.Name, ks.svc.Name, host, ks.port), rs)
 	if host != "" {
 		a.host = host
 		a.hosts[0] = &a.host

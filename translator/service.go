@@ -29,6 +29,18 @@ type defaultValues struct {
 	yes, no                         *bool
 	zero, code426, timeout, retries *int
 	v0, http, slash, roundRobin     *string
+	ports                           map[int32]*int // service ports, shared by number
+}
+
+// port returns the shared pointer to port number n. A Cache's translations share the map, one
+// at a time (Cache serializes them).
+func (d *defaultValues) port(n int32) *int {
+	p, ok := d.ports[n]
+	if !ok {
+		p = kong.Int(int(n))
+		d.ports[n] = p
+	}
+	return p
 }
 
 func newDefaultValues() defaultValues {
@@ -36,24 +48,23 @@ func newDefaultValues() defaultValues {
 		yes: kong.Bool(true), no: kong.Bool(false),
 		zero: kong.Int(0), code426: kong.Int(426), timeout: kong.Int(defaultTimeout), retries: kong.Int(defaultRetries),
 		v0: kong.String("v0"), http: kong.String(defaultProtocol), slash: kong.String("/"), roundRobin: kong.String("round-robin"),
+		ports: map[int32]*int{},
 	}
 }
 
 // kongService is one Kong service under construction: one Kubernetes Service port, as an
 // Ingress backend names it, with the routes of every Ingress that uses it.
 type kongService struct {
-	name        string
-	host        string
-	id          string
-	namespace   string
-	backendName string
-	port        portDef
-	svc         *corev1.Service
-	svcPort     *corev1.ServicePort // nil when the Service does not declare the port number
-	portNumber  int32
-	fromRules   bool // created for a rule path (then it has path "/"), not only a default backend
-	routes      []*document.Route
-	routeBuf    [1]*document.Route // routes' first backing array: most Kong services have one route
+	name       string
+	host       string
+	id         string
+	port       portDef
+	svc        *corev1.Service     // its namespace and name are the backend's
+	svcPort    *corev1.ServicePort // nil when the Service does not declare the port number
+	portNumber int32
+	fromRules  bool // created for a rule path (then it has path "/"), not only a default backend
+	routes     []*document.Route
+	routeBuf   [1]*document.Route // routes' first backing array: most Kong services have one route
 }
 
 // skipped says what an unresolvable backend at field costs: a path, or the default backend.
@@ -100,7 +111,7 @@ func (t *translation) resolveBackend(ing *networkingv1.Ingress, b *networkingv1.
 // newKongService registers the Kong service of one resolved backend. Its name, host and id share
 // one allocation.
 func (t *translation) newKongService(ns, backend string, pd portDef, svc *corev1.Service, sp *corev1.ServicePort) *kongService {
-	ks := &kongService{namespace: ns, backendName: backend, port: pd, svc: svc, svcPort: sp, portNumber: pd.number}
+	ks := &kongService{port: pd, svc: svc, svcPort: sp, portNumber: pd.number}
 	var buf [256]byte
 	name := appendServiceName(buf[:0], ns, backend, pd)
 	n := len(name)
@@ -124,7 +135,7 @@ func (t *translation) newKongService(ns, backend string, pd portDef, svc *corev1
 // keeps such routes (traffic gets no targets); so does kongsync, to stay config-compatible.
 func (t *translation) missingNumberProblem(ing *networkingv1.Ingress, ks *kongService, field func() string) {
 	t.problem(ingressRef(ing), field()+".port.number",
-		"Service %s/%s declares no ports; route kept for port %d, without targets", ks.namespace, ks.backendName, ks.port.number)
+		"Service %s/%s declares no ports; route kept for port %d, without targets", ks.svc.Namespace, ks.svc.Name, ks.port.number)
 }
 
 func portDefOf(p networkingv1.ServiceBackendPort) portDef {
@@ -220,17 +231,16 @@ func (t *translation) buildServices() ([]*document.Service, []*document.Upstream
 type serviceAlloc struct {
 	s              document.Service
 	name, host, id string
-	port           int
 }
 
 func (t *translation) buildService(ks *kongService, info *serviceInfo) *document.Service {
-	a := &serviceAlloc{name: ks.name, host: ks.host, id: ks.id, port: int(ks.portNumber)}
+	a := &serviceAlloc{name: ks.name, host: ks.host, id: ks.id}
 	s := &a.s
 	s.Service = kong.Service{
 		ID:             &a.id,
 		Name:           &a.name,
 		Host:           &a.host,
-		Port:           &a.port,
+		Port:           t.defaults.port(ks.portNumber),
 		Protocol:       t.defaults.http,
 		ConnectTimeout: t.defaults.timeout,
 		ReadTimeout:    t.defaults.timeout,
@@ -249,10 +259,12 @@ func (t *translation) buildService(ks *kongService, info *serviceInfo) *document
 	return s
 }
 
-// upstreamAlloc is an upstream with the name its Name points at (one allocation).
+// upstreamAlloc is an upstream with the name its Name points at and, for up to two
+// endpoints, its targets (one allocation).
 type upstreamAlloc struct {
-	u    document.Upstream
-	name string
+	u       document.Upstream
+	name    string
+	targets smallTargets
 }
 
 func (t *translation) buildUpstream(ks *kongService, info *serviceInfo) *document.Upstream {
@@ -264,7 +276,7 @@ func (t *translation) buildUpstream(ks *kongService, info *serviceInfo) *documen
 			HostHeader: info.hostHeader,
 			Tags:       info.tags,
 		},
-		Targets: t.targets(ks),
+		Targets: t.targets(ks, &a.targets),
 	}
 	return &a.u
 }
