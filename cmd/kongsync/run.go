@@ -16,6 +16,21 @@ import (
 	"github.com/kongsync/kongsync/internal/runner"
 )
 
+// watchListEnv is client-go's switch for WatchListClient (initial lists streamed as watch
+// events; on by default since client-go 0.35), read from the environment on first use.
+const watchListEnv = "KUBE_FEATURE_WatchListClient"
+
+// clientGoDefaults turns WatchListClient off unless the environment sets it: at N = 10k the
+// streamed initial events made start → first push 2-4 s slower than plain lists, which the API
+// server serves whole from its watch cache (docs/benchmarks.md, "Live loop"). It must run before
+// the first informer is built, since client-go reads the variable once.
+func clientGoDefaults(lookup func(string) (string, bool), set func(string, string) error) error {
+	if _, ok := lookup(watchListEnv); ok {
+		return nil
+	}
+	return set(watchListEnv, "false")
+}
+
 // runCommand is `kongsync run`: the live controller, until ctx is cancelled (SIGTERM).
 func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	f, fs, err := parseRunFlags(args, os.Getenv)
@@ -32,6 +47,10 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	log, err := newLogger(stderr, f.logLevel, f.logFormat)
 	if err != nil {
+		fmt.Fprintf(stderr, "kongsync run: %v\n", err)
+		return exitError
+	}
+	if err := clientGoDefaults(os.LookupEnv, os.Setenv); err != nil {
 		fmt.Fprintf(stderr, "kongsync run: %v\n", err)
 		return exitError
 	}

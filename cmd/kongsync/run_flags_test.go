@@ -92,3 +92,24 @@ func TestLoggerFormatsAndLevels(t *testing.T) {
 		t.Error("bad level accepted")
 	}
 }
+
+func TestClientGoDefaults(t *testing.T) {
+	for _, tc := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{}, "false"},
+		{map[string]string{watchListEnv: "true"}, "true"},
+		{map[string]string{watchListEnv: "false"}, "false"},
+	} {
+		env := map[string]string{}
+		for k, v := range tc.env {
+			env[k] = v
+		}
+		err := clientGoDefaults(func(k string) (string, bool) { v, ok := env[k]; return v, ok },
+			func(k, v string) error { env[k] = v; return nil })
+		if err != nil || env[watchListEnv] != tc.want {
+			t.Errorf("env %v: %s = %q (%v), want %q", tc.env, watchListEnv, env[watchListEnv], err, tc.want)
+		}
+	}
+}

@@ -294,16 +294,18 @@ func procStats(pid int) (hwm, rss int64, cpu time.Duration, err error) {
 // KONGSYNC_BENCH_VARIANTS runs several variants side by side on the one loaded cluster, as
 // sub-benchmarks, interleaved per iteration: "name|binary|K=V K=V;name2|...", where an empty
 // binary is the one built from this tree and the K=V pairs are added to the child's environment
-// (e.g. "old|/tmp/kongsync-old|;new||GOGC=50"); KONGSYNC_BENCH_ROUNDS sets the iterations (a
-// benchmark with sub-benchmarks runs once).
+// (e.g. "old|/tmp/kongsync-old|;new||GOGC=50"); a fourth field "noprofile" keeps
+// KONGSYNC_BENCH_PPROF from a binary without --profiling. KONGSYNC_BENCH_ROUNDS sets the
+// iterations (a benchmark with sub-benchmarks runs once).
 func BenchmarkLiveStart10k(b *testing.B) {
 	n := liveCluster(b)
 	liveBinary(b)
 	var variants []liveVariant
 	for _, v := range strings.Split(os.Getenv("KONGSYNC_BENCH_VARIANTS"), ";") {
-		f := strings.SplitN(v, "|", 3)
-		if len(f) == 3 {
-			variants = append(variants, liveVariant{name: f[0], bin: f[1], env: strings.Fields(f[2])})
+		f := strings.SplitN(v, "|", 4)
+		if len(f) >= 3 {
+			variants = append(variants, liveVariant{name: f[0], bin: f[1], env: strings.Fields(f[2]),
+				noProfile: len(f) == 4 && f[3] == "noprofile"})
 		}
 	}
 	if len(variants) == 0 {
@@ -330,6 +332,7 @@ func BenchmarkLiveStart10k(b *testing.B) {
 type liveVariant struct {
 	name, bin string
 	env       []string
+	noProfile bool
 }
 
 // liveStartResult accumulates one variant's BenchmarkLiveStart10k runs.
@@ -363,6 +366,9 @@ func liveStartOnce(b *testing.B, n int, v liveVariant, i int) liveStartResult {
 	var extra []string
 	var metricsAddr string
 	pprofDir := os.Getenv("KONGSYNC_BENCH_PPROF")
+	if v.noProfile {
+		pprofDir = ""
+	}
 	if pprofDir != "" {
 		metricsAddr = freeAddr(b)
 		extra = []string{"--profiling", "--metrics-bind-address=" + metricsAddr}
@@ -375,7 +381,7 @@ func liveStartOnce(b *testing.B, n int, v liveVariant, i int) liveStartResult {
 	r.starts = append(r.starts, p.waitComplete(b, n).Seconds())
 	posts := p.double.Posts()
 	last := posts[len(posts)-1]
-	b.Logf("%s: complete POST began %.2fs, body received %.2fs, answered %.2fs after exec (%d POSTs)", v.name,
+	fmt.Fprintf(os.Stderr, "%s: complete POST began %.2fs, body received %.2fs, answered %.2fs after exec (%d POSTs)\n", v.name,
 		last.Start.Sub(p.started).Seconds(), last.Received.Sub(p.started).Seconds(), last.End.Sub(p.started).Seconds(), len(posts))
 	r.received = append(r.received, last.Received.Sub(p.started).Seconds())
 	h, rss, c0, err := procStats(p.cmd.Process.Pid)
