@@ -6,6 +6,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kongsync/kongsync/store"
 )
 
 // The allocation-saving helpers must agree exactly with the straightforward versions they
@@ -107,6 +112,30 @@ func TestIsDefaultRouteName(t *testing.T) {
 	} {
 		if got := isDefaultRouteName(c.route, c.ns, c.name); got != c.want {
 			t.Errorf("isDefaultRouteName(%q, %q, %q) = %v", c.route, c.ns, c.name, got)
+		}
+	}
+}
+
+func TestObjectTagsSharedNamespace(t *testing.T) {
+	var nsTag [2]string
+	for _, o := range []struct{ ns, name, tags string }{
+		{"default", "a", ""}, {"default", "b", "x,y"}, {"other", "c", ""}, {"", "d", ""}, {"other", "e", ""}, {"default", "f", ""},
+	} {
+		svc := &corev1.Service{}
+		svc.Namespace, svc.Name, svc.UID = o.ns, o.name, "u-"+types.UID(o.name)
+		if o.tags != "" {
+			svc.Annotations = map[string]string{annTags: o.tags}
+		}
+		var blk tagBlock
+		got := objectTagsIn(store.KindService, svc, &blk, &nsTag)
+		want := objectTags(store.KindService, svc)
+		if len(got) != len(want) {
+			t.Fatalf("%s/%s: %d tags, want %d", o.ns, o.name, len(got), len(want))
+		}
+		for i := range got {
+			if *got[i] != *want[i] {
+				t.Errorf("%s/%s: tag %d = %q, want %q", o.ns, o.name, i, *got[i], *want[i])
+			}
 		}
 	}
 }

@@ -104,21 +104,26 @@ func withID(name []byte, space idSpace) (string, string) {
 // metadata fields give no tag, as in KIC. The tag strings share one allocation, and the slice
 // and its values another.
 func objectTags(kind store.Kind, obj metav1.Object) []*string {
-	return objectTagsIn(kind, obj, nil)
+	return objectTagsIn(kind, obj, nil, nil)
 }
 
 // objectTagsIn is objectTags with the tags kept in blk, when given and there are no
-// konghq.com/tags: an entity then holds its tags in its own allocation.
-func objectTagsIn(kind store.Kind, obj metav1.Object, blk *tagBlock) []*string {
+// konghq.com/tags: an entity then holds its tags in its own allocation. nsTag, when given,
+// remembers the last namespace tag made ({namespace, tag}): objects of one namespace share it.
+func objectTagsIn(kind store.Kind, obj metav1.Object, blk *tagBlock, nsTag *[2]string) []*string {
 	gvk := kind.GVK()
 	user := splitList(obj.GetAnnotations()[annTags])
 	fixed := [...]struct{ prefix, v string }{
 		{tagName, obj.GetName()}, {tagNamespace, obj.GetNamespace()}, {tagKind, gvk.Kind},
 		{tagUID, string(obj.GetUID())}, {tagGroup, gvk.Group}, {tagVersion, gvk.Version},
 	}
+	shared := ""
+	if nsTag != nil && nsTag[0] == obj.GetNamespace() && nsTag[1] != "" {
+		shared = nsTag[1]
+	}
 	size := 0
-	for _, f := range fixed {
-		if _, ok := constTag(f.prefix, f.v); !ok {
+	for i, f := range fixed {
+		if _, ok := constTag(f.prefix, f.v); !ok && (i != 1 || shared == "") {
 			size += len(f.prefix) + len(f.v)
 		}
 	}
@@ -135,12 +140,17 @@ func objectTagsIn(kind store.Kind, obj metav1.Object, blk *tagBlock) []*string {
 		vals = make([]string, 0, len(fixed)+len(user))
 		tags = make([]*string, 0, cap(vals))
 	}
-	for _, f := range fixed {
+	for i, f := range fixed {
 		if c, ok := constTag(f.prefix, f.v); ok {
 			vals = append(vals, c)
+		} else if i == 1 && shared != "" {
+			vals = append(vals, shared)
 		} else if f.v != "" {
 			p.b.WriteString(f.prefix)
 			vals = append(vals, p.add(f.v))
+			if i == 1 && nsTag != nil {
+				*nsTag = [2]string{f.v, vals[len(vals)-1]}
+			}
 		}
 	}
 	for i, t := range user {

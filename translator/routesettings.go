@@ -40,7 +40,7 @@ type routeOptions struct {
 func (t *translation) parseRouteSettings(ing *networkingv1.Ingress) *routeSettings {
 	a := ing.Annotations
 	rs := &routeSettings{regexMarker: defaultRegexMarker}
-	rs.tags = objectTagsIn(store.KindIngress, ing, &rs.tagData)
+	rs.tags = objectTagsIn(store.KindIngress, ing, &rs.tagData, &t.nsTag)
 	if !hasRouteAnnotations(a) {
 		return rs
 	}

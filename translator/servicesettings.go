@@ -46,7 +46,7 @@ func (t *translation) serviceInfoFor(svc *corev1.Service) *serviceInfo {
 	}
 	before := len(t.problems)
 	info := &serviceInfo{}
-	info.tags = objectTagsIn(store.KindService, svc, &info.tagData)
+	info.tags = objectTagsIn(store.KindService, svc, &info.tagData, &t.nsTag)
 	if hasKeyPrefix(svc.Annotations, annPrefix) {
 		t.parseServiceOptions(svc, info)
 	}

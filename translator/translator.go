@@ -49,6 +49,7 @@ type translation struct {
 	problems     []Problem
 	defaults     defaultValues
 	ids          struct{ services, routes idSpace }
+	nsTag        [2]string // the last namespace tag made, shared by objects of that namespace
 
 	services map[string]*kongService // by Kong service name
 	svcInfo  map[*corev1.Service]*serviceInfo
