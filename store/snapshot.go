@@ -20,6 +20,15 @@ const DefaultClassAnnotation = "ingressclass.kubernetes.io/is-default-class"
 type Snapshot struct {
 	version uint64
 	views   map[Kind]*kindView
+	// services and slices are views[KindService] and views[KindEndpointSlice], which the
+	// translator looks up once per backend: no map lookup by kind name each time.
+	services, slices *kindView
+}
+
+// cacheViews sets the direct view pointers once views is complete.
+func (s *Snapshot) cacheViews() *Snapshot {
+	s.services, s.slices = s.views[KindService], s.views[KindEndpointSlice]
+	return s
 }
 
 // kindView is one kind's objects, sorted list and secondary indexes.
@@ -44,7 +53,7 @@ func newSnapshot(version uint64, kinds map[Kind]map[nsName]Object, prev *Snapsho
 			snap.views[k] = buildView(k, kinds[k])
 		}
 	}
-	return snap
+	return snap.cacheViews()
 }
 
 // patchLimit is the number of changed keys up to which a kind's view is patched (binary search
@@ -293,7 +302,7 @@ func (s *Snapshot) IngressClass(name string) (*networkingv1.IngressClass, bool) 
 
 // Service returns the Service namespace/name.
 func (s *Snapshot) Service(namespace, name string) (*corev1.Service, bool) {
-	o, ok := s.views[KindService].objs[nsName{namespace, name}]
+	o, ok := s.services.objs[nsName{namespace, name}]
 	if !ok {
 		return nil, false
 	}
@@ -308,7 +317,7 @@ func (s *Snapshot) Services() []*corev1.Service {
 // EndpointSlicesFor returns the EndpointSlices labelled kubernetes.io/service-name=service in
 // namespace, sorted by name. It is an index lookup, not a scan.
 func (s *Snapshot) EndpointSlicesFor(namespace, service string) []*discoveryv1.EndpointSlice {
-	return s.views[KindEndpointSlice].bySvc[nsName{namespace, service}]
+	return s.slices.bySvc[nsName{namespace, service}]
 }
 
 // Secret returns the Secret namespace/name.
@@ -362,7 +371,7 @@ func (s *Snapshot) Without(refs ...Ref) *Snapshot {
 		}
 		out.views[k] = buildView(k, m)
 	}
-	return out
+	return out.cacheViews()
 }
 
 func typed[T Object](objs []Object) []T {

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	networkingv1 "k8s.io/api/networking/v1"
+
+	"github.com/kongsync/kongsync/store"
 )
 
 // servesIngress reports whether this controller's class covers ing, KIC's way: a non-empty
@@ -25,10 +27,10 @@ func (t *translation) servesIngress(ing *networkingv1.Ingress) bool {
 // by creation time, ties broken by the "namespace/name" string. That order decides which
 // Ingress wins a TLS host and the default backend.
 func (t *translation) selectIngresses() []*networkingv1.Ingress {
-	all := t.snap.Ingresses()
+	all := t.snap.Objects(store.KindIngress)
 	out := make([]*networkingv1.Ingress, 0, len(all))
-	for _, ing := range all {
-		if t.servesIngress(ing) {
+	for _, o := range all {
+		if ing := o.(*networkingv1.Ingress); t.servesIngress(ing) {
 			out = append(out, ing)
 		}
 	}
