@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/metadata/metadatainformer"
 	"k8s.io/client-go/tools/cache"
@@ -18,14 +19,18 @@ import (
 // fullSecretSelectors are the server-side selectors of the Secret informers that list and watch
 // full Secrets (data included): exactly the Secrets alwaysKept accepts, so the API server never
 // sends the data of any other Secret.
-var fullSecretSelectors = []metav1.ListOptions{
-	{FieldSelector: "type=" + string(corev1.SecretTypeTLS)},
-	{LabelSelector: CACertLabel + "=true"},
-	{LabelSelector: CredentialLabel},
+func fullSecretSelectors() []metav1.ListOptions {
+	return []metav1.ListOptions{
+		{FieldSelector: "type=" + string(corev1.SecretTypeTLS)},
+		{LabelSelector: CACertLabel + "=true"},
+		{LabelSelector: CredentialLabel},
+	}
 }
 
 // secretGVR is the resource the metadata-only informer watches.
-var secretGVR = corev1.SchemeGroupVersion.WithResource("secrets")
+func secretGVR() schema.GroupVersionResource {
+	return corev1.SchemeGroupVersion.WithResource("secrets")
+}
 
 // secretSources are the Secret informers of one watched namespace ("" for all): full informers
 // for the Secrets kept whatever references them, and a metadata-only informer that knows every
@@ -39,7 +44,7 @@ type secretSources struct {
 // watchSecrets creates namespace's Secret informers and registers them.
 func (c *Controller) watchSecrets(namespace string) error {
 	src := &secretSources{}
-	for _, sel := range fullSecretSelectors {
+	for _, sel := range fullSecretSelectors() {
 		sel := sel
 		f := informers.NewSharedInformerFactoryWithOptions(c.client, c.opts.Resync, informers.WithNamespace(namespace),
 			informers.WithTweakListOptions(func(o *metav1.ListOptions) {
@@ -54,7 +59,7 @@ func (c *Controller) watchSecrets(namespace string) error {
 	}
 	mf := metadatainformer.NewFilteredSharedInformerFactory(c.opts.Metadata, c.opts.Resync, namespace, nil)
 	c.metaFactories = append(c.metaFactories, mf)
-	src.meta = mf.ForResource(secretGVR).Informer()
+	src.meta = mf.ForResource(secretGVR()).Informer()
 	if err := c.watchSecretInformer(src.meta, transformSecretMeta); err != nil {
 		return err
 	}

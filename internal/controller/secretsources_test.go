@@ -22,12 +22,12 @@ func writeSecret(t *testing.T, cs clients, s *corev1.Secret, create bool) {
 	if create {
 		_, err = cs.typed.CoreV1().Secrets(s.Namespace).Create(ctx, s, metav1.CreateOptions{})
 		if err == nil {
-			err = cs.meta.Tracker().Create(secretGVR, secretMeta(s), s.Namespace)
+			err = cs.meta.Tracker().Create(secretGVR(), secretMeta(s), s.Namespace)
 		}
 	} else {
 		_, err = cs.typed.CoreV1().Secrets(s.Namespace).Update(ctx, s, metav1.UpdateOptions{})
 		if err == nil {
-			err = cs.meta.Tracker().Update(secretGVR, secretMeta(s), s.Namespace)
+			err = cs.meta.Tracker().Update(secretGVR(), secretMeta(s), s.Namespace)
 		}
 	}
 	if err != nil {
@@ -40,7 +40,7 @@ func deleteSecret(t *testing.T, cs clients, ns, name string) {
 	if err := cs.typed.CoreV1().Secrets(ns).Delete(context.Background(), name, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := cs.meta.Tracker().Delete(secretGVR, ns, name); err != nil {
+	if err := cs.meta.Tracker().Delete(secretGVR(), ns, name); err != nil {
 		t.Fatal(err)
 	}
 }
