@@ -18,7 +18,7 @@ type Document struct {
 	CACertificates []*kong.CACertificate `json:"ca_certificates,omitempty"`
 	Certificates   []*Certificate        `json:"certificates,omitempty"`
 	Consumers      []*Consumer           `json:"consumers,omitempty"`
-	Plugins        []*kong.Plugin        `json:"plugins,omitempty"`
+	Plugins        []*Plugin             `json:"plugins,omitempty"`
 	Services       []*Service            `json:"services,omitempty"`
 	Upstreams      []*Upstream           `json:"upstreams,omitempty"`
 }

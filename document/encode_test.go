@@ -23,10 +23,11 @@ func sample() *Document {
 	d.Certificates = []*Certificate{{ID: s("c1"), Cert: s(pem), Key: s(strings.TrimSuffix(pem, "\n")),
 		SNIs: []*SNI{{Name: s("a.example"), Certificate: &CertificateRef{ID: s("c1")}}}}}
 	d.Consumers = []*Consumer{{Consumer: kong.Consumer{Username: s("yes"), CustomID: s("0123")}}}
-	d.Plugins = []*kong.Plugin{{Name: s("cors"), Config: kong.Configuration{
+	d.Plugins = []*Plugin{{Plugin: kong.Plugin{Name: s("cors"), Config: kong.Configuration{
 		"origins": []any{"*", "null"}, "max_age": 3600, "credentials": true, "nested": map[string]any{"z": 1.5, "a": nil},
 		"empty": map[string]any{}, "weird key: x": "<&>",
-	}}}
+	}}}, {Plugin: kong.Plugin{Name: s("key-auth"), Route: &kong.Route{Name: s("ns.svc-a.80.r")},
+		Consumer: &kong.Consumer{Username: s("yes")}, Enabled: b(false)}}}
 	for _, name := range []string{"ns.svc-b.80", "ns.svc-a.80"} {
 		d.Services = append(d.Services, &Service{
 			Service: kong.Service{Name: s(name), Host: s(name + ".svc"), Port: i(80), Protocol: s("http"),
@@ -175,7 +176,7 @@ func TestFastEmitterCoversSample(t *testing.T) {
 // scalarDoc puts s where a config can hold a string: a value, a key, a list item.
 func scalarDoc(s string) *Document {
 	d := New()
-	d.Plugins = []*kong.Plugin{{Name: kong.String("p"), Config: kong.Configuration{"v": s, s: 1, "l": []any{s, map[string]any{"x": s}}}}}
+	d.Plugins = []*Plugin{{Plugin: kong.Plugin{Name: kong.String("p"), Config: kong.Configuration{"v": s, s: 1, "l": []any{s, map[string]any{"x": s}}}}}}
 	return d
 }
 
@@ -224,7 +225,7 @@ func TestYAMLKeyOrder(t *testing.T) {
 		conf[k] = i
 	}
 	d := New()
-	d.Plugins = []*kong.Plugin{{Config: conf}}
+	d.Plugins = []*Plugin{{Plugin: kong.Plugin{Config: conf}}}
 	got, _ := YAML(d)
 	if want := referenceYAML(t, d); !bytes.Equal(got, want) {
 		t.Fatalf("--- got\n%s\n--- want\n%s", got, want)
@@ -323,5 +324,22 @@ func TestParseJSONTree(t *testing.T) {
 		if _, err := parseJSONTree([]byte(bad)); err == nil {
 			t.Errorf("%s: want an error", bad)
 		}
+	}
+}
+
+// TestPluginReferencesAsNames: top-level plugins name their route, service, consumer and
+// consumer group with one string, as decK's file format and KIC do.
+func TestPluginReferencesAsNames(t *testing.T) {
+	s := kong.String
+	p := &Plugin{Plugin: kong.Plugin{Name: s("acl"), Service: &kong.Service{Name: s("svc")},
+		Route: &kong.Route{ID: s("r-id")}, Consumer: &kong.Consumer{CustomID: s("c1")},
+		ConsumerGroup: &kong.ConsumerGroup{Name: s("g")}}}
+	b, err := p.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"name":"acl","consumer":"c1","consumer_group":"g","route":"r-id","service":"svc"}`
+	if string(b) != want {
+		t.Fatalf("got %s\nwant %s", b, want)
 	}
 }

@@ -224,19 +224,38 @@ func parseServicePath(v string) (string, error) {
 	return v, nil
 }
 
-// pluginRef is one konghq.com/plugins item: a KongPlugin name, optionally "namespace:name".
-type pluginRef struct{ namespace, name string }
+// pluginRef is one konghq.com/plugins item: a KongPlugin name, with the namespace it is looked
+// up in. remote marks the "namespace:name" form, which KIC allows only under a ReferenceGrant.
+type pluginRef struct {
+	namespace, name string
+	remote          bool
+}
 
-// parsePluginRefs parses konghq.com/plugins relative to the referring object's namespace.
+// parsePluginRefs parses konghq.com/plugins of an object in namespace ns as KIC does: items
+// split on commas, blank ones dropped, "namespace:name" when the item has a colon that is
+// neither its first nor its last byte (an item with a colon there is dropped), spaces trimmed
+// around each part.
 func parsePluginRefs(v, ns string) []pluginRef {
-	items := splitList(v)
+	items := strings.Split(v, ",")
 	out := make([]pluginRef, 0, len(items))
 	for _, it := range items {
-		if i := strings.IndexByte(it, ':'); i >= 0 {
-			out = append(out, pluginRef{namespace: it[:i], name: it[i+1:]})
+		if strings.TrimSpace(it) == "" {
 			continue
 		}
-		out = append(out, pluginRef{namespace: ns, name: it})
+		i := strings.IndexByte(it, ':')
+		switch {
+		case i == 0 || i == len(it)-1:
+			continue
+		case i > 0:
+			pns := strings.TrimSpace(it[:i])
+			if pns == "" {
+				out = append(out, pluginRef{namespace: ns, name: strings.TrimSpace(it[i+1:])})
+				continue
+			}
+			out = append(out, pluginRef{namespace: pns, name: strings.TrimSpace(it[i+1:]), remote: true})
+		default:
+			out = append(out, pluginRef{namespace: ns, name: strings.TrimSpace(it)})
+		}
 	}
 	return out
 }

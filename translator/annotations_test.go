@@ -127,8 +127,8 @@ func TestParseMisc(t *testing.T) {
 	if got := splitHeaderValues("a,b; c", ";"); !reflect.DeepEqual(got, []string{"a,b", "c"}) {
 		t.Errorf("splitHeaderValues with ; = %q", got)
 	}
-	refs := parsePluginRefs("a, other:b,,", "ns")
-	want := []pluginRef{{"ns", "a"}, {"other", "b"}}
+	refs := parsePluginRefs("a, other:b,,:c,d:, :e, ns : f ", "ns")
+	want := []pluginRef{{"ns", "a", false}, {"other", "b", true}, {"ns", "e", false}, {"ns", "f", true}}
 	if !reflect.DeepEqual(refs, want) {
 		t.Errorf("parsePluginRefs = %+v, want %+v", refs, want)
 	}

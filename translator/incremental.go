@@ -26,14 +26,17 @@ import (
 // recorded as the pointers read (nil for "was missing") and compared on reuse:
 //
 //   - an Ingress's rules depend on its route settings and on the Services its backends name;
-//   - its route settings, and a Service's annotation settings, are cached only when they read
-//     no other object (konghq.com/plugins, client-cert and ca-certificates-secrets read others);
+//   - its route settings are cached whole; a Service's annotation settings only when they read
+//     no other object (client-cert and ca-certificates-secrets read Secrets);
 //   - a Kong service depends on its Service, settings and the exact routes attached to it;
 //   - an upstream on its Service, settings, port and the Service's EndpointSlices.
 //
 // Decisions across objects (Ingress order, TLS host claims, default backend, certificates, CA
-// certificates, consumers, sorting, problems) are recomputed on every call from the cached
-// pieces. Reused entities keep their pointers, so an encoder can cache their bytes too
+// certificates, consumers, plugins, sorting, problems) are recomputed on every call from the
+// cached pieces. Plugins are rebuilt whole from the final document and the snapshot (KongPlugins,
+// KongClusterPlugins, Secrets, annotated Ingresses, Services and KongConsumers), so they need no
+// dependency tracking; the fast path keeps the previous plugins only when no changed Ingress
+// carries konghq.com/plugins (incremental_fast.go). Reused entities keep their pointers, so an encoder can cache their bytes too
 // (document.JSONCache). Entities in a Result are shared with later Results: never modify them.
 //
 // A Cache is for one Options value and one caller at a time (the sync loop); it holds no clock
@@ -121,8 +124,7 @@ type settingsMemo struct {
 	problems []Problem
 }
 
-// routeSettingsFor is parseRouteSettings, reused while the Ingress is unchanged. Settings of an
-// Ingress with plugin references read the snapshot's plugins and are always recomputed.
+// routeSettingsFor is parseRouteSettings, reused while the Ingress is unchanged.
 func (t *translation) routeSettingsFor(ing *networkingv1.Ingress) *routeSettings {
 	c := t.cache
 	if c == nil {
@@ -136,9 +138,7 @@ func (t *translation) routeSettingsFor(ing *networkingv1.Ingress) *routeSettings
 	}
 	before := len(t.problems)
 	rs := t.parseRouteSettings(ing)
-	if _, reads := ing.Annotations[annPlugins]; !reads {
-		c.settings[ing] = &settingsMemo{gen: c.gen, rs: rs, problems: slices.Clone(t.problems[before:])}
-	}
+	c.settings[ing] = &settingsMemo{gen: c.gen, rs: rs, problems: slices.Clone(t.problems[before:])}
 	return rs
 }
 
@@ -234,7 +234,7 @@ type infoMemo struct {
 // readsOthers reports whether a Service's settings depend on objects other than the Service.
 func readsOthers(svc *corev1.Service) bool {
 	a := svc.Annotations
-	return a[annClientCert] != "" || a[annCACertSecrets] != "" || a[annPlugins] != ""
+	return a[annClientCert] != "" || a[annCACertSecrets] != ""
 }
 
 func (t *translation) cachedServiceInfo(svc *corev1.Service) *serviceInfo {
@@ -255,7 +255,7 @@ func (t *translation) storeServiceInfo(svc *corev1.Service, info *serviceInfo, p
 	if t.cache == nil {
 		return
 	}
-	if _, plugins := svc.Annotations[annPlugins]; plugins || readsOthers(svc) {
+	if readsOthers(svc) {
 		return
 	}
 	t.cache.used[2]++

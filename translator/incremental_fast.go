@@ -180,8 +180,11 @@ type fastPatch struct {
 }
 
 // fastTranslate patches the previous result when only Ingresses and EndpointSlices changed,
-// few of them, and in ways that cannot move a decision across objects: no TLS or default
-// backend on either version of a changed Ingress, no Kong service appearing or disappearing.
+// few of them, and in ways that cannot move a decision across objects: no TLS, default backend
+// or konghq.com/plugins on either version of a changed Ingress, no Kong service appearing or
+// disappearing. The previous plugins then still hold: they attach only to routes of Ingresses
+// with konghq.com/plugins (unchanged), to Kong services (none appears, disappears or is
+// dropped) and to consumers (unchanged), and read no other kind the fast path accepts changes of.
 // It returns false, having changed nothing, when the change needs a full translation.
 func (c *Cache) fastTranslate(snap *store.Snapshot) (Result, bool) {
 	lb := c.last
@@ -247,7 +250,7 @@ func (p *fastPatch) ingress(ch objectChange) bool {
 		if ing == nil {
 			continue
 		}
-		if ing.Spec.DefaultBackend != nil {
+		if ing.Spec.DefaultBackend != nil || ing.Annotations[annPlugins] != "" {
 			return false
 		}
 		if len(ing.Spec.TLS) > 0 {

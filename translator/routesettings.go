@@ -1,7 +1,6 @@
 package translator
 
 import (
-	"sort"
 	"strings"
 
 	"github.com/kong/go-kong/kong"
@@ -86,7 +85,6 @@ func (t *translation) parseRouteSettings(ing *networkingv1.Ingress) *routeSettin
 		}
 	}
 	o.headers = p.headers()
-	t.pluginProblems(ingressRef(ing), ing.Namespace, a)
 	return rs
 }
 
@@ -272,29 +270,3 @@ func (p annotationParser) headers() map[string][]string {
 	return out
 }
 
-// pluginProblems reports every konghq.com/plugins reference: plugins come with a later issue,
-// so each reference is ignored (saying whether the KongPlugin or KongClusterPlugin exists); the
-// object itself still translates.
-func (t *translation) pluginProblems(ref store.Ref, ns string, anns map[string]string) {
-	v, ok := anns[annPlugins]
-	if !ok {
-		return
-	}
-	refs := parsePluginRefs(v, ns)
-	if len(refs) > 1 {
-		sort.SliceStable(refs, func(i, j int) bool { return refs[i].name < refs[j].name })
-	}
-	for _, r := range refs {
-		field := annotationField(annPlugins)
-		_, isPlugin := t.snap.Get(store.Ref{Kind: store.KindKongPlugin, Namespace: r.namespace, Name: r.name})
-		_, isCluster := t.snap.Get(store.Ref{Kind: store.KindKongClusterPlugin, Name: r.name})
-		switch {
-		case isPlugin:
-			t.problem(ref, field, "KongPlugin %s/%s is not translated yet (plugins come in a later version); reference ignored", r.namespace, r.name)
-		case isCluster:
-			t.problem(ref, field, "KongClusterPlugin %s is not translated yet (plugins come in a later version); reference ignored", r.name)
-		default:
-			t.problem(ref, field, "referenced KongPlugin or KongClusterPlugin %s does not exist in namespace %s; reference ignored", quoteShort(r.name), r.namespace)
-		}
-	}
-}

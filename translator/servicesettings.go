@@ -99,7 +99,6 @@ func (t *translation) parseServiceOptions(svc *corev1.Service, info *serviceInfo
 	}
 	t.clientCertFor(svc, info)
 	t.caCertsFor(svc, info)
-	t.pluginProblems(serviceRef(svc), svc.Namespace, a)
 	t.unsupportedServiceAnnotations(svc)
 }
 

@@ -7,6 +7,7 @@ package v1
 import (
 	"encoding/json"
 
+	"github.com/kong/go-kong/kong"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -57,6 +58,32 @@ type PluginFields struct {
 	RunOn        string          `json:"run_on,omitempty"`
 	Protocols    []string        `json:"protocols,omitempty"`
 	ConsumerRef  string          `json:"consumerRef,omitempty"`
+	// ConfigFrom takes the whole config from a Secret key instead of Config.
+	ConfigFrom *ConfigSource `json:"configFrom,omitempty"`
+	// ConfigPatches set values from Secret keys at JSON pointers into Config.
+	ConfigPatches []ConfigPatch `json:"configPatches,omitempty"`
+	// Ordering is Kong's dynamic plugin ordering (Enterprise), passed through.
+	Ordering *kong.PluginOrdering `json:"ordering,omitempty"`
+}
+
+// ConfigSource names the Secret key a plugin's config, or a patch value, is read from.
+type ConfigSource struct {
+	SecretValue SecretValueFromSource `json:"secretKeyRef"`
+}
+
+// SecretValueFromSource is a key of a Secret. Namespace is read only for KongClusterPlugins
+// (which have no namespace of their own); a KongPlugin reads its own namespace, as in KIC,
+// whose KongPlugin type has no such field.
+type SecretValueFromSource struct {
+	Namespace string `json:"namespace,omitempty"`
+	Secret    string `json:"name"`
+	Key       string `json:"key"`
+}
+
+// ConfigPatch sets the JSON value stored in a Secret key at Path (a JSON pointer) of the config.
+type ConfigPatch struct {
+	Path      string       `json:"path"`
+	ValueFrom ConfigSource `json:"valueFrom"`
 }
 
 // DeepCopyObject implements runtime.Object.
@@ -107,6 +134,14 @@ func (in PluginFields) deepCopy() PluginFields {
 	out := in
 	out.Config = append(json.RawMessage(nil), in.Config...)
 	out.Protocols = cloneStrings(in.Protocols)
+	if in.ConfigFrom != nil {
+		c := *in.ConfigFrom
+		out.ConfigFrom = &c
+	}
+	if in.ConfigPatches != nil {
+		out.ConfigPatches = append([]ConfigPatch(nil), in.ConfigPatches...)
+	}
+	out.Ordering = in.Ordering.DeepCopy()
 	return out
 }
 

@@ -1,0 +1,86 @@
+package translator
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/kong/go-kong/kong"
+
+	"github.com/kongsync/kongsync/document"
+	configurationv1 "github.com/kongsync/kongsync/internal/apis/configuration/v1"
+	"github.com/kongsync/kongsync/store"
+)
+
+// globalLabel marks a KongClusterPlugin that applies to every request.
+const globalLabel = "global"
+
+// globalPlugins are the served KongClusterPlugins labelled global: "true", attached to nothing.
+// Two valid ones for the same plugin cancel each other out, as in KIC (a problem on each here;
+// KIC only logs); one that cannot be built does not count. They keep their instance_name.
+func (t *translation) globalPlugins() []*document.Plugin {
+	byName := map[string][]*configurationv1.KongClusterPlugin{}
+	var names []string
+	for _, o := range t.snap.Objects(store.KindKongClusterPlugin) {
+		p, ok := o.(*configurationv1.KongClusterPlugin)
+		if !ok || p.Labels[globalLabel] != "true" || !t.servesClusterPlugin(p) {
+			continue
+		}
+		if p.PluginName == "" {
+			t.problem(clusterPluginSource(p).ref, "plugin", "plugin name is empty; global KongClusterPlugin skipped")
+			continue
+		}
+		if byName[p.PluginName] == nil {
+			names = append(names, p.PluginName)
+		}
+		byName[p.PluginName] = append(byName[p.PluginName], p)
+	}
+	slices.Sort(names)
+	var out []*document.Plugin
+	for _, name := range names {
+		var valid []*document.Plugin
+		var refs []store.Ref
+		for _, kcp := range byName[name] {
+			if tmpl, ok := t.pluginTemplate(clusterPluginSource(kcp)); ok {
+				valid = append(valid, &document.Plugin{Plugin: tmpl})
+				refs = append(refs, clusterPluginSource(kcp).ref)
+			}
+		}
+		if len(valid) > 1 {
+			for _, ref := range refs {
+				t.problem(ref, "metadata.labels[global]",
+					"%d global KongClusterPlugins configure plugin %s; none of them is applied", len(valid), name)
+			}
+			continue
+		}
+		for _, p := range valid {
+			p.ID = kong.String(pluginID(name, pluginCombo{}))
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// sortPlugins orders plugins as KIC's deckgen does: by plugin name followed by the names of
+// its consumer, route and service, descending; ties (which KIC leaves to map order) by id.
+func sortPlugins(ps []*document.Plugin) {
+	key := func(p *document.Plugin) string {
+		var b strings.Builder
+		b.WriteString(deref(p.Name))
+		if p.Consumer != nil {
+			b.WriteString(deref(p.Consumer.ID))
+		}
+		if p.Route != nil {
+			b.WriteString(deref(p.Route.Name))
+		}
+		if p.Service != nil {
+			b.WriteString(deref(p.Service.Name))
+		}
+		return b.String()
+	}
+	slices.SortStableFunc(ps, func(a, b *document.Plugin) int {
+		if c := strings.Compare(key(b), key(a)); c != 0 {
+			return c
+		}
+		return strings.Compare(deref(b.ID), deref(a.ID))
+	})
+}
