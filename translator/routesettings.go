@@ -269,4 +269,3 @@ func (p annotationParser) headers() map[string][]string {
 	}
 	return out
 }
-
