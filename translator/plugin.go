@@ -163,7 +163,7 @@ func (t *translation) pluginSecretValue(src pluginSource, ref configurationv1.Se
 		t.problem(src.ref, field, "Secret %s/%s does not exist; %s skipped", ns, ref.Secret, src.kind)
 		return nil, false
 	}
-	v, ok := s.Data[ref.Key]
+	v, ok := secretData(s)[ref.Key]
 	if !ok {
 		t.problem(src.ref, field, "Secret %s/%s has no key %s; %s skipped", ns, ref.Secret, quoteShort(ref.Key), src.kind)
 		return nil, false

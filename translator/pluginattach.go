@@ -16,7 +16,7 @@ import (
 
 // pluginTarget is one Kong entity a plugin reference attaches to, with the object that asked.
 type pluginTarget struct {
-	name     string // Kong service or route name, consumer username (else custom_id)
+	name     string // Kong service or route name, consumer username
 	referrer store.Ref
 }
 
@@ -131,14 +131,14 @@ func (t *translation) collectConsumerRels(doc *document.Document, rels map[plugi
 		if !ok || !isConsumer || kc.Annotations[annPlugins] == "" {
 			continue
 		}
-		id := c.Username
-		if id == nil {
-			id = c.CustomID
-		}
-		if id == nil {
+		referrer := store.Ref{Kind: store.KindKongConsumer, Namespace: ns, Name: name}
+		if c.Username == nil {
+			t.problem(referrer, annotationField(annPlugins), "a consumer without username can carry no plugins "+
+				"in a declarative config (Kong resolves a plugin's consumer by username or id, and only "+
+				"consumers with a username get an id); references ignored")
 			continue
 		}
-		target := pluginTarget{name: *id, referrer: store.Ref{Kind: store.KindKongConsumer, Namespace: ns, Name: name}}
+		target := pluginTarget{name: *c.Username, referrer: referrer}
 		for _, r := range parsePluginRefs(kc.Annotations[annPlugins], ns) {
 			t.addRel(rels, r, target.referrer, func(p *pluginRels) { p.consumers = append(p.consumers, target) })
 		}
@@ -206,36 +206,39 @@ func (t *translation) attachPlugin(k pluginRef, rels *pluginRels, owner map[stri
 // or route (per consumer alone when there are none); without, one per service and per route.
 // Entities are taken by name, each once, so a repeated reference makes no duplicate entity.
 func (r *pluginRels) combinations() []pluginCombo {
-	services, routes, consumers := uniqueNames(r.services), uniqueNames(r.routes), uniqueNames(r.consumers)
+	services, routes, consumers := uniqueTargets(r.services), uniqueTargets(r.routes), uniqueTargets(r.consumers)
 	var out []pluginCombo
 	if len(consumers) == 0 {
-		consumers = []string{""}
+		consumers = []pluginTarget{{}}
 	}
 	for _, c := range consumers {
+		base := pluginCombo{consumer: c.name}
 		if len(services)+len(routes) == 0 {
-			out = append(out, pluginCombo{consumer: c})
+			out = append(out, base)
 		}
 		for _, s := range services {
-			out = append(out, pluginCombo{service: s, consumer: c})
+			combo := base
+			combo.service = s.name
+			out = append(out, combo)
 		}
 		for _, rt := range routes {
-			out = append(out, pluginCombo{route: rt, consumer: c})
+			combo := base
+			combo.route = rt.name
+			out = append(out, combo)
 		}
 	}
 	return out
 }
 
-func uniqueNames(ts []pluginTarget) []string {
-	out := make([]string, 0, len(ts))
-	for _, tg := range ts {
-		out = append(out, tg.name)
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
+// uniqueTargets sorts targets by name and keeps the first of each name.
+func uniqueTargets(ts []pluginTarget) []pluginTarget {
+	out := slices.Clone(ts)
+	slices.SortStableFunc(out, func(a, b pluginTarget) int { return strings.Compare(a.name, b.name) })
+	return slices.CompactFunc(out, func(a, b pluginTarget) bool { return a.name == b.name })
 }
 
 // setRefs points the plugin at its entities by name (the document writes the names). The
-// consumer's is its username, or custom_id without one, so it goes in ID, as in KIC.
+// consumer's username goes in ID, as in KIC.
 func (c pluginCombo) setRefs(p *kong.Plugin) {
 	if c.service != "" {
 		p.Service = &kong.Service{Name: kong.String(c.service)}
