@@ -1,7 +1,7 @@
 // Command genworkload writes the synthetic cluster kongsync is benchmarked on as manifests on
 // stdout: N Ingresses of class kong, each with its own Service and 2-endpoint EndpointSlice, the
-// IngressClass, and optionally TLS Secrets, KongConsumers with key-auth credentials and large
-// unrelated Secrets. Output is deterministic for the
+// IngressClass, and optionally TLS Secrets, KongConsumers with key-auth credentials, KongPlugins
+// the Ingresses reference and large unrelated Secrets. Output is deterministic for the
 // same flags, so `kongsync dump -f`, `kubectl apply -f` and other controllers can all be fed the
 // identical workload:
 //
@@ -29,6 +29,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&c.TLSSecrets, "tls-secrets", 0, "give the first K Ingresses TLS, each with its own self-signed kubernetes.io/tls Secret")
 	fs.IntVar(&c.UnrelatedSecrets, "unrelated-secrets", 0, "number of Opaque Secrets no Ingress references")
 	fs.IntVar(&c.Consumers, "consumers", 0, "number of KongConsumers, each with a key-auth credential Secret")
+	fs.IntVar(&c.Plugins, "plugins", 0, "number of KongPlugins (in each namespace); Ingress i references plugin i mod K")
 	size := fs.String("secret-size", "256KiB", "data size of each unrelated Secret (KiB, MiB, KB, MB suffixes)")
 	fs.IntVar(&c.Namespaces, "namespaces", 1, "spread objects over this many namespaces (1 = default; more = bench-0.. with Namespace objects)")
 	fs.Int64Var(&c.Seed, "seed", 0, "varies UIDs, keys and Secret data; names stay the same")

@@ -36,3 +36,33 @@ func TestRunRejectsBadFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestRunPlugins: -plugins K writes K KongPlugins per namespace and every Ingress names one.
+func TestRunPlugins(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run([]string{"-ingresses", "5", "-plugins", "2", "-namespaces", "2"}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	objs, notes, err := store.DecodeManifests("stdout", &out)
+	if err != nil || len(notes) != 2 { // the two Namespaces, which the store does not hold
+		t.Fatalf("err=%v notes=%v", err, notes)
+	}
+	plugins, referencing := 0, 0
+	for _, o := range objs {
+		switch kind, _ := store.KindOf(o); kind {
+		case store.KindKongPlugin:
+			plugins++
+		case store.KindIngress:
+			if o.GetAnnotations()["konghq.com/plugins"] != "" {
+				referencing++
+			}
+		}
+	}
+	if plugins != 4 || referencing != 5 {
+		t.Fatalf("%d KongPlugins (want 4), %d Ingresses referencing one (want 5)", plugins, referencing)
+	}
+	var bad bytes.Buffer
+	if code := run([]string{"-ingresses", "1", "-plugins", "-1"}, &out, &bad); code == 0 {
+		t.Errorf("-plugins -1 accepted")
+	}
+}

@@ -2,6 +2,7 @@ package workload
 
 import (
 	"encoding/hex"
+	"encoding/json"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -34,5 +35,24 @@ func (g *gen) consumer(i int) *configurationv1.KongConsumer {
 		ObjectMeta:  meta,
 		Username:    name,
 		Credentials: []string{name + "-key-auth"},
+	}
+}
+
+// pluginName is the KongPlugin Ingress i references.
+func (g *gen) pluginName(i int) string { return g.name("plugin", i%g.c.Plugins) }
+
+// plugin is KongPlugin i mod K in namespace i mod Namespaces (each namespace holds all K, so
+// every Ingress finds its plugin next to it): rate-limiting with a limit of its own.
+func (g *gen) plugin(i int) *configurationv1.KongPlugin {
+	j, ns := i/g.c.Namespaces, g.ns(i)
+	name := g.name("plugin", j)
+	config, _ := json.Marshal(map[string]any{"minute": 1000 + j, "policy": "local"})
+	return &configurationv1.KongPlugin{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "configuration.konghq.com/v1", Kind: "KongPlugin"},
+		ObjectMeta: g.meta("KongPlugin", ns, name, j),
+		PluginFields: configurationv1.PluginFields{
+			PluginName: "rate-limiting",
+			Config:     config,
+		},
 	}
 }

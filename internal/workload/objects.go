@@ -109,6 +109,9 @@ func (g *gen) ingress(i int) *networkingv1.Ingress {
 			}},
 		},
 	}
+	if g.c.Plugins > 0 {
+		ing.Annotations = map[string]string{"konghq.com/plugins": g.pluginName(i)}
+	}
 	if i < g.c.TLSSecrets {
 		ing.Spec.TLS = []networkingv1.IngressTLS{{Hosts: []string{g.host(i)}, SecretName: name + "-tls"}}
 	}

@@ -1,6 +1,7 @@
 // Package workload generates the synthetic cluster that kongsync's benchmarks and
 // cmd/genworkload use: N Ingresses, each with its own Service and EndpointSlice, optionally TLS
-// Secrets, KongConsumers with key-auth credentials and large unrelated Secrets. The same Config always yields the same objects, byte for
+// Secrets, KongConsumers with key-auth credentials, KongPlugins the Ingresses reference and large
+// unrelated Secrets. The same Config always yields the same objects, byte for
 // byte, so a benchmark in-process and a manifest file on disk describe the identical workload and
 // anyone can compare kongsync with another tool on it.
 package workload
@@ -44,6 +45,9 @@ type Config struct {
 	// Consumers is how many KongConsumers (of class kong) to generate, each with one key-auth
 	// credential in its own Secret labelled konghq.com/credential.
 	Consumers int
+	// Plugins is K: that many KongPlugins (rate-limiting, each its own limit) in every namespace,
+	// and Ingress i references plugin i mod K through konghq.com/plugins. Zero: no plugins.
+	Plugins int
 	// Namespaces spreads objects round-robin over that many namespaces. One means "default";
 	// more means bench-0, bench-1, ..., whose Namespace objects are emitted first.
 	Namespaces int
@@ -62,7 +66,7 @@ func Defaults(n int) Config {
 // Validate rejects configurations that cannot be generated.
 func (c Config) Validate() error {
 	switch {
-	case c.Ingresses < 0 || c.TLSSecrets < 0 || c.UnrelatedSecrets < 0 || c.SecretSize < 0 || c.Consumers < 0:
+	case c.Ingresses < 0 || c.TLSSecrets < 0 || c.UnrelatedSecrets < 0 || c.SecretSize < 0 || c.Consumers < 0 || c.Plugins < 0:
 		return fmt.Errorf("counts and sizes must not be negative")
 	case c.TLSSecrets > c.Ingresses:
 		return fmt.Errorf("-tls-secrets %d exceeds -ingresses %d: each TLS Secret belongs to one Ingress", c.TLSSecrets, c.Ingresses)
@@ -75,8 +79,8 @@ func (c Config) Validate() error {
 }
 
 // Each calls emit with every object in manifest order: Namespaces, the IngressClass, Secrets,
-// credential Secret and KongConsumer per consumer, then Service, EndpointSlice and Ingress per
-// index. It stops at the first error emit returns.
+// credential Secret and KongConsumer per consumer, KongPlugins, then Service, EndpointSlice and
+// Ingress per index. It stops at the first error emit returns.
 // Objects are built one at a time, so a caller that writes and forgets them uses little memory
 // even with thousands of large Secrets.
 func Each(c Config, emit func(runtime.Object) error) error {
@@ -113,6 +117,11 @@ func Each(c Config, emit func(runtime.Object) error) error {
 			}
 		}
 	}
+	for i := range c.Plugins * c.Namespaces {
+		if err := emit(g.plugin(i)); err != nil {
+			return err
+		}
+	}
 	for i := range c.Ingresses {
 		for _, o := range []runtime.Object{g.service(i), g.endpointSlice(i), g.ingress(i)} {
 			if err := emit(o); err != nil {
@@ -145,7 +154,7 @@ type gen struct {
 }
 
 func newGen(c Config) *gen {
-	width := len(fmt.Sprint(max(c.Ingresses, c.UnrelatedSecrets, c.Consumers) - 1))
+	width := len(fmt.Sprint(max(c.Ingresses, c.UnrelatedSecrets, c.Consumers, c.Plugins) - 1))
 	var seed [8]byte
 	binary.BigEndian.PutUint64(seed[:], uint64(c.Seed))
 	return &gen{

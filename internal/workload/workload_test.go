@@ -220,3 +220,40 @@ func TestConsumersTranslate(t *testing.T) {
 		t.Fatalf("%d consumers, want 3", len(res.Document.Consumers))
 	}
 }
+
+// TestPluginsTranslate: with -plugins K over several namespaces, every Ingress's route gets the
+// KongPlugin i mod K of its own namespace, and nothing is reported.
+func TestPluginsTranslate(t *testing.T) {
+	c := Defaults(7)
+	c.Plugins, c.Namespaces = 3, 2
+	objs, notes, err := store.DecodeManifests("w", bytes.NewReader(write(t, c, "yaml")))
+	if err != nil || len(notes) != 2 { // the two Namespaces, which the store does not hold
+		t.Fatalf("decode: %v %v", notes, err)
+	}
+	st, loadNotes := store.Load(objs)
+	if len(loadNotes) != 0 {
+		t.Fatalf("load notes: %v", loadNotes)
+	}
+	if n := st.Snapshot().Len(store.KindKongPlugin); n != 3*2 {
+		t.Fatalf("%d KongPlugins, want 6", n)
+	}
+	res := translator.Translate(st.Snapshot(), translator.DefaultOptions())
+	if len(res.Problems) != 0 {
+		t.Fatalf("problems: %v", res.Problems)
+	}
+	if len(res.Document.Plugins) != 7 {
+		t.Fatalf("%d plugins, want one per Ingress (7)", len(res.Document.Plugins))
+	}
+	g := newGen(c)
+	want := map[string]string{} // route name prefix → plugin name tag
+	for i := range 7 {
+		want[g.ns(i)+"."+g.name("app", i)+"."] = "k8s-name:" + g.pluginName(i)
+	}
+	for _, p := range res.Document.Plugins {
+		route := *p.Route.Name
+		prefix := route[:strings.Index(route, ".app-")+len(".app-00000.")]
+		if tag := *p.Tags[0]; want[prefix] != tag || *p.Tags[1] != "k8s-namespace:"+route[:strings.IndexByte(route, '.')] {
+			t.Errorf("route %s has plugin %s (%s), want %s", route, tag, *p.Tags[1], want[prefix])
+		}
+	}
+}
