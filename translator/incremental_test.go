@@ -2,6 +2,7 @@ package translator
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/kongsync/kongsync/document"
+	configurationv1 "github.com/kongsync/kongsync/internal/apis/configuration/v1"
 	"github.com/kongsync/kongsync/internal/workload"
 	"github.com/kongsync/kongsync/store"
 )
@@ -88,8 +90,10 @@ func TestIncrementalGolden(t *testing.T) {
 }
 
 // TestIncrementalRandomChanges applies random sequences of adds, updates and deletes of
-// Ingresses, Services, EndpointSlices, Secrets and IngressClasses (including flipping the
-// default class) to a store and compares the incremental result with a full build after each.
+// Ingresses, Services, EndpointSlices, Secrets, IngressClasses (including flipping the default
+// class), KongPlugins, KongClusterPlugins and KongConsumers (including adding and removing
+// konghq.com/plugins) to a store and compares the incremental result with a full build after
+// each.
 func TestIncrementalRandomChanges(t *testing.T) {
 	dirs := goldenCases(t)
 	seeds, steps := 12, 60
@@ -119,15 +123,19 @@ func TestIncrementalRandomChanges(t *testing.T) {
 	}
 }
 
-// changePool is the objects a random sequence draws from: three golden cases and a small
-// generated workload with TLS.
+// changePool is the objects a random sequence draws from: three golden cases, the plugin cases
+// with cluster, global and consumer plugins, and a small generated workload with TLS and
+// KongPlugins.
 func changePool(t *testing.T, dirs []string, r *rand.Rand) []store.Object {
 	var pool []store.Object
 	for range 3 {
 		pool = append(pool, loadObjects(t, dirs[r.IntN(len(dirs))])...)
 	}
+	for _, name := range []string{"plugins-cluster", "plugins-consumer"} {
+		pool = append(pool, loadObjects(t, filepath.Join(goldenDir, name))...)
+	}
 	c := workload.Defaults(12)
-	c.TLSSecrets, c.Namespaces, c.Seed = 4, 2, int64(r.IntN(1000))
+	c.TLSSecrets, c.Namespaces, c.Seed, c.Plugins = 4, 2, int64(r.IntN(1000)), 2
 	objs, err := workload.Objects(c)
 	if err != nil {
 		t.Fatal(err)
@@ -177,7 +185,7 @@ func mutate(o runtime.Object, r *rand.Rand) string {
 	n := r.IntN(3)
 	switch o := o.(type) {
 	case *networkingv1.Ingress:
-		return mutateIngress(o, r.IntN(4))
+		return mutateIngress(o, r.IntN(5))
 	case *corev1.Service:
 		switch n {
 		case 0:
@@ -186,7 +194,19 @@ func mutate(o runtime.Object, r *rand.Rand) string {
 			if len(o.Spec.Ports) > 0 {
 				o.Spec.Ports[0].Port++
 			}
+		case 2:
+			togglePlugins(&o.ObjectMeta, "plugin-00001, shared")
 		}
+	case *configurationv1.KongPlugin:
+		mutatePlugin(&o.PluginFields, n)
+	case *configurationv1.KongClusterPlugin:
+		if n == 0 {
+			toggleLabel(&o.ObjectMeta, "global")
+		} else {
+			mutatePlugin(&o.PluginFields, n)
+		}
+	case *configurationv1.KongConsumer:
+		togglePlugins(&o.ObjectMeta, "limits, per-route-limits")
 	case *discoveryv1.EndpointSlice:
 		if len(o.Endpoints) == 0 {
 			return "same"
@@ -229,6 +249,8 @@ func mutateIngress(o *networkingv1.Ingress, n int) string {
 			}
 		}
 		o.CreationTimestamp = metav1.NewTime(o.CreationTimestamp.Add(-3600e9))
+	case 3:
+		togglePlugins(&o.ObjectMeta, "plugin-00000, limits, shared")
 	case 2: // the same host and path as other Ingresses so mutated: ambiguous routes
 		if len(o.Spec.Rules) > 0 && o.Spec.Rules[0].HTTP != nil && len(o.Spec.Rules[0].HTTP.Paths) > 0 {
 			o.Spec.Rules[0].Host = "collide.example.com"
@@ -236,6 +258,38 @@ func mutateIngress(o *networkingv1.Ingress, n int) string {
 		}
 	}
 	return "update ingress " + strconv.Itoa(n)
+}
+
+// togglePlugins removes konghq.com/plugins, or sets it to refs when absent.
+func togglePlugins(m *metav1.ObjectMeta, refs string) {
+	if _, ok := m.Annotations[annPlugins]; ok {
+		delete(m.Annotations, annPlugins)
+		return
+	}
+	setAnnotation(m, annPlugins, refs)
+}
+
+func toggleLabel(m *metav1.ObjectMeta, k string) {
+	if m.Labels[k] == "true" {
+		delete(m.Labels, k)
+		return
+	}
+	if m.Labels == nil {
+		m.Labels = map[string]string{}
+	}
+	m.Labels[k] = "true"
+}
+
+// mutatePlugin changes a KongPlugin's config, enabled state or instance name.
+func mutatePlugin(f *configurationv1.PluginFields, n int) {
+	switch n {
+	case 0:
+		f.Config = json.RawMessage(`{"minute": 7}`)
+	case 1:
+		f.Disabled = !f.Disabled
+	case 2:
+		f.InstanceName += "x"
+	}
 }
 
 func setAnnotation(m *metav1.ObjectMeta, k, v string) {
@@ -328,4 +382,48 @@ func TestIncrementalTLSClaimOrder(t *testing.T) {
 	older.CreationTimestamp = metav1.NewTime(ings[0].CreationTimestamp.Add(-3600e9))
 	mustUpsert(t, st, older)
 	in.check(t, st.Snapshot(), "second becomes older and wins the host")
+}
+
+// TestIncrementalPluginAnnotation: an Ingress gaining or losing konghq.com/plugins changes the
+// plugins, so the fast path must not patch it (it would keep the previous plugins); changes to
+// Ingresses without the annotation still patch, keeping the plugins of the others.
+func TestIncrementalPluginAnnotation(t *testing.T) {
+	c := workload.Defaults(6)
+	c.Plugins = 2
+	raw, err := workload.Objects(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := store.New()
+	var ings []*networkingv1.Ingress
+	for _, o := range raw {
+		so := o.(store.Object)
+		if _, err := store.KindOf(so); err != nil {
+			continue
+		}
+		if ing, ok := o.(*networkingv1.Ingress); ok {
+			ings = append(ings, ing)
+			if len(ings) == 1 {
+				ing = ing.DeepCopy()
+				delete(ing.Annotations, annPlugins)
+				so = ing
+			}
+		}
+		mustUpsert(t, st, so)
+	}
+	in := newIncremental()
+	in.check(t, st.Snapshot(), "initial")
+	plain := ings[0].DeepCopy()
+	delete(plain.Annotations, annPlugins)
+	plain.Spec.Rules[0].HTTP.Paths[0].Path = "/changed"
+	mustUpsert(t, st, plain)
+	in.check(t, st.Snapshot(), "path of the Ingress without plugins")
+	mustUpsert(t, st, ings[0])
+	in.check(t, st.Snapshot(), "Ingress gains konghq.com/plugins")
+	if got := len(in.tr.Translate(st.Snapshot()).Document.Plugins); got != 6 {
+		t.Errorf("%d plugins, want 6", got)
+	}
+	if patched, full := in.tr.Stats(); patched != 2 || full != 2 {
+		t.Errorf("patched %d, full %d translations; want 2 and 2", patched, full)
+	}
 }
