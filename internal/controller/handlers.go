@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
 
+	configurationv1 "github.com/kongsync/kongsync/internal/apis/configuration/v1"
 	"github.com/kongsync/kongsync/store"
 )
 
@@ -31,6 +32,14 @@ func (h *handler) upsert(obj any) {
 		h.c.trackRefs(o, ingressSecrets(o.(*networkingv1.Ingress)))
 	case store.KindService:
 		h.c.trackRefs(o, serviceSecrets(o.(*corev1.Service)))
+	case store.KindKongPlugin:
+		if p, ok := o.(*configurationv1.KongPlugin); ok {
+			h.c.trackRefs(o, pluginSecrets(p))
+		}
+	case store.KindKongClusterPlugin:
+		if p, ok := o.(*configurationv1.KongClusterPlugin); ok {
+			h.c.trackRefs(o, clusterPluginSecrets(p))
+		}
 	}
 	h.c.put(o)
 }
@@ -52,7 +61,8 @@ func (h *handler) delete(obj any) {
 		return
 	}
 	ref := store.Ref{Kind: h.kind, Namespace: ns, Name: name}
-	if h.kind == store.KindIngress || h.kind == store.KindService {
+	switch h.kind {
+	case store.KindIngress, store.KindService, store.KindKongPlugin, store.KindKongClusterPlugin:
 		h.c.dropRefs(ref)
 	}
 	h.c.remove(ref)
@@ -77,7 +87,7 @@ func (c *Controller) remove(ref store.Ref) {
 	}
 }
 
-// trackRefs records the Secrets an Ingress or Service references and reconciles those whose
+// trackRefs records the Secrets an object references and reconciles those whose
 // reference count went from or to zero: a newly referenced Secret may need a GET, one no longer
 // referenced leaves the store unless its type or label keeps it.
 func (c *Controller) trackRefs(owner store.Object, secrets []store.Ref) {

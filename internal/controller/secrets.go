@@ -16,8 +16,9 @@ import (
 //   - of type kubernetes.io/tls (Ingress TLS, Service client certificates),
 //   - labelled konghq.com/ca-cert: "true" (CA certificates, as KIC),
 //   - labelled konghq.com/credential (KongConsumer credentials; KIC 3 requires the label), or
-//   - referenced by a watched Ingress (spec.tls[].secretName) or Service (the
-//     konghq.com/client-cert and konghq.com/ca-certificates-secrets annotations).
+//   - referenced by a watched Ingress (spec.tls[].secretName), Service (the
+//     konghq.com/client-cert and konghq.com/ca-certificates-secrets annotations), KongPlugin or
+//     KongClusterPlugin (configFrom and configPatches Secret references).
 // The first three are listed and watched in full by informers whose server-side selectors match
 // exactly them (secretsources.go); of every other Secret a metadata-only informer holds name and
 // resourceVersion, so its data is never transferred unless a reference makes the controller GET
@@ -42,7 +43,8 @@ func alwaysKept(s *corev1.Secret) bool {
 	return s.Type == corev1.SecretTypeTLS || s.Labels[CACertLabel] == "true" || s.Labels[CredentialLabel] != ""
 }
 
-// secretRefs counts, per Secret, the Ingresses and Services referencing it. It is shared by the
+// secretRefs counts, per Secret, the objects (Ingresses, Services, KongPlugins and
+// KongClusterPlugins) referencing it. It is shared by the
 // handlers of several informers, hence the lock.
 type secretRefs struct {
 	mu      sync.Mutex
@@ -84,7 +86,7 @@ func (r *secretRefs) set(owner store.Ref, secrets []store.Ref) (added, removed [
 	return added, removed
 }
 
-// referenced reports whether any Ingress or Service references the Secret.
+// referenced reports whether any watched object references the Secret.
 func (r *secretRefs) referenced(s store.Ref) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
