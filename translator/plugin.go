@@ -70,10 +70,9 @@ func (t *translation) pluginTemplate(src pluginSource) (kong.Plugin, bool) {
 	if !ok {
 		return kong.Plugin{}, false
 	}
+	// run_on is not passed on: Kong 3.x has no such field and rejects it; KIC drops it too once
+	// it has filled the plugin's defaults from Kong's schema.
 	p := kong.Plugin{Name: kong.String(f.PluginName), Config: config, Tags: objectTags(src.kind, src.meta)}
-	if f.RunOn != "" {
-		p.RunOn = kong.String(f.RunOn)
-	}
 	if f.Disabled {
 		p.Enabled = kong.Bool(false)
 	}
