@@ -107,8 +107,8 @@ func (t *translation) pluginConfig(src pluginSource) (kong.Configuration, bool) 
 			return nil, false
 		}
 		var v any
-		if err := decodeJSON(val, &v); err != nil {
-			t.problem(src.ref, field, "the Secret value is not valid JSON: %v; %s skipped", err, src.kind)
+		if decodeJSON(val, &v) != nil { // the decoder's message would quote the Secret's data
+			t.problem(src.ref, field, "the Secret value is not valid JSON; %s skipped", src.kind)
 			return nil, false
 		}
 		var err error
