@@ -271,6 +271,37 @@ func kongInvariants(d *document.Document) error {
 			}
 		}
 	}
+	return pluginInvariants(d, seen)
+}
+
+// pluginInvariants: plugin ids and instance names unique, every referenced entity present.
+func pluginInvariants(d *document.Document, seen map[string]bool) error {
+	users := map[string]bool{}
+	for _, c := range d.Consumers {
+		if c.Username != nil {
+			users[*c.Username] = true
+		}
+	}
+	for _, p := range d.Plugins {
+		if p.ID == nil || p.Name == nil || *p.Name == "" || seen["plugin id\x00"+*p.ID] {
+			return fmt.Errorf("plugin %v: missing or duplicate name or id", p.Name)
+		}
+		seen["plugin id\x00"+*p.ID] = true
+		if p.InstanceName != nil {
+			if seen["plugin instance\x00"+*p.InstanceName] {
+				return fmt.Errorf("duplicate plugin instance_name %q", *p.InstanceName)
+			}
+			seen["plugin instance\x00"+*p.InstanceName] = true
+		}
+		switch {
+		case p.Route != nil && !seen["route name\x00"+*p.Route.Name]:
+			return fmt.Errorf("plugin %s: route %s not in the document", *p.ID, *p.Route.Name)
+		case p.Service != nil && !seen["service name\x00"+*p.Service.Name]:
+			return fmt.Errorf("plugin %s: service %s not in the document", *p.ID, *p.Service.Name)
+		case p.Consumer != nil && !users[*p.Consumer.ID]:
+			return fmt.Errorf("plugin %s: consumer %s not in the document", *p.ID, *p.Consumer.ID)
+		}
+	}
 	return nil
 }
 

@@ -47,11 +47,11 @@ func (t *translation) buildPlugins(doc *document.Document, ings []*networkingv1.
 		return strings.Compare(nsNameKey(a.namespace, a.name), nsNameKey(b.namespace, b.name))
 	})
 	var out []*document.Plugin
-	owner := map[string]store.Ref{} // plugin id → the source that produced it first
+	owner := map[string]store.Ref{} // plugin id (and instance_name) → the source that took it first
 	for _, k := range keys {
 		out = t.attachPlugin(k, rels[k], owner, out)
 	}
-	out = append(out, t.globalPlugins()...)
+	out = append(out, t.globalPlugins(owner)...)
 	sortPlugins(out)
 	return out
 }
@@ -192,14 +192,31 @@ func (t *translation) attachPlugin(k pluginRef, rels *pluginRels, owner map[stri
 				*tmpl.Name, prev, c.describe())
 			continue
 		}
-		owner[*p.ID] = src.ref
-		c.setRefs(&p.Plugin)
 		if tmpl.InstanceName != nil {
 			p.InstanceName = kong.String(suffixedInstanceName(*tmpl.InstanceName, c, used))
+			if !claimInstanceName(t, owner, src, *p.InstanceName) {
+				continue
+			}
 		}
+		owner[*p.ID] = src.ref
+		c.setRefs(&p.Plugin)
 		out = append(out, p)
 	}
 	return out
+}
+
+// claimInstanceName records that src's plugin uses instance_name name, which Kong keeps unique
+// across all plugins. Two KongPlugins with one instance_name on one entity (or a global one
+// repeating another's) would collide, and KIC sends both: the later is reported and left out.
+func claimInstanceName(t *translation, owner map[string]store.Ref, src pluginSource, name string) bool {
+	key := "instance_name\x00" + name
+	if prev, taken := owner[key]; taken && prev != src.ref {
+		t.problem(src.ref, "instance_name", "instance_name %s is already used by %s; plugin not attached there",
+			quoteShort(name), prev)
+		return false
+	}
+	owner[key] = src.ref
+	return true
 }
 
 // combinations are KIC's plugin relations: with consumers, one plugin per consumer and service

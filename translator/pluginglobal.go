@@ -17,7 +17,7 @@ const globalLabel = "global"
 // globalPlugins are the served KongClusterPlugins labelled global: "true", attached to nothing.
 // Two valid ones for the same plugin cancel each other out, as in KIC (a problem on each here;
 // KIC only logs); one that cannot be built does not count. They keep their instance_name.
-func (t *translation) globalPlugins() []*document.Plugin {
+func (t *translation) globalPlugins(owner map[string]store.Ref) []*document.Plugin {
 	byName := map[string][]*configurationv1.KongClusterPlugin{}
 	var names []string
 	for _, o := range t.snap.Objects(store.KindKongClusterPlugin) {
@@ -38,21 +38,24 @@ func (t *translation) globalPlugins() []*document.Plugin {
 	var out []*document.Plugin
 	for _, name := range names {
 		var valid []*document.Plugin
-		var refs []store.Ref
+		var srcs []pluginSource
 		for _, kcp := range byName[name] {
 			if tmpl, ok := t.pluginTemplate(clusterPluginSource(kcp)); ok {
 				valid = append(valid, &document.Plugin{Plugin: tmpl})
-				refs = append(refs, clusterPluginSource(kcp).ref)
+				srcs = append(srcs, clusterPluginSource(kcp))
 			}
 		}
 		if len(valid) > 1 {
-			for _, ref := range refs {
-				t.problem(ref, "metadata.labels[global]",
+			for _, src := range srcs {
+				t.problem(src.ref, "metadata.labels[global]",
 					"%d global KongClusterPlugins configure plugin %s; none of them is applied", len(valid), name)
 			}
 			continue
 		}
-		for _, p := range valid {
+		for i, p := range valid {
+			if p.InstanceName != nil && !claimInstanceName(t, owner, srcs[i], *p.InstanceName) {
+				continue
+			}
 			p.ID = kong.String(pluginID(name, pluginCombo{}))
 			out = append(out, p)
 		}
