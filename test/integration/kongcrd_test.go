@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
@@ -43,4 +44,52 @@ func TestKongConsumerFromCRD(t *testing.T) {
 	waitDouble(t, kong, "the consumer gone with its KongConsumer", func() bool {
 		return hasHost(kong, "consumer.example.com") && !hasConsumer()
 	})
+}
+
+// A KongPlugin whose config comes from an Opaque Secret (configFrom) reaches Kong on the route
+// of the Ingress that references it; the Secret, referenced only by the KongPlugin, is fetched
+// and followed when it changes.
+func TestKongPluginFromCRD(t *testing.T) {
+	kubectl(t, "apply", "--server-side", "-f", "testdata/kong-crds.yaml")
+	kubectl(t, "wait", "--for=condition=established", "--timeout=30s", "-f", "testdata/kong-crds.yaml")
+	ns := newNamespace(t)
+	conf := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "limits"},
+		Data: map[string][]byte{"config": []byte(`{"minute": 17, "policy": "local"}`)}}
+	if _, err := admin.CoreV1().Secrets(ns).Create(ctxT(t), conf, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	dyn := dynamic.NewForConfigOrDie(plane.RestConfig())
+	plugins := dyn.Resource(configurationv1.SchemeGroupVersion.WithResource("kongplugins")).Namespace(ns)
+	kp := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "configuration.konghq.com/v1", "kind": "KongPlugin",
+		"metadata":   map[string]any{"name": "limits", "namespace": ns},
+		"plugin":     "rate-limiting",
+		"configFrom": map[string]any{"secretKeyRef": map[string]any{"name": "limits", "key": "config"}},
+	}}
+	if _, err := plugins.Create(ctxT(t), kp, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	a := app{ns: ns, name: "web", host: "plugin.example.com"}
+	ing := a.ingress()
+	ing.Annotations = map[string]string{"konghq.com/plugins": "limits"}
+	if _, err := admin.CoreV1().Services(ns).Create(ctxT(t), a.service(), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.NetworkingV1().Ingresses(ns).Create(ctxT(t), ing, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	kong := newDouble(t)
+	startKongsync(t, "plugin", ns, []*kongdouble.Server{kong}, nil)
+	limit := func(n string) func() bool {
+		return func() bool {
+			c := kong.Config()
+			return strings.Contains(c, `"route":"`+ns+`.web.web.plugin.example.com.80"`) && strings.Contains(c, `"minute":`+n)
+		}
+	}
+	waitDouble(t, kong, "the KongPlugin on the route, config from its Secret", limit("17"))
+	conf.Data["config"] = []byte(`{"minute": 23, "policy": "local"}`)
+	if _, err := admin.CoreV1().Secrets(ns).Update(ctxT(t), conf, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitDouble(t, kong, "the plugin following its Secret", limit("23"))
 }
