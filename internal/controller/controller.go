@@ -41,6 +41,9 @@ type Options struct {
 	// Metadata lists and watches Secrets as metadata only (PartialObjectMetadata), so that the
 	// data of Secrets the translator never reads is never transferred. Required.
 	Metadata metadata.Interface
+	// SecretRetry is the delay before a failed GET of a referenced Secret is tried again;
+	// 0 means 5 s.
+	SecretRetry time.Duration
 }
 
 // Controller owns the informers. Create it with New, then call Start once.
@@ -62,11 +65,16 @@ type Controller struct {
 	secrets      map[string]*secretSources
 	secretSynced []cache.InformerSynced
 	secretMu     sync.Mutex
+	// stopped ends with the ctx given to Start: no Secret GET is retried after it.
+	stopped <-chan struct{}
 }
 
 // New wires informers for Ingress, IngressClass, Service, EndpointSlice and Secret (see
 // secretsources.go) to st. Nothing runs until Start.
 func New(client kubernetes.Interface, st *store.Store, n Notifier, log logr.Logger, opts Options) (*Controller, error) {
+	if opts.SecretRetry <= 0 {
+		opts.SecretRetry = 5 * time.Second
+	}
 	if opts.Metadata == nil {
 		return nil, errors.New("controller: Options.Metadata is required (Secrets are watched as metadata)")
 	}
@@ -135,6 +143,9 @@ func (c *Controller) watch(inf cache.SharedIndexInformer, kind store.Kind, trans
 // Start runs the informers until ctx ends and blocks until every handler has processed the
 // initial list, so the first push sees the whole cluster.
 func (c *Controller) Start(ctx context.Context) error {
+	c.secretMu.Lock()
+	c.stopped = ctx.Done()
+	c.secretMu.Unlock()
 	for _, f := range c.factories {
 		f.Start(ctx.Done())
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -206,8 +207,8 @@ func (s *secretSources) synced() bool {
 }
 
 // fetchSecret GETs one Secret and stores it; a Secret gone meanwhile leaves the store (the
-// translator reports the dangling reference). A failed GET is logged and retried on the
-// Secret's next change.
+// translator reports the dangling reference). A failed GET is logged and retried after
+// Options.SecretRetry (and at the Secret's next change).
 func (c *Controller) fetchSecret(ref store.Ref) {
 	ctx, cancel := context.WithTimeout(context.Background(), secretFetchTimeout)
 	defer cancel()
@@ -217,11 +218,29 @@ func (c *Controller) fetchSecret(ref store.Ref) {
 		return
 	}
 	if err != nil {
-		c.log.Error(err, "fetching referenced Secret", "namespace", ref.Namespace, "name", ref.Name)
+		c.log.Error(err, "fetching referenced Secret; will retry", "namespace", ref.Namespace, "name", ref.Name,
+			"retryIn", c.opts.SecretRetry)
+		c.retryLater(ref)
 		return
 	}
 	trimMeta(&s.ObjectMeta)
 	c.put(s)
+}
+
+// retryLater reconciles ref again after the retry delay, unless the controller has stopped by
+// then. Called with secretMu held.
+func (c *Controller) retryLater(ref store.Ref) {
+	stopped := c.stopped
+	if stopped == nil {
+		return
+	}
+	time.AfterFunc(c.opts.SecretRetry, func() {
+		select {
+		case <-stopped:
+		default:
+			c.reconcileSecret(ref)
+		}
+	})
 }
 
 // transformSecret trims the metadata of a Secret a full informer keeps.
