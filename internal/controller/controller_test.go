@@ -204,3 +204,19 @@ func waitFor(t *testing.T, n *countingNotifier, cond func() bool, what string) {
 func cacheTombstone(key string, obj any) any {
 	return cache.DeletedFinalStateUnknown{Key: key, Obj: obj}
 }
+
+func TestWaitSynced(t *testing.T) {
+	var calls atomic.Int64
+	later := func() bool { return calls.Add(1) > 3 }
+	if !waitSynced(context.Background(), []cache.InformerSynced{func() bool { return true }, later}) {
+		t.Fatal("waitSynced gave up although every informer synced")
+	}
+	if calls.Load() != 4 {
+		t.Errorf("polled %d times, want 4", calls.Load())
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if waitSynced(ctx, []cache.InformerSynced{func() bool { return false }}) {
+		t.Error("waitSynced reported synced after ctx ended")
+	}
+}
