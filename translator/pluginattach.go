@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/kong/go-kong/kong"
+	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 
 	"github.com/kongsync/kongsync/document"
@@ -76,14 +77,21 @@ func (t *translation) addRel(rels map[pluginRef]*pluginRels, r pluginRef, referr
 }
 
 // collectServiceRels adds the Kong services whose Kubernetes Service has konghq.com/plugins.
+// Output services are scanned only when some Service has the annotation.
 func (t *translation) collectServiceRels(doc *document.Document, rels map[pluginRef]*pluginRels) {
+	annotated := map[[2]string]*corev1.Service{}
+	for _, o := range t.snap.Objects(store.KindService) {
+		if svc, ok := o.(*corev1.Service); ok && svc.Annotations[annPlugins] != "" {
+			annotated[[2]string{svc.Namespace, svc.Name}] = svc
+		}
+	}
+	if len(annotated) == 0 {
+		return
+	}
 	for _, s := range doc.Services {
 		ns, name, ok := tagObject(s.Tags)
-		if !ok {
-			continue
-		}
-		svc, ok := t.snap.Service(ns, name)
-		if !ok || svc.Annotations[annPlugins] == "" {
+		svc := annotated[[2]string{ns, name}]
+		if !ok || svc == nil {
 			continue
 		}
 		target := pluginTarget{name: *s.Name, referrer: serviceRef(svc)}
