@@ -26,7 +26,7 @@ func TestPluginIDMatchesGoKong(t *testing.T) {
 		if err := p.FillID(""); err != nil {
 			t.Fatal(err)
 		}
-		if got := pluginID("rate-limiting", c); got != *p.ID {
+		if got := pluginID(newIDSpace("plugins"), "rate-limiting", c); got != *p.ID {
 			t.Errorf("%+v: pluginID %s, go-kong %s", c, got, *p.ID)
 		}
 	}

@@ -49,31 +49,45 @@ func (t *translation) buildPlugins(doc *document.Document, ings []*networkingv1.
 	})
 	var out []*document.Plugin
 	owner := map[string]store.Ref{} // plugin id (and instance_name) → the source that took it first
+	ids := newIDSpace("plugins")
 	for _, k := range keys {
-		out = t.attachPlugin(k, rels[k], owner, out)
+		out = t.attachPlugin(k, rels[k], ids, owner, out)
 	}
-	out = append(out, t.globalPlugins(owner)...)
+	out = append(out, t.globalPlugins(ids, owner)...)
 	sortPlugins(out)
 	return out
 }
 
-// addRel records that referrer asks for plugin item r on an entity. A "namespace:name" item
-// needs a ReferenceGrant in KIC; kongsync reads none, so it is refused as KIC refuses it
-// without one.
-func (t *translation) addRel(rels map[pluginRef]*pluginRels, r pluginRef, referrer store.Ref, add func(*pluginRels)) {
+// Entity kinds a plugin reference attaches to.
+const (
+	relService = iota
+	relRoute
+	relConsumer
+)
+
+// addRel records that referrer asks for plugin item r on an entity of kind relService,
+// relRoute or relConsumer. A "namespace:name" item needs a ReferenceGrant in KIC; kongsync reads
+// none, so it is refused as KIC refuses it without one.
+func (t *translation) addRel(rels map[pluginRef]*pluginRels, r pluginRef, kind int, target pluginTarget) {
 	if r.remote {
-		t.problem(referrer, annotationField(annPlugins),
+		t.problem(target.referrer, annotationField(annPlugins),
 			"no ReferenceGrant allows the reference to KongPlugin %s in another namespace (kongsync reads no ReferenceGrants); reference ignored",
 			quoteShort(r.namespace+":"+r.name))
 		return
 	}
-	key := pluginRef{namespace: r.namespace, name: r.name}
-	pr := rels[key]
+	pr := rels[r]
 	if pr == nil {
 		pr = &pluginRels{}
-		rels[key] = pr
+		rels[r] = pr
 	}
-	add(pr)
+	switch kind {
+	case relService:
+		pr.services = append(pr.services, target)
+	case relRoute:
+		pr.routes = append(pr.routes, target)
+	default:
+		pr.consumers = append(pr.consumers, target)
+	}
 }
 
 // collectServiceRels adds the Kong services whose Kubernetes Service has konghq.com/plugins.
@@ -96,17 +110,22 @@ func (t *translation) collectServiceRels(doc *document.Document, rels map[plugin
 		}
 		target := pluginTarget{name: *s.Name, referrer: serviceRef(svc)}
 		for _, r := range parsePluginRefs(svc.Annotations[annPlugins], ns) {
-			t.addRel(rels, r, target.referrer, func(p *pluginRels) { p.services = append(p.services, target) })
+			t.addRel(rels, r, relService, target)
 		}
 	}
 }
 
-// collectRouteRels adds every route of each served Ingress with konghq.com/plugins.
+// collectRouteRels adds every route of each served Ingress with konghq.com/plugins (its
+// references parsed once).
 func (t *translation) collectRouteRels(doc *document.Document, ings []*networkingv1.Ingress, rels map[pluginRef]*pluginRels) {
-	annotated := map[[2]string]*networkingv1.Ingress{}
+	type annotatedIngress struct {
+		ref  store.Ref
+		refs []pluginRef
+	}
+	annotated := map[[2]string]*annotatedIngress{}
 	for _, ing := range ings {
-		if ing.Annotations[annPlugins] != "" {
-			annotated[[2]string{ing.Namespace, ing.Name}] = ing
+		if v := ing.Annotations[annPlugins]; v != "" {
+			annotated[[2]string{ing.Namespace, ing.Name}] = &annotatedIngress{ref: ingressRef(ing), refs: parsePluginRefs(v, ing.Namespace)}
 		}
 	}
 	if len(annotated) == 0 {
@@ -119,9 +138,8 @@ func (t *translation) collectRouteRels(doc *document.Document, ings []*networkin
 			if !ok || ing == nil {
 				continue
 			}
-			target := pluginTarget{name: *r.Name, referrer: ingressRef(ing)}
-			for _, pr := range parsePluginRefs(ing.Annotations[annPlugins], ns) {
-				t.addRel(rels, pr, target.referrer, func(p *pluginRels) { p.routes = append(p.routes, target) })
+			for _, pr := range ing.refs {
+				t.addRel(rels, pr, relRoute, pluginTarget{name: *r.Name, referrer: ing.ref})
 			}
 		}
 	}
@@ -148,7 +166,7 @@ func (t *translation) collectConsumerRels(doc *document.Document, rels map[plugi
 		}
 		target := pluginTarget{name: *c.Username, referrer: referrer}
 		for _, r := range parsePluginRefs(kc.Annotations[annPlugins], ns) {
-			t.addRel(rels, r, target.referrer, func(p *pluginRels) { p.consumers = append(p.consumers, target) })
+			t.addRel(rels, r, relConsumer, target)
 		}
 	}
 }
@@ -174,7 +192,7 @@ func tagObject(tags []*string) (ns, name string, ok bool) {
 // attachPlugin resolves one referenced plugin and appends a Kong plugin per combination of the
 // entities referencing it. A missing plugin is a problem on every referrer; a plugin that
 // cannot be built, one on the plugin.
-func (t *translation) attachPlugin(k pluginRef, rels *pluginRels, owner map[string]store.Ref, out []*document.Plugin) []*document.Plugin {
+func (t *translation) attachPlugin(k pluginRef, rels *pluginRels, ids idSpace, owner map[string]store.Ref, out []*document.Plugin) []*document.Plugin {
 	src, found := t.lookupPlugin(k.namespace, k.name)
 	if !found {
 		for _, list := range [][]pluginTarget{rels.services, rels.routes, rels.consumers} {
@@ -192,22 +210,24 @@ func (t *translation) attachPlugin(k pluginRef, rels *pluginRels, owner map[stri
 	}
 	used := map[string]bool{}
 	for _, c := range rels.combinations() {
-		p := &document.Plugin{Plugin: tmpl}
-		p.Tags = slices.Clone(tmpl.Tags)
-		p.ID = kong.String(pluginID(*tmpl.Name, c))
+		e := &pluginEntity{Plugin: document.Plugin{Plugin: tmpl}} // config, tags shared: never modified
+		e.id = pluginID(ids, *tmpl.Name, c)
+		p := &e.Plugin
+		p.ID = &e.id
 		if prev, taken := owner[*p.ID]; taken {
 			t.problem(src.ref, "plugin", "plugin %s is already configured by %s on %s; not attached there",
 				*tmpl.Name, prev, c.describe())
 			continue
 		}
 		if tmpl.InstanceName != nil {
-			p.InstanceName = kong.String(suffixedInstanceName(*tmpl.InstanceName, c, used))
-			if !claimInstanceName(t, owner, src, *p.InstanceName) {
+			e.instance = suffixedInstanceName(*tmpl.InstanceName, c, used)
+			p.InstanceName = &e.instance
+			if !claimInstanceName(t, owner, src, e.instance) {
 				continue
 			}
 		}
-		owner[*p.ID] = src.ref
-		c.setRefs(&p.Plugin)
+		owner[e.id] = src.ref
+		e.setRefs(c)
 		out = append(out, p)
 	}
 	return out
@@ -262,17 +282,31 @@ func uniqueTargets(ts []pluginTarget) []pluginTarget {
 	return slices.CompactFunc(out, func(a, b pluginTarget) bool { return a.name == b.name })
 }
 
+// pluginEntity is a plugin with the values behind its pointer fields, in one allocation.
+type pluginEntity struct {
+	document.Plugin
+	id, instance string
+	combo        pluginCombo
+	service      kong.Service
+	route        kong.Route
+	consumer     kong.Consumer
+}
+
 // setRefs points the plugin at its entities by name (the document writes the names). The
 // consumer's username goes in ID, as in KIC.
-func (c pluginCombo) setRefs(p *kong.Plugin) {
+func (e *pluginEntity) setRefs(c pluginCombo) {
+	e.combo = c
 	if c.service != "" {
-		p.Service = &kong.Service{Name: kong.String(c.service)}
+		e.service.Name = &e.combo.service
+		e.Service = &e.service
 	}
 	if c.route != "" {
-		p.Route = &kong.Route{Name: kong.String(c.route)}
+		e.route.Name = &e.combo.route
+		e.Route = &e.route
 	}
 	if c.consumer != "" {
-		p.Consumer = &kong.Consumer{ID: kong.String(c.consumer)}
+		e.consumer.ID = &e.combo.consumer
+		e.Consumer = &e.consumer
 	}
 }
 
@@ -291,19 +325,21 @@ func (c pluginCombo) describe() string {
 
 // pluginID is go-kong's FillID for a plugin: the UUIDv5 of its name and the names of its
 // service, route and consumer, in that order.
-func pluginID(name string, c pluginCombo) string {
-	var b strings.Builder
-	b.WriteString(name)
+func pluginID(ids idSpace, name string, c pluginCombo) string {
+	var buf [256]byte
+	b := append(buf[:0], name...)
 	if c.service != "" {
-		b.WriteString(":service/" + c.service)
+		b = append(append(b, ":service/"...), c.service...)
 	}
 	if c.route != "" {
-		b.WriteString(":route/" + c.route)
+		b = append(append(b, ":route/"...), c.route...)
 	}
 	if c.consumer != "" {
-		b.WriteString(":consumer/" + c.consumer)
+		b = append(append(b, ":consumer/"...), c.consumer...)
 	}
-	return newIDSpace("plugins").id(b.String())
+	var out [36]byte
+	ids.put(&out, string(b))
+	return string(out[:])
 }
 
 // suffixedInstanceName keeps instance_name unique across the entities one KongPlugin attaches

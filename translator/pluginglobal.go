@@ -17,7 +17,7 @@ const globalLabel = "global"
 // globalPlugins are the served KongClusterPlugins labelled global: "true", attached to nothing.
 // Two valid ones for the same plugin cancel each other out, as in KIC (a problem on each here;
 // KIC only logs); one that cannot be built does not count. They keep their instance_name.
-func (t *translation) globalPlugins(owner map[string]store.Ref) []*document.Plugin {
+func (t *translation) globalPlugins(ids idSpace, owner map[string]store.Ref) []*document.Plugin {
 	byName := map[string][]*configurationv1.KongClusterPlugin{}
 	var names []string
 	for _, o := range t.snap.Objects(store.KindKongClusterPlugin) {
@@ -56,7 +56,7 @@ func (t *translation) globalPlugins(owner map[string]store.Ref) []*document.Plug
 			if p.InstanceName != nil && !claimInstanceName(t, owner, srcs[i], *p.InstanceName) {
 				continue
 			}
-			p.ID = kong.String(pluginID(name, pluginCombo{}))
+			p.ID = kong.String(pluginID(ids, name, pluginCombo{}))
 			out = append(out, p)
 		}
 	}
@@ -66,24 +66,31 @@ func (t *translation) globalPlugins(owner map[string]store.Ref) []*document.Plug
 // sortPlugins orders plugins as KIC's deckgen does: by plugin name followed by the names of
 // its consumer, route and service, descending; ties (which KIC leaves to map order) by id.
 func sortPlugins(ps []*document.Plugin) {
-	key := func(p *document.Plugin) string {
-		var b strings.Builder
-		b.WriteString(deref(p.Name))
+	type keyed struct {
+		key string
+		p   *document.Plugin
+	}
+	list := make([]keyed, len(ps))
+	for i, p := range ps {
+		parts := [4]string{deref(p.Name)}
 		if p.Consumer != nil {
-			b.WriteString(deref(p.Consumer.ID))
+			parts[1] = deref(p.Consumer.ID)
 		}
 		if p.Route != nil {
-			b.WriteString(deref(p.Route.Name))
+			parts[2] = deref(p.Route.Name)
 		}
 		if p.Service != nil {
-			b.WriteString(deref(p.Service.Name))
+			parts[3] = deref(p.Service.Name)
 		}
-		return b.String()
+		list[i] = keyed{strings.Join(parts[:], ""), p}
 	}
-	slices.SortStableFunc(ps, func(a, b *document.Plugin) int {
-		if c := strings.Compare(key(b), key(a)); c != 0 {
+	slices.SortStableFunc(list, func(a, b keyed) int {
+		if c := strings.Compare(b.key, a.key); c != 0 {
 			return c
 		}
-		return strings.Compare(deref(b.ID), deref(a.ID))
+		return strings.Compare(deref(b.p.ID), deref(a.p.ID))
 	})
+	for i := range list {
+		ps[i] = list[i].p
+	}
 }
