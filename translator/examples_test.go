@@ -21,8 +21,9 @@ func TestExamples(t *testing.T) {
 	if len(res.Problems) > 0 {
 		t.Errorf("examples have problems:\n%s", problemsText(res.Problems))
 	}
-	if len(res.Document.Services) != 3 || len(res.Document.Certificates) != 1 {
-		t.Errorf("want 3 services and 1 certificate, got %d and %d", len(res.Document.Services), len(res.Document.Certificates))
+	if len(res.Document.Services) != 3 || len(res.Document.Certificates) != 1 || len(res.Document.Plugins) == 0 {
+		t.Errorf("want 3 services, 1 certificate and plugins, got %d, %d and %d",
+			len(res.Document.Services), len(res.Document.Certificates), len(res.Document.Plugins))
 	}
 	y, err := document.YAML(res.Document)
 	if err != nil {
