@@ -381,13 +381,14 @@ func liveStartOnce(b *testing.B, n int, v liveVariant, i int) liveStartResult {
 	r.starts = append(r.starts, p.waitComplete(b, n).Seconds())
 	posts := p.double.Posts()
 	last := posts[len(posts)-1]
-	fmt.Fprintf(os.Stderr, "%s: complete POST began %.2fs, body received %.2fs, answered %.2fs after exec (%d POSTs)\n", v.name,
-		last.Start.Sub(p.started).Seconds(), last.Received.Sub(p.started).Seconds(), last.End.Sub(p.started).Seconds(), len(posts))
 	r.received = append(r.received, last.Received.Sub(p.started).Seconds())
 	h, rss, c0, err := procStats(p.cmd.Process.Pid)
 	if err != nil {
 		b.Fatal(err)
 	}
+	fmt.Fprintf(os.Stderr, "%s: complete POST began %.2fs, body received %.2fs, answered %.2fs after exec (%d POSTs); VmHWM %.1f MiB\n",
+		v.name, last.Start.Sub(p.started).Seconds(), last.Received.Sub(p.started).Seconds(), last.End.Sub(p.started).Seconds(),
+		len(posts), float64(h)/(1<<20))
 	if pprofDir != "" {
 		saveHeapProfiles(b, metricsAddr, filepath.Join(pprofDir, fmt.Sprintf("heap-%s%d", v.name, i)))
 	}
