@@ -20,9 +20,10 @@ import (
 //     konghq.com/client-cert and konghq.com/ca-certificates-secrets annotations), KongPlugin or
 //     KongClusterPlugin (configFrom and configPatches Secret references).
 // The first three are listed and watched in full by informers whose server-side selectors match
-// exactly them (secretsources.go); of every other Secret a metadata-only informer holds name and
-// resourceVersion, so its data is never transferred unless a reference makes the controller GET
-// it (again whenever its resourceVersion moves). Unreferenced ones never enter the store.
+// exactly them (secretsources.go); a metadata-only informer holds every Secret's name and
+// resourceVersion, so the data of the others is never transferred unless a reference makes the
+// controller GET it (again whenever its resourceVersion moves). Unreferenced ones never enter
+// the store.
 
 // Labels that make a Secret relevant whatever references it, as in KIC.
 const (
