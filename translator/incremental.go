@@ -51,8 +51,9 @@ type Cache struct {
 	settings  map[*networkingv1.Ingress]*settingsMemo
 	rules     map[*networkingv1.Ingress]*rulesMemo
 	svcInfo   map[*corev1.Service]*infoMemo
-	services  map[string]*serviceMemo  // by Kong service name
-	upstreams map[string]*upstreamMemo // by Kong service name
+	services  map[string]*serviceMemo            // by Kong service name
+	upstreams map[string]*upstreamMemo           // by Kong service name
+	plugins   map[pluginMemoKey]*document.Plugin // the last plugin pass's entities (pluginattach.go)
 
 	last *lastBuild // the previous result, for fastTranslate
 	// patched and full count the calls answered by patching the previous result and by a

@@ -177,14 +177,17 @@ type fastPatch struct {
 	problems []Problem
 	forget   []*networkingv1.Ingress // old versions whose memos go once the patch is committed
 	upsCopy  bool                    // ups is a copy, writable
+	plugins  bool                    // a changed Ingress has konghq.com/plugins: rebuild plugins
 }
 
 // fastTranslate patches the previous result when only Ingresses and EndpointSlices changed,
-// few of them, and in ways that cannot move a decision across objects: no TLS, default backend
-// or konghq.com/plugins on either version of a changed Ingress, no Kong service appearing or
-// disappearing. The previous plugins then still hold: they attach only to routes of Ingresses
-// with konghq.com/plugins (unchanged), to Kong services (none appears, disappears or is
-// dropped) and to consumers (unchanged), and read no other kind the fast path accepts changes of.
+// few of them, and in ways that cannot move a decision across objects: no TLS or default
+// backend on either version of a changed Ingress, no Kong service appearing or disappearing.
+// Plugins (and their problems) are kept when no version of a changed Ingress has
+// konghq.com/plugins, or both versions have the same annotation and route names: plugins
+// attach by name to routes of Ingresses with the annotation, to Kong services (none appears,
+// disappears or is dropped) and to consumers (unchanged), and read no other kind the fast path
+// accepts changes of. Otherwise they are rebuilt from the patched document, with their problems.
 // It returns false, having changed nothing, when the change needs a full translation.
 func (c *Cache) fastTranslate(snap *store.Snapshot) (Result, bool) {
 	lb := c.last
@@ -250,7 +253,7 @@ func (p *fastPatch) ingress(ch objectChange) bool {
 		if ing == nil {
 			continue
 		}
-		if ing.Spec.DefaultBackend != nil || ing.Annotations[annPlugins] != "" {
+		if ing.Spec.DefaultBackend != nil {
 			return false
 		}
 		if len(ing.Spec.TLS) > 0 {
@@ -268,6 +271,7 @@ func (p *fastPatch) ingress(ch objectChange) bool {
 		p.forget = append(p.forget, old)
 	}
 	if !served {
+		p.plugins = p.plugins || p.pluginsChange(old, cur, oldMemo, false)
 		return true
 	}
 	before := len(p.t.problems)
@@ -281,7 +285,39 @@ func (p *fastPatch) ingress(ch objectChange) bool {
 		}
 		ks.routes = append(ks.routes, u.route)
 	}
+	p.plugins = p.plugins || p.pluginsChange(old, cur, oldMemo, true)
 	return true
+}
+
+// pluginsChange reports whether replacing old by cur can change the plugins or their problems:
+// when either version has konghq.com/plugins, unless both are served with the same annotation
+// and make routes of the same names (a plugin names its route; nothing else of the Ingress
+// reaches it).
+func (p *fastPatch) pluginsChange(old, cur *networkingv1.Ingress, oldMemo *rulesMemo, served bool) bool {
+	a, b := "", ""
+	if old != nil {
+		a = old.Annotations[annPlugins]
+	}
+	if cur != nil {
+		b = cur.Annotations[annPlugins]
+	}
+	if a == "" && b == "" {
+		return false
+	}
+	newMemo := p.t.cache.rules[cur]
+	if a != b || oldMemo == nil || !served || newMemo == nil || len(newMemo.uses) != len(oldMemo.uses) {
+		return true
+	}
+	return !slices.Equal(routeNames(oldMemo.uses), routeNames(newMemo.uses))
+}
+
+func routeNames(uses []ruleUse) []string {
+	out := make([]string, len(uses))
+	for i, u := range uses {
+		out[i] = *u.route.Name
+	}
+	slices.Sort(out)
+	return out
 }
 
 // sameTLS reports whether two versions of an Ingress make the same TLS host claims.
@@ -377,16 +413,28 @@ func (p *fastPatch) endpointSlice(ch objectChange) bool {
 // commit makes the patched result the cache's last build and returns it.
 func (p *fastPatch) commit(snap *store.Snapshot) Result {
 	c, lb := p.t.cache, p.lb
-	problems := make([]Problem, 0, len(lb.problems)+len(p.problems))
+	doc := *lb.doc
+	doc.Services, doc.Upstreams = p.services, p.ups
+	var pluginProblems []Problem
+	if p.plugins {
+		before := len(p.t.problems)
+		doc.Plugins = p.t.buildPlugins(&doc)
+		pluginProblems = p.t.problems[before:]
+	}
+	problems := make([]Problem, 0, len(lb.problems)+len(p.problems)+len(pluginProblems))
 	for _, pr := range lb.problems {
+		if isPluginProblem(pr) {
+			if !p.plugins {
+				problems = append(problems, pr) // plugins unchanged: so are their problems
+			}
+			continue // else replaced by pluginProblems
+		}
 		keepTLS, changed := p.dropRefs[pr.Object]
 		if !changed || keepTLS && strings.HasPrefix(pr.Field, "spec.tls") {
 			problems = append(problems, pr)
 		}
 	}
-	problems = finishProblems(append(problems, p.problems...))
-	doc := *lb.doc
-	doc.Services, doc.Upstreams = p.services, p.ups
+	problems = finishProblems(append(append(problems, p.problems...), pluginProblems...))
 	for name, ks := range p.changed {
 		lb.services[name] = ks
 	}

@@ -124,14 +124,14 @@ func TestIncrementalRandomChanges(t *testing.T) {
 }
 
 // changePool is the objects a random sequence draws from: three golden cases, the plugin cases
-// with cluster, global and consumer plugins, and a small generated workload with TLS and
-// KongPlugins.
+// with cluster, global and consumer plugins and with broken KongPlugins, and a small generated
+// workload with TLS and KongPlugins.
 func changePool(t *testing.T, dirs []string, r *rand.Rand) []store.Object {
 	var pool []store.Object
 	for range 3 {
 		pool = append(pool, loadObjects(t, dirs[r.IntN(len(dirs))])...)
 	}
-	for _, name := range []string{"plugins-cluster", "plugins-consumer"} {
+	for _, name := range []string{"plugins-cluster", "plugins-consumer", "bad-plugin-config"} {
 		pool = append(pool, loadObjects(t, filepath.Join(goldenDir, name))...)
 	}
 	c := workload.Defaults(12)
@@ -384,9 +384,9 @@ func TestIncrementalTLSClaimOrder(t *testing.T) {
 	in.check(t, st.Snapshot(), "second becomes older and wins the host")
 }
 
-// TestIncrementalPluginAnnotation: an Ingress gaining or losing konghq.com/plugins changes the
-// plugins, so the fast path must not patch it (it would keep the previous plugins); changes to
-// Ingresses without the annotation still patch, keeping the plugins of the others.
+// TestIncrementalPluginAnnotation: an Ingress gaining, changing or losing konghq.com/plugins
+// changes the plugins and their problems; the fast path patches such changes by rebuilding the
+// plugins from the patched document, and must equal a full build.
 func TestIncrementalPluginAnnotation(t *testing.T) {
 	c := workload.Defaults(6)
 	c.Plugins = 2
@@ -395,35 +395,55 @@ func TestIncrementalPluginAnnotation(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := store.New()
-	var ings []*networkingv1.Ingress
+	var first *networkingv1.Ingress
 	for _, o := range raw {
 		so := o.(store.Object)
 		if _, err := store.KindOf(so); err != nil {
 			continue
 		}
-		if ing, ok := o.(*networkingv1.Ingress); ok {
-			ings = append(ings, ing)
-			if len(ings) == 1 {
-				ing = ing.DeepCopy()
-				delete(ing.Annotations, annPlugins)
-				so = ing
-			}
+		if ing, ok := o.(*networkingv1.Ingress); ok && first == nil {
+			first = ing
+			ing = ing.DeepCopy()
+			delete(ing.Annotations, annPlugins)
+			so = ing
 		}
 		mustUpsert(t, st, so)
 	}
+	broken := &configurationv1.KongPlugin{ObjectMeta: metav1.ObjectMeta{Namespace: first.Namespace, Name: "broken"},
+		PluginFields: configurationv1.PluginFields{PluginName: "cors", Config: json.RawMessage(`[1]`)}}
+	mustUpsert(t, st, broken)
 	in := newIncremental()
 	in.check(t, st.Snapshot(), "initial")
-	plain := ings[0].DeepCopy()
-	delete(plain.Annotations, annPlugins)
-	plain.Spec.Rules[0].HTTP.Paths[0].Path = "/changed"
-	mustUpsert(t, st, plain)
-	in.check(t, st.Snapshot(), "path of the Ingress without plugins")
-	mustUpsert(t, st, ings[0])
-	in.check(t, st.Snapshot(), "Ingress gains konghq.com/plugins")
-	if got := len(in.tr.Translate(st.Snapshot()).Document.Plugins); got != 6 {
-		t.Errorf("%d plugins, want 6", got)
+	steps := []struct {
+		what, plugins string
+		want          int
+	}{
+		{"path of the Ingress without plugins", "", 5},
+		{"host of the Ingress without plugins", "", 5},
+		{"Ingress gains konghq.com/plugins", first.Annotations[annPlugins], 6},
+		{"Ingress references a missing plugin too", first.Annotations[annPlugins] + ", missing", 6},
+		{"Ingress references only a missing plugin", "missing", 5},
+		{"Ingress references a broken KongPlugin", "broken", 5},
+		{"Ingress stops referencing it: its problem goes", first.Annotations[annPlugins], 6},
+		{"Ingress loses konghq.com/plugins", "", 5},
 	}
-	if patched, full := in.tr.Stats(); patched != 2 || full != 2 {
-		t.Errorf("patched %d, full %d translations; want 2 and 2", patched, full)
+	for i, step := range steps {
+		ing := first.DeepCopy()
+		delete(ing.Annotations, annPlugins)
+		if step.plugins != "" {
+			ing.Annotations[annPlugins] = step.plugins
+		}
+		ing.Spec.Rules[0].HTTP.Paths[0].Path = fmt.Sprintf("/v%d", i)
+		if strings.Contains(step.what, "host") {
+			ing.Spec.Rules[0].Host = fmt.Sprintf("h%d.example.com", i)
+		}
+		mustUpsert(t, st, ing)
+		in.check(t, st.Snapshot(), step.what)
+		if got := len(in.tr.Translate(st.Snapshot()).Document.Plugins); got != step.want {
+			t.Errorf("%s: %d plugins, want %d", step.what, got, step.want)
+		}
+	}
+	if patched, full := in.tr.Stats(); patched != 2*len(steps) || full != 1 {
+		t.Errorf("patched %d, full %d translations; want %d and 1", patched, full, 2*len(steps))
 	}
 }

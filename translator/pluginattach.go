@@ -9,6 +9,7 @@ import (
 	"github.com/kong/go-kong/kong"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kongsync/kongsync/document"
 	configurationv1 "github.com/kongsync/kongsync/internal/apis/configuration/v1"
@@ -31,14 +32,14 @@ type pluginRels struct {
 // consumer or not.
 type pluginCombo struct{ service, route, consumer string }
 
-// buildPlugins translates konghq.com/plugins on the Ingresses (each of their routes), Services
-// (each Kong service made from them) and KongConsumers of the final document, then the global
-// KongClusterPlugins, into KIC's top-level plugin list. It reads only doc, ings and the
-// snapshot, so it is recomputed whole on every translation, cached or not.
-func (t *translation) buildPlugins(doc *document.Document, ings []*networkingv1.Ingress) []*document.Plugin {
+// buildPlugins translates konghq.com/plugins on the served Ingresses (each of their routes),
+// Services (each Kong service made from them) and KongConsumers of the final document, then the
+// global KongClusterPlugins, into KIC's top-level plugin list. It reads only doc and the
+// snapshot, so a full translation recomputes it whole and the fast path can too.
+func (t *translation) buildPlugins(doc *document.Document) []*document.Plugin {
 	rels := map[pluginRef]*pluginRels{}
 	t.collectServiceRels(doc, rels)
-	t.collectRouteRels(doc, ings, rels)
+	t.collectRouteRels(doc, rels)
 	t.collectConsumerRels(doc, rels)
 	keys := make([]pluginRef, 0, len(rels))
 	for k := range rels {
@@ -47,13 +48,18 @@ func (t *translation) buildPlugins(doc *document.Document, ings []*networkingv1.
 	slices.SortFunc(keys, func(a, b pluginRef) int {
 		return strings.Compare(nsNameKey(a.namespace, a.name), nsNameKey(b.namespace, b.name))
 	})
-	var out []*document.Plugin
-	owner := map[string]store.Ref{} // plugin id (and instance_name) → the source that took it first
-	ids := newIDSpace("plugins")
-	for _, k := range keys {
-		out = t.attachPlugin(k, rels[k], ids, owner, out)
+	pass := &pluginPass{ids: newIDSpace("plugins"), owner: map[string]store.Ref{}}
+	if t.cache != nil {
+		pass.prev, pass.next = t.cache.plugins, make(map[pluginMemoKey]*document.Plugin, len(t.cache.plugins))
 	}
-	out = append(out, t.globalPlugins(ids, owner)...)
+	var out []*document.Plugin
+	for _, k := range keys {
+		out = t.attachPlugin(k, rels[k], pass, out)
+	}
+	out = append(out, t.globalPlugins(pass)...)
+	if t.cache != nil {
+		t.cache.plugins = pass.next
+	}
 	sortPlugins(out)
 	return out
 }
@@ -64,6 +70,55 @@ const (
 	relRoute
 	relConsumer
 )
+
+// pluginPass is the state of one buildPlugins call: the id space, which source took each plugin
+// id and instance_name first, and (with a Cache) the entities of the previous call and this one.
+type pluginPass struct {
+	ids        idSpace
+	owner      map[string]store.Ref
+	prev, next map[pluginMemoKey]*document.Plugin
+}
+
+// pluginMemoKey is what a plugin entity is made from when its source reads no Secret: the
+// source object (immutable; a new version is a new pointer), the attachment and the final
+// instance_name. Reusing the entity for the same key keeps its pointer, so document.JSONCache
+// reuses its bytes and md5 state.
+type pluginMemoKey struct {
+	src      metav1.Object
+	combo    pluginCombo
+	instance string
+}
+
+// entity returns the plugin made from src's template for attachment c, reusing the previous
+// call's entity when a Cache holds one for the same inputs.
+func (pass *pluginPass) entity(src pluginSource, tmpl *kong.Plugin, c pluginCombo, id, instance string) *document.Plugin {
+	memo := pass.next != nil && src.fields.ConfigFrom == nil && len(src.fields.ConfigPatches) == 0
+	key := pluginMemoKey{src: src.meta, combo: c, instance: instance}
+	if memo {
+		if p := pass.prev[key]; p != nil {
+			pass.next[key] = p
+			return p
+		}
+	}
+	e := &pluginEntity{Plugin: document.Plugin{Plugin: *tmpl}, id: id, instance: instance} // config, tags shared
+	e.ID = &e.id
+	if tmpl.InstanceName != nil {
+		e.InstanceName = &e.instance
+	}
+	e.setRefs(c)
+	if memo {
+		pass.next[key] = &e.Plugin
+	}
+	return &e.Plugin
+}
+
+// isPluginProblem reports whether buildPlugins made the problem: only it reports on KongPlugins,
+// KongClusterPlugins and the konghq.com/plugins annotation (consistentAnnotations could name
+// that annotation only for a Kong service of several Services, which Ingresses never make).
+func isPluginProblem(pr Problem) bool {
+	return pr.Object.Kind == store.KindKongPlugin || pr.Object.Kind == store.KindKongClusterPlugin ||
+		pr.Field == annotationField(annPlugins)
+}
 
 // addRel records that referrer asks for plugin item r on an entity of kind relService,
 // relRoute or relConsumer. A "namespace:name" item needs a ReferenceGrant in KIC; kongsync reads
@@ -117,14 +172,18 @@ func (t *translation) collectServiceRels(doc *document.Document, rels map[plugin
 
 // collectRouteRels adds every route of each served Ingress with konghq.com/plugins (its
 // references parsed once).
-func (t *translation) collectRouteRels(doc *document.Document, ings []*networkingv1.Ingress, rels map[pluginRef]*pluginRels) {
+func (t *translation) collectRouteRels(doc *document.Document, rels map[pluginRef]*pluginRels) {
 	type annotatedIngress struct {
 		ref  store.Ref
 		refs []pluginRef
 	}
 	annotated := map[[2]string]*annotatedIngress{}
-	for _, ing := range ings {
-		if v := ing.Annotations[annPlugins]; v != "" {
+	for _, o := range t.snap.Objects(store.KindIngress) {
+		ing, ok := o.(*networkingv1.Ingress)
+		if !ok {
+			continue
+		}
+		if v := ing.Annotations[annPlugins]; v != "" && t.servesIngress(ing) {
 			annotated[[2]string{ing.Namespace, ing.Name}] = &annotatedIngress{ref: ingressRef(ing), refs: parsePluginRefs(v, ing.Namespace)}
 		}
 	}
@@ -192,7 +251,7 @@ func tagObject(tags []*string) (ns, name string, ok bool) {
 // attachPlugin resolves one referenced plugin and appends a Kong plugin per combination of the
 // entities referencing it. A missing plugin is a problem on every referrer; a plugin that
 // cannot be built, one on the plugin.
-func (t *translation) attachPlugin(k pluginRef, rels *pluginRels, ids idSpace, owner map[string]store.Ref, out []*document.Plugin) []*document.Plugin {
+func (t *translation) attachPlugin(k pluginRef, rels *pluginRels, pass *pluginPass, out []*document.Plugin) []*document.Plugin {
 	src, found := t.lookupPlugin(k.namespace, k.name)
 	if !found {
 		for _, list := range [][]pluginTarget{rels.services, rels.routes, rels.consumers} {
@@ -210,25 +269,21 @@ func (t *translation) attachPlugin(k pluginRef, rels *pluginRels, ids idSpace, o
 	}
 	used := map[string]bool{}
 	for _, c := range rels.combinations() {
-		e := &pluginEntity{Plugin: document.Plugin{Plugin: tmpl}} // config, tags shared: never modified
-		e.id = pluginID(ids, *tmpl.Name, c)
-		p := &e.Plugin
-		p.ID = &e.id
-		if prev, taken := owner[*p.ID]; taken {
+		id := pluginID(pass.ids, *tmpl.Name, c)
+		if prev, taken := pass.owner[id]; taken {
 			t.problem(src.ref, "plugin", "plugin %s is already configured by %s on %s; not attached there",
 				*tmpl.Name, prev, c.describe())
 			continue
 		}
+		var instance string
 		if tmpl.InstanceName != nil {
-			e.instance = suffixedInstanceName(*tmpl.InstanceName, c, used)
-			p.InstanceName = &e.instance
-			if !claimInstanceName(t, owner, src, e.instance) {
+			instance = suffixedInstanceName(*tmpl.InstanceName, c, used)
+			if !claimInstanceName(t, pass.owner, src, instance) {
 				continue
 			}
 		}
-		owner[e.id] = src.ref
-		e.setRefs(c)
-		out = append(out, p)
+		pass.owner[id] = src.ref
+		out = append(out, pass.entity(src, &tmpl, c, id, instance))
 	}
 	return out
 }

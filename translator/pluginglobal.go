@@ -17,7 +17,7 @@ const globalLabel = "global"
 // globalPlugins are the served KongClusterPlugins labelled global: "true", attached to nothing.
 // Two valid ones for the same plugin cancel each other out, as in KIC (a problem on each here;
 // KIC only logs); one that cannot be built does not count. They keep their instance_name.
-func (t *translation) globalPlugins(ids idSpace, owner map[string]store.Ref) []*document.Plugin {
+func (t *translation) globalPlugins(pass *pluginPass) []*document.Plugin {
 	byName := map[string][]*configurationv1.KongClusterPlugin{}
 	var names []string
 	for _, o := range t.snap.Objects(store.KindKongClusterPlugin) {
@@ -37,11 +37,11 @@ func (t *translation) globalPlugins(ids idSpace, owner map[string]store.Ref) []*
 	slices.Sort(names)
 	var out []*document.Plugin
 	for _, name := range names {
-		var valid []*document.Plugin
+		var valid []kong.Plugin
 		var srcs []pluginSource
 		for _, kcp := range byName[name] {
 			if tmpl, ok := t.pluginTemplate(clusterPluginSource(kcp)); ok {
-				valid = append(valid, &document.Plugin{Plugin: tmpl})
+				valid = append(valid, tmpl)
 				srcs = append(srcs, clusterPluginSource(kcp))
 			}
 		}
@@ -52,12 +52,12 @@ func (t *translation) globalPlugins(ids idSpace, owner map[string]store.Ref) []*
 			}
 			continue
 		}
-		for i, p := range valid {
-			if p.InstanceName != nil && !claimInstanceName(t, owner, srcs[i], *p.InstanceName) {
+		for i := range valid {
+			instance := deref(valid[i].InstanceName)
+			if valid[i].InstanceName != nil && !claimInstanceName(t, pass.owner, srcs[i], instance) {
 				continue
 			}
-			p.ID = kong.String(pluginID(ids, name, pluginCombo{}))
-			out = append(out, p)
+			out = append(out, pass.entity(srcs[i], &valid[i], pluginCombo{}, pluginID(pass.ids, name, pluginCombo{}), instance))
 		}
 	}
 	return out

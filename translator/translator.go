@@ -115,7 +115,7 @@ func translateState(snap *store.Snapshot, opts Options, cache *Cache) translated
 	sortDocument(doc)
 	t.preDrop = doc.Services
 	doc.Services = t.dropAmbiguousPaths(doc.Services, ings, settings)
-	doc.Plugins = t.buildPlugins(doc, ings)
+	doc.Plugins = t.buildPlugins(doc)
 	if isEmpty(doc) {
 		doc.Upstreams = []*document.Upstream{{Upstream: kong.Upstream{Name: kong.String(stubUpstream)}}}
 	}

@@ -1,7 +1,10 @@
 package perf_test
 
 import (
+	"fmt"
 	"testing"
+
+	networkingv1 "k8s.io/api/networking/v1"
 
 	"github.com/kongsync/kongsync/document"
 	"github.com/kongsync/kongsync/internal/workload"
@@ -10,8 +13,9 @@ import (
 )
 
 // BenchmarkPlugins is the 10k workload with genworkload's -plugins 10: every Ingress references
-// one of 10 KongPlugins, so the config holds 10k route plugins. translate and encode compare
-// with BenchmarkTranslate/n=10000 and BenchmarkEncodeJSON/n=10000 (the same workload without).
+// one of 10 KongPlugins, so the config holds 10k route plugins. translate, encode and
+// incremental-ingress compare with BenchmarkTranslate/n=10000, BenchmarkEncodeJSON/n=10000 and
+// BenchmarkIncremental/n=10000/ingress (the same workload without plugins).
 func BenchmarkPlugins(b *testing.B) {
 	c := workload.Defaults(10000)
 	c.Plugins = 10
@@ -44,5 +48,28 @@ func BenchmarkPlugins(b *testing.B) {
 				b.Fatal(err)
 			}
 		})
+	})
+	b.Run("incremental-ingress", func(b *testing.B) {
+		cache := translator.NewCache(opts)
+		jc := document.NewJSONCache()
+		if _, _, err := jc.Encode(cache.Translate(st.Snapshot()).Document); err != nil {
+			b.Fatal(err)
+		}
+		ref := store.Ref{Kind: store.KindIngress, Namespace: "default", Name: "app-05000"}
+		b.ReportAllocs()
+		i := 0
+		loopCPU(b, func() {
+			o, _ := st.Get(ref)
+			ing := o.(*networkingv1.Ingress).DeepCopy()
+			ing.Spec.Rules[0].HTTP.Paths[0].Path = fmt.Sprintf("/v%d", i%2)
+			if _, err := st.Upsert(ing); err != nil {
+				b.Fatal(err)
+			}
+			i++
+			if _, err := jc.EncodeConfig(cache.Translate(st.Snapshot()).Document); err != nil {
+				b.Fatal(err)
+			}
+		})
+		checkIncrementalEqualsFull(b, st, cache, jc)
 	})
 }
