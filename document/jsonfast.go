@@ -6,8 +6,8 @@ import (
 	"github.com/kong/go-kong/kong"
 )
 
-// appendFast appends the JSON of a Service or Upstream list item without reflection: these two
-// (with their routes and targets) are nearly all of a large config, and encoding/json spent
+// appendFast appends the JSON of a Service, Upstream or Plugin list item without reflection:
+// services and upstreams (with their routes and targets) are nearly all of a large config, and encoding/json spent
 // most of document.JSON's time walking their pointer fields. The bytes are encoding/json's
 // (HTML not escaped): fields in struct order, omitempty as encoding/json applies it, nested
 // values this code does not special-case (plugins, healthchecks, CIDR ports, header maps,
@@ -29,6 +29,12 @@ func appendFast(b []byte, item any) ([]byte, bool, error) {
 		}
 		w.b = b
 		w.upstream(v)
+	case *Plugin:
+		if v == nil {
+			return b, false, nil
+		}
+		w.b = b
+		w.plugin(v)
 	default:
 		return b, false, nil
 	}
@@ -218,6 +224,39 @@ func (w *objWriter) route(r *Route) {
 	w.bool("request_buffering", k.RequestBuffering)
 	w.bool("response_buffering", k.ResponseBuffering)
 	w.other("plugins", r.Plugins, len(r.Plugins) == 0)
+	w.close()
+}
+
+// plugin mirrors Plugin.MarshalJSON: kong.Plugin's fields but its references, then the
+// references as names (config, ordering, partials and model by encoding/json).
+func (w *objWriter) plugin(p *Plugin) {
+	w.open()
+	k := &p.Plugin
+	w.int("created_at", k.CreatedAt)
+	w.str("id", k.ID)
+	w.str("name", k.Name)
+	w.str("instance_name", k.InstanceName)
+	w.other("config", k.Config, len(k.Config) == 0)
+	w.bool("enabled", k.Enabled)
+	w.str("run_on", k.RunOn)
+	w.str("condition", k.Condition)
+	w.other("ordering", k.Ordering, k.Ordering == nil)
+	w.strs("protocols", k.Protocols)
+	w.strs("tags", k.Tags)
+	w.other("partials", k.Partials, len(k.Partials) == 0)
+	w.other("model", k.Model, k.Model == nil)
+	if k.Consumer != nil {
+		w.str("consumer", firstSet(k.Consumer.Username, k.Consumer.CustomID, k.Consumer.ID))
+	}
+	if k.ConsumerGroup != nil {
+		w.str("consumer_group", firstSet(k.ConsumerGroup.Name, k.ConsumerGroup.ID))
+	}
+	if k.Route != nil {
+		w.str("route", firstSet(k.Route.Name, k.Route.ID))
+	}
+	if k.Service != nil {
+		w.str("service", firstSet(k.Service.Name, k.Service.ID))
+	}
 	w.close()
 }
 

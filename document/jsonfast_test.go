@@ -74,8 +74,8 @@ func encodingJSON(t *testing.T, v any) []byte {
 }
 
 // TestFastJSONMatchesEncodingJSON compares appendFast with encoding/json on fully filled,
-// empty and partly filled services and upstreams, so that every field of go-kong's Service,
-// Route, Upstream and Target, and of this package's wrappers, is covered.
+// empty and partly filled services, upstreams and plugins, so that every field of go-kong's
+// Service, Route, Upstream, Target and Plugin, and of this package's wrappers, is covered.
 func TestFastJSONMatchesEncodingJSON(t *testing.T) {
 	n := 0
 	full := func(v any) any { fill(reflect.ValueOf(v).Elem(), 0, &n); return v }
@@ -89,6 +89,12 @@ func TestFastJSONMatchesEncodingJSON(t *testing.T) {
 		"service, cert without id": noCertID,
 		"nil route and target":     &Upstream{Targets: []*kong.Target{nil, {Target: kong.String("a:1")}}},
 		"service with nil route":   &Service{Routes: []*Route{nil}, Service: kong.Service{Name: kong.String("x")}},
+		"full plugin":              full(&Plugin{}),
+		"empty plugin":             &Plugin{},
+		"plugin, references by id": &Plugin{Plugin: kong.Plugin{Name: kong.String("p"),
+			Route: &kong.Route{ID: kong.String("r")}, Service: &kong.Service{ID: kong.String("s")},
+			Consumer: &kong.Consumer{ID: kong.String("c")}, ConsumerGroup: &kong.ConsumerGroup{ID: kong.String("g")}}},
+		"plugin, empty references": &Plugin{Plugin: kong.Plugin{Route: &kong.Route{}, Consumer: &kong.Consumer{CustomID: kong.String("x")}}},
 	}
 	for name, it := range items {
 		got, ok, err := appendFast(nil, it)
