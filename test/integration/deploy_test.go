@@ -45,8 +45,9 @@ func TestDeployManifestsServerSideDryRun(t *testing.T) {
 	}
 }
 
-// The Deployment's containers run as non-root, read-only, without privilege escalation.
-func TestDeploymentSecurityContext(t *testing.T) {
+// readDeployment decodes deploy/deployment.yaml strictly.
+func readDeployment(t *testing.T) *appsv1.Deployment {
+	t.Helper()
 	b, err := os.ReadFile(filepath.Join(deployDir, "deployment.yaml"))
 	if err != nil {
 		t.Fatal(err)
@@ -55,7 +56,12 @@ func TestDeploymentSecurityContext(t *testing.T) {
 	if err := yaml.UnmarshalStrict(b, &d); err != nil {
 		t.Fatal(err)
 	}
-	pod := d.Spec.Template.Spec
+	return &d
+}
+
+// The Deployment's containers run as non-root, read-only, without privilege escalation.
+func TestDeploymentSecurityContext(t *testing.T) {
+	pod := readDeployment(t).Spec.Template.Spec
 	if pod.SecurityContext == nil || pod.SecurityContext.RunAsNonRoot == nil || !*pod.SecurityContext.RunAsNonRoot {
 		t.Error("pod does not require runAsNonRoot")
 	}
@@ -72,16 +78,8 @@ func TestDeploymentSecurityContext(t *testing.T) {
 // Kong's admin body limit is raised above its 10m default (kongsync posts the whole config in
 // one body), to the same value for client_max_body_size and client_body_buffer_size.
 func TestDeploymentAdminBodyLimit(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join(deployDir, "deployment.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var d appsv1.Deployment
-	if err := yaml.UnmarshalStrict(b, &d); err != nil {
-		t.Fatal(err)
-	}
 	env := map[string]string{}
-	for _, c := range d.Spec.Template.Spec.Containers {
+	for _, c := range readDeployment(t).Spec.Template.Spec.Containers {
 		if c.Name == "proxy" {
 			for _, e := range c.Env {
 				env[e.Name] = e.Value
