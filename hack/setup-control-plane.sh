@@ -31,7 +31,11 @@ STAGING_VERSION="v0.${K_MINOR}.${K_PATCH}"   # 1.37.2 -> v0.37.2
 log() { echo "[setup-control-plane] $*" >&2; }
 
 etcd_ok() {
-  [[ -x $BIN_DIR/etcd ]] && "$BIN_DIR/etcd" --version 2>/dev/null | grep -q "etcd Version: $ETCD_VERSION\$"
+  # Read the whole output before matching: with pipefail, `etcd --version | grep -q` fails
+  # whenever grep exits before etcd has written its last line (SIGPIPE), and etcd was rebuilt.
+  [[ -x $BIN_DIR/etcd ]] || return 1
+  local v; v=$("$BIN_DIR/etcd" --version 2>/dev/null || true)
+  grep -q "etcd Version: $ETCD_VERSION\$" <<<"$v"
 }
 
 k8s_ok() { # $1 = kube-apiserver|kubectl
