@@ -429,10 +429,12 @@ func saveHeapProfiles(b *testing.B, addr, prefix string) {
 func BenchmarkLiveWriteToPost(b *testing.B) {
 	n := liveCluster(b)
 	changes := envInt("KONGSYNC_BENCH_CHANGES", 200)
-	p := startLive(b)
+	metricsAddr := freeAddr(b)
+	p := startLive(b, "--metrics-bind-address="+metricsAddr)
 	p.waitComplete(b, n)
 	ings := admin.NetworkingV1().Ingresses("default")
 	ctx := context.Background()
+	before := scrape(b, metricsAddr)
 	// The benchmark's own watch shows when the API server delivers each change to a watcher,
 	// which splits the latency into the API server's part and kongsync's (window included).
 	seen := watchIngressVersions(b, ctx)
@@ -470,6 +472,74 @@ func BenchmarkLiveWriteToPost(b *testing.B) {
 	b.ReportMetric(percentile(api, 99), "api-p99-ms")
 	b.ReportMetric(percentile(ctrl, 50), "after-delivery-p50-ms")
 	b.ReportMetric(percentile(ctrl, 99), "after-delivery-p99-ms")
+	// kongsync's own view over the same changes: its builds (snapshot, translation, encoding,
+	// md5) and its GC cycles.
+	after := scrape(b, metricsAddr)
+	builds := after.histogramDelta(before, "kongsync_translation_duration_seconds_bucket")
+	b.ReportMetric(builds.quantile(0.5)*1000, "build-p50-le-ms")
+	b.ReportMetric(builds.quantile(0.99)*1000, "build-p99-le-ms")
+	b.ReportMetric(after.value("go_gc_duration_seconds_count")-before.value("go_gc_duration_seconds_count"), "gc-cycles")
+}
+
+// promSample is one scrape of a Prometheus text endpoint: series line → value.
+type promSample map[string]float64
+
+func scrape(b *testing.B, addr string) promSample {
+	b.Helper()
+	resp, err := http.Get("http://" + addr + "/metrics")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		b.Fatal(err)
+	}
+	out := promSample{}
+	for _, line := range strings.Split(string(body), "\n") {
+		if i := strings.LastIndexByte(line, ' '); i > 0 && !strings.HasPrefix(line, "#") {
+			if v, err := strconv.ParseFloat(line[i+1:], 64); err == nil {
+				out[line[:i]] = v
+			}
+		}
+	}
+	return out
+}
+
+func (s promSample) value(series string) float64 { return s[series] }
+
+// bucketCounts are a histogram's cumulative counts by upper bound.
+type bucketCounts []struct{ le, n float64 }
+
+// histogramDelta is the histogram name's buckets in s minus those in base.
+func (s promSample) histogramDelta(base promSample, name string) bucketCounts {
+	var out bucketCounts
+	for series, v := range s {
+		rest, ok := strings.CutPrefix(series, name+`{le="`)
+		if !ok {
+			continue
+		}
+		le, err := strconv.ParseFloat(strings.TrimSuffix(rest, `"}`), 64)
+		if err != nil {
+			continue // +Inf
+		}
+		out = append(out, struct{ le, n float64 }{le, v - base[series]})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].le < out[j].le })
+	return out
+}
+
+// quantile is the upper bound of the bucket holding quantile q (0 without observations).
+func (c bucketCounts) quantile(q float64) float64 {
+	if len(c) == 0 || c[len(c)-1].n == 0 {
+		return 0
+	}
+	for _, bk := range c {
+		if bk.n >= q*c[len(c)-1].n {
+			return bk.le
+		}
+	}
+	return c[len(c)-1].le
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
