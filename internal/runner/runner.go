@@ -33,21 +33,9 @@ import (
 // Run starts the controller and blocks until ctx ends or a component fails. It returns nil on
 // a clean shutdown.
 func Run(ctx context.Context, cfg Config, log logr.Logger) error {
-	rc, err := restConfig(cfg)
+	client, dyn, meta, err := newClients(cfg)
 	if err != nil {
 		return err
-	}
-	client, err := kubernetes.NewForConfig(rc)
-	if err != nil {
-		return fmt.Errorf("kubernetes client: %w", err)
-	}
-	dyn, err := dynamic.NewForConfig(rc)
-	if err != nil {
-		return fmt.Errorf("kubernetes dynamic client: %w", err)
-	}
-	meta, err := metadata.NewForConfig(rc)
-	if err != nil {
-		return fmt.Errorf("kubernetes metadata client: %w", err)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -88,18 +76,10 @@ func Run(ctx context.Context, cfg Config, log logr.Logger) error {
 		g.wait()
 		return errors.Join(err, ctx.Err())
 	}
-	if cfg.KongAdminSvc != "" {
-		d, err := admindiscovery.New(client, cfg.KongAdminSvc, cfg.KongAdminSvcPortNames, loop.SetReplicas, log)
-		if err != nil {
-			cancel()
-			g.wait()
-			return err
-		}
-		if err := d.Start(ctx); err != nil {
-			cancel()
-			g.wait()
-			return err
-		}
+	if err := startDiscovery(ctx, cfg, client, loop, log); err != nil {
+		cancel()
+		g.wait()
+		return err
 	}
 	if statusWriter != nil {
 		g.go_(func(ctx context.Context) error { return leadStatus(ctx, cfg, client, statusWriter, log) })
@@ -121,6 +101,39 @@ func Run(ctx context.Context, cfg Config, log logr.Logger) error {
 	log.Info("caches synced; syncing Kong", "storeVersion", st.Version())
 	g.go_(loop.Run)
 	return g.wait()
+}
+
+// newClients builds the typed, dynamic (Kong CRDs) and metadata-only (Secrets) clients.
+func newClients(cfg Config) (kubernetes.Interface, dynamic.Interface, metadata.Interface, error) {
+	rc, err := restConfig(cfg)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	client, err := kubernetes.NewForConfig(rc)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("kubernetes client: %w", err)
+	}
+	dyn, err := dynamic.NewForConfig(rc)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("kubernetes dynamic client: %w", err)
+	}
+	meta, err := metadata.NewForConfig(rc)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("kubernetes metadata client: %w", err)
+	}
+	return client, dyn, meta, nil
+}
+
+// startDiscovery follows --kong-admin-svc's endpoints into the loop's replicas, if set.
+func startDiscovery(ctx context.Context, cfg Config, client kubernetes.Interface, loop *kongsync.Loop, log logr.Logger) error {
+	if cfg.KongAdminSvc == "" {
+		return nil
+	}
+	d, err := admindiscovery.New(client, cfg.KongAdminSvc, cfg.KongAdminSvcPortNames, loop.SetReplicas, log)
+	if err != nil {
+		return err
+	}
+	return d.Start(ctx)
 }
 
 // newLoop builds the sync loop: translation with our options, replica client settings.
