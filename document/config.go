@@ -3,6 +3,7 @@ package document
 import (
 	"io"
 	"sync"
+	"sync/atomic"
 
 	"github.com/kongsync/kongsync/internal/jsonstr"
 )
@@ -15,7 +16,13 @@ import (
 type Config struct {
 	pieces [][]byte
 	size   int
-	hash   string
+
+	// The md5 may be computed after the Config is handed out (JSONCache defers it for a
+	// changed config, so that a push can start first): hashFn runs once, on the first Hash.
+	hashOnce sync.Once
+	hashFn   func() string
+	hash     string
+	hashed   atomic.Bool
 
 	extra     int // bytes that escaping the config as a JSON string adds; -1: count on first use
 	extraOnce sync.Once
@@ -23,14 +30,41 @@ type Config struct {
 
 // NewConfig wraps a contiguous config, such as JSON's output, and hashes it.
 func NewConfig(b []byte) *Config {
-	return &Config{pieces: [][]byte{b}, size: len(b), extra: -1, hash: Hash(b)}
+	return hashedConfig(&Config{pieces: [][]byte{b}, size: len(b), extra: -1}, Hash(b))
+}
+
+// hashedConfig sets c's hash, known when c is built.
+func hashedConfig(c *Config, hash string) *Config {
+	c.hash = hash
+	c.hashed.Store(true)
+	return c
 }
 
 // Len is the config's size in bytes.
 func (c *Config) Len() int { return c.size }
 
 // Hash is Hash of the config's bytes: the configuration_hash Kong reports once it loaded them.
-func (c *Config) Hash() string { return c.hash }
+// It computes the md5 on the first call if that was deferred, so it may take a few
+// milliseconds; HashReady never waits.
+func (c *Config) Hash() string {
+	if c.hashed.Load() {
+		return c.hash
+	}
+	c.hashOnce.Do(func() {
+		c.hash = c.hashFn()
+		c.hashFn = nil
+		c.hashed.Store(true)
+	})
+	return c.hash
+}
+
+// HashReady returns the hash if it is already known.
+func (c *Config) HashReady() (string, bool) {
+	if c.hashed.Load() {
+		return c.hash, true
+	}
+	return "", false
+}
 
 // EscapedLen is the config's size once escaped as the content of a JSON string, which is how
 // it travels in a POST /config body.

@@ -48,7 +48,7 @@ func EncodeConfig(d *Document) (*Config, error) {
 	for _, p := range pieces {
 		h.Write(p)
 	}
-	return &Config{pieces: pieces, size: size, extra: -1, hash: hex.EncodeToString(h.Sum(nil))}, nil
+	return hashedConfig(&Config{pieces: pieces, size: size, extra: -1}, hex.EncodeToString(h.Sum(nil))), nil
 }
 
 // jsonPieces returns the pieces of JSON(d) and their total size.

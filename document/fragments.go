@@ -35,6 +35,8 @@ type JSONCache struct {
 	mu    sync.Mutex
 	frags map[unsafe.Pointer]fragment
 	marks []hashMark
+	// pending is the previous call's Config while its md5 is not computed yet.
+	pending *Config
 	// prevPieces are the previous call's pieces; prevLists the items of each list field.
 	prevPieces [][]byte
 	prevLists  map[int]listItems
@@ -111,9 +113,15 @@ func (c *JSONCache) Encode(d *Document) ([]byte, string, error) {
 }
 
 // EncodeConfig returns JSON(d) as a Config, reusing the bytes of items seen in earlier calls.
+// When the config differs from the previous call's, its md5 is left to its first Hash call, so
+// that a caller can start sending it first; the next EncodeConfig completes it if nobody did.
 func (c *JSONCache) EncodeConfig(d *Document) (*Config, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.pending != nil {
+		c.pending.Hash() // it resumes from and updates c.marks, which this call reads
+		c.pending = nil
+	}
 	lp, misses, lists, err := c.layout(d)
 	if err != nil {
 		return nil, fmt.Errorf("encode config as JSON: %w", err)
@@ -133,10 +141,26 @@ func (c *JSONCache) EncodeConfig(d *Document) (*Config, error) {
 	for _, p := range lp.b {
 		cfg.size += len(p)
 	}
-	cfg.hash = c.hash(lp.b)
+	head := c.samePrefix(lp.b)
+	if head == len(lp.b) && head == len(c.prevPieces) {
+		hashedConfig(cfg, c.hash(lp.b, head)) // unchanged: a few KiB to hash since the last mark
+	} else {
+		pieces := lp.b
+		cfg.hashFn = func() string { return c.hash(pieces, head) }
+		c.pending = cfg
+	}
 	c.sweep()
 	c.prevPieces = lp.b
 	return cfg, nil
+}
+
+// samePrefix counts the pieces at the start that are the previous call's.
+func (c *JSONCache) samePrefix(pieces [][]byte) int {
+	head := 0
+	for head < len(pieces) && head < len(c.prevPieces) && samePiece(pieces[head], c.prevPieces[head]) {
+		head++
+	}
+	return head
 }
 
 var (
@@ -293,13 +317,10 @@ func (c *JSONCache) sweep() {
 	}
 }
 
-// hash returns the md5 of the pieces, resuming from the last mark within the run of pieces at
-// the start that are the previous call's, and records the marks for the next call.
-func (c *JSONCache) hash(pieces [][]byte) string {
-	head := 0
-	for head < len(pieces) && head < len(c.prevPieces) && samePiece(pieces[head], c.prevPieces[head]) {
-		head++
-	}
+// hash returns the md5 of the pieces, resuming from the last mark within the first head pieces
+// (those that are the previous call's), and records the marks for the next call. It reads and
+// writes only c.marks, without c.mu: EncodeConfig runs it, or waits for it, before it reads them.
+func (c *JSONCache) hash(pieces [][]byte, head int) string {
 	k := sort.Search(len(c.marks), func(i int) bool { return c.marks[i].piece > head })
 	h, from := md5.New(), 0
 	if k > 0 {

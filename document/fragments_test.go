@@ -83,3 +83,37 @@ func TestJSONCacheEqualsJSON(t *testing.T) {
 	checkEncode(t, c, sample(), "sample")
 	checkEncode(t, c, d, "back")
 }
+
+// A changed config's md5 is deferred to its first Hash; a later EncodeConfig completes it first
+// (the marks it resumes from depend on it), so hashes stay right whoever asks, and when.
+func TestJSONCacheDeferredHash(t *testing.T) {
+	c := NewJSONCache()
+	d := bigDoc(2000)
+	first, err := c.EncodeConfig(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := first.HashReady(); ok {
+		t.Error("a first (changed) config was hashed eagerly")
+	}
+	s := *d.Services[1000]
+	s.Port = kong.Int(9)
+	d.Services[1000] = &s
+	second, err := c.EncodeConfig(d) // first's hash was never asked for
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h, ok := first.HashReady(); !ok || h != Hash(first.Bytes()) {
+		t.Errorf("first config's hash %q (ready %v) not completed by the next EncodeConfig", h, ok)
+	}
+	if second.Hash() != Hash(second.Bytes()) {
+		t.Error("second config's deferred hash is wrong")
+	}
+	same, err := c.EncodeConfig(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h, ok := same.HashReady(); !ok || h != second.Hash() {
+		t.Errorf("an unchanged config's hash is not ready at once: %q %v", h, ok)
+	}
+}

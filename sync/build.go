@@ -40,29 +40,31 @@ func (l *Loop) build(force bool) {
 		return
 	}
 	p.snap = snap
-	st := TranslationStats{Duration: time.Since(start), Objects: countObjects(snap),
-		Problems: len(res.Problems), Excluded: len(excluded), ConfigBytes: p.Config.Len()}
-	l.stats.builds.Add(1)
-	l.cfg.Metrics.ObserveTranslation(st)
-	l.cfg.Reporter.TranslationProblems(res.Problems)
-
 	l.mu.Lock()
-	changed := l.current == nil || l.current.Hash != p.Hash
+	prev := l.current
 	l.current, l.built, l.hasBuilt = p, snap.Version(), true
 	ws := make([]*worker, 0, len(l.workers))
 	for _, w := range l.workers {
 		ws = append(ws, w)
 	}
 	l.mu.Unlock()
-	if changed {
-		l.log.V(1).Info("configuration built", "hash", p.Hash, "bytes", p.Config.Len(),
-			"objects", st.Objects, "problems", st.Problems, "excluded", len(excluded),
-			"duration", st.Duration.String())
-	}
+	// Workers get the payload before its md5 is known (document.JSONCache defers it for a
+	// changed config): they start the push while this goroutine computes the hash.
 	for _, w := range ws {
 		w.setDesired(p)
 	}
-	l.observe(Event{Type: EventBuild, Hash: p.Hash, Build: &st, Version: snap.Version()})
+	hash := p.Hash()
+	st := TranslationStats{Duration: time.Since(start), Objects: countObjects(snap),
+		Problems: len(res.Problems), Excluded: len(excluded), ConfigBytes: p.Config.Len()}
+	l.stats.builds.Add(1)
+	l.cfg.Metrics.ObserveTranslation(st)
+	l.cfg.Reporter.TranslationProblems(res.Problems)
+	if prev == nil || prev.Hash() != hash {
+		l.log.V(1).Info("configuration built", "hash", hash, "bytes", p.Config.Len(),
+			"objects", st.Objects, "problems", st.Problems, "excluded", len(excluded),
+			"duration", st.Duration.String())
+	}
+	l.observe(Event{Type: EventBuild, Hash: hash, Build: &st, Version: snap.Version()})
 }
 
 // translate calls the injected translator, turning a panic into an error so that one bad
@@ -135,7 +137,7 @@ func (l *Loop) rejected(ctx context.Context, m rejectionMsg) {
 // excluded set. It returns true when a rebuild without them can help.
 func (l *Loop) handleRejection(m rejectionMsg) bool {
 	l.mu.Lock()
-	stale := l.current == nil || l.current.Hash != m.payload.Hash
+	stale := l.current == nil || l.current.Hash() != m.payload.Hash()
 	l.mu.Unlock()
 	if stale {
 		return false // a newer config is already on its way

@@ -223,6 +223,8 @@ func newEnv(t *testing.T, o envOpts) *env {
 		urls = append(urls, k.URL())
 	}
 	cfg := Config{
+		// The encoder the runner uses: a changed config's md5 is deferred past the hand-over.
+		Encode: document.NewJSONCache().EncodeConfig,
 		Source: e.store, Translate: fakeTranslate, Replicas: urls,
 		Replica: ReplicaOptions{Token: o.kong.Token, ProbeInterval: 50 * time.Millisecond, BackoffBase: 20 * time.Millisecond, BackoffMax: 200 * time.Millisecond},
 		Window:  20 * time.Millisecond, MaxDelay: 100 * time.Millisecond,
@@ -340,7 +342,7 @@ var emptyConfigHash = func() string {
 	if err != nil {
 		panic(err)
 	}
-	return p.Hash
+	return p.Hash()
 }()
 
 // nextEvent waits for the next event of a type after the current ones.

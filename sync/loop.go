@@ -175,7 +175,7 @@ func (l *Loop) DesiredHash() string {
 	if l.current == nil {
 		return ""
 	}
-	return l.current.Hash
+	return l.current.Hash()
 }
 
 // Excluded lists the objects currently left out of the config because Kong rejected them.

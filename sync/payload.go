@@ -11,9 +11,6 @@ import (
 // Payload is one encoded configuration, ready to post to any number of replicas. It is immutable
 // once built and shared between replica goroutines.
 type Payload struct {
-	// Hash is document.Hash of the config: what Kong reports as configuration_hash once it
-	// loaded it.
-	Hash string
 	// Config is the document's canonical JSON, sent as the "config" string. Its pieces are
 	// shared with the encoder's cache: never modify them.
 	Config *document.Config
@@ -39,15 +36,19 @@ func newPayload(doc *document.Document, enc EncodeFunc) (*Payload, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Payload{Hash: cfg.Hash(), Config: cfg, Empty: isEmpty(doc), doc: doc}, nil
+	return &Payload{Config: cfg, Empty: isEmpty(doc), doc: doc}, nil
 }
+
+// Hash is document.Hash of the config: what Kong reports as configuration_hash once it loaded
+// it. It may wait for the md5 (see document.Config.Hash).
+func (p *Payload) Hash() string { return p.Config.Hash() }
 
 // StatusHash is the configuration_hash a replica reports in GET /status once it holds this config.
 func (p *Payload) StatusHash() string {
 	if p.Empty {
 		return document.EmptyHash
 	}
-	return p.Hash
+	return p.Hash()
 }
 
 // isEmpty mirrors Kong's test for an empty config: no entity of any type.

@@ -32,8 +32,8 @@ func TestPayloadHashIsOfTheConfigString(t *testing.T) {
 	if err := json.Unmarshal(readBody(t, p), &body); err != nil {
 		t.Fatal(err)
 	}
-	if body.Config != string(p.Config.Bytes()) || document.Hash([]byte(body.Config)) != p.Hash || p.StatusHash() != p.Hash {
-		t.Fatalf("body config %q, hash %s", body.Config, p.Hash)
+	if body.Config != string(p.Config.Bytes()) || document.Hash([]byte(body.Config)) != p.Hash() || p.StatusHash() != p.Hash() {
+		t.Fatalf("body config %q, hash %s", body.Config, p.Hash())
 	}
 	empty, _ := NewPayload(document.New())
 	if !empty.Empty || empty.StatusHash() != document.EmptyHash {
@@ -190,9 +190,9 @@ func TestPayloadWithEncodeFunc(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got.Hash != want.Hash || !bytes.Equal(got.Config.Bytes(), want.Config.Bytes()) ||
+		if got.Hash() != want.Hash() || !bytes.Equal(got.Config.Bytes(), want.Config.Bytes()) ||
 			!bytes.Equal(readBody(t, got), readBody(t, want)) {
-			t.Fatalf("payload with JSONCache differs: %s vs %s", got.Hash, want.Hash)
+			t.Fatalf("payload with JSONCache differs: %s vs %s", got.Hash(), want.Hash())
 		}
 	}
 }

@@ -88,13 +88,13 @@ func (w *worker) next(now time.Time) (action, *Payload, time.Duration) {
 		return actWait, nil, w.nextProbe.Sub(now)
 	}
 	target := d
-	if d.Hash == w.rejected {
+	if w.refused(d) {
 		target = nil
 		if w.accepted == "" && w.lastGood != nil {
 			target = w.lastGood // Kong came back empty: restore the last config it took
 		}
 	}
-	needPush := target != nil && target.Hash != w.accepted
+	needPush := target != nil && !w.holds(target)
 	if needPush && !w.nextAttempt.After(now) {
 		return actPush, target, 0
 	}
@@ -106,6 +106,20 @@ func (w *worker) next(now time.Time) (action, *Payload, time.Duration) {
 		wait = minDur(wait, w.nextAttempt.Sub(now))
 	}
 	return actWait, nil, wait
+}
+
+// holds reports whether the replica is known to hold p. A payload whose md5 is still being
+// computed counts as new: pushing it at once is what deferring the md5 is for, and should it
+// equal what the replica holds, Kong answers 304. Called with mu held; never waits.
+func (w *worker) holds(p *Payload) bool {
+	h, ok := p.Config.HashReady()
+	return ok && h == w.accepted
+}
+
+// refused reports whether the replica refused p's config for good (by hash, once known).
+func (w *worker) refused(p *Payload) bool {
+	h, ok := p.Config.HashReady()
+	return ok && h == w.rejected
 }
 
 func (w *worker) run(ctx context.Context) {
@@ -193,10 +207,10 @@ func (w *worker) applyStatus(hash string) bool {
 	d := w.desired
 	switch {
 	case hash == d.StatusHash():
-		w.accepted = d.Hash
+		w.accepted = d.Hash()
 		return true
 	case w.lastGood != nil && hash == w.lastGood.StatusHash():
-		w.accepted = w.lastGood.Hash
+		w.accepted = w.lastGood.Hash()
 	case hash == document.EmptyHash:
 		if w.accepted != "" {
 			w.loop.stats.emptyDetected.Add(1)
@@ -218,7 +232,7 @@ func (w *worker) push(ctx context.Context, p *Payload) {
 	w.pushes.Add(1)
 	w.loop.countPush(out.Result)
 	w.loop.cfg.Metrics.ObservePush(w.rep.URL(), out.Result, out.Duration)
-	w.loop.observe(Event{Type: EventPush, Replica: w.rep.URL(), Hash: p.Hash, Outcome: &out})
+	w.loop.observe(Event{Type: EventPush, Replica: w.rep.URL(), Hash: p.Hash(), Outcome: &out})
 	now := time.Now()
 	w.mu.Lock()
 	w.lastResult, w.lastErr = out.Result, out.Err
@@ -226,13 +240,13 @@ func (w *worker) push(ctx context.Context, p *Payload) {
 	firstFailure := false
 	switch {
 	case out.Result.ok():
-		w.accepted, w.lastGood = p.Hash, p
+		w.accepted, w.lastGood = p.Hash(), p
 		w.failures, w.nextAttempt, w.needProbe, w.unreachable = 0, time.Time{}, false, false
 	case out.Result.permanent():
 		if p == w.lastGood && p != w.desired {
 			w.lastGood = nil // even the old config no longer loads: never alternate between the two
 		} else {
-			w.rejected = p.Hash
+			w.rejected = p.Hash()
 		}
 		w.failures, w.nextAttempt = 0, time.Time{}
 	default:
@@ -252,7 +266,7 @@ func (w *worker) push(ctx context.Context, p *Payload) {
 }
 
 func (w *worker) afterPush(ctx context.Context, p *Payload, out Outcome, firstFailure bool) {
-	log := w.log.WithValues("hash", p.Hash, "result", string(out.Result), "status", out.Status,
+	log := w.log.WithValues("hash", p.Hash(), "result", string(out.Result), "status", out.Status,
 		"duration", out.Duration.String())
 	switch {
 	case out.Result.ok():
@@ -307,8 +321,8 @@ func (w *worker) status() ReplicaStatus {
 		st.LastError = w.lastErr.Error()
 	}
 	if w.desired != nil {
-		st.DesiredHash = w.desired.Hash
-		st.Synced = w.accepted == w.desired.Hash
+		st.DesiredHash = w.desired.Hash()
+		st.Synced = w.accepted == w.desired.Hash()
 	}
 	return st
 }
