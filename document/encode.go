@@ -53,20 +53,13 @@ func EncodeConfig(d *Document) (*Config, error) {
 
 // jsonPieces returns the pieces of JSON(d) and their total size.
 func jsonPieces(d *Document) ([][]byte, int, error) {
-	v := reflect.ValueOf(d).Elem()
 	pieces := [][]byte{{'{'}} // "name":, then the value's runs
-	fields := 0
-	for i := range v.NumField() {
-		name, omitEmpty := jsonName(v.Type().Field(i))
-		f := v.Field(i)
-		if name == "" || omitEmpty && f.Kind() == reflect.Slice && f.Len() == 0 {
-			continue
-		}
-		p, err := encodeField(name, f, fields > 0)
+	for k, f := range emittedFields(d) {
+		p, err := encodeField(f.name, f.value, k > 0)
 		if err != nil {
 			return nil, 0, fmt.Errorf("encode config as JSON: %w", err)
 		}
-		pieces, fields = append(pieces, p...), fields+1
+		pieces = append(pieces, p...)
 	}
 	pieces = append(pieces, []byte{'}'})
 	size := 0
@@ -74,6 +67,29 @@ func jsonPieces(d *Document) ([][]byte, int, error) {
 		size += len(p)
 	}
 	return pieces, size, nil
+}
+
+// emittedField is a Document field encoding/json writes: its index, JSON name and value.
+type emittedField struct {
+	index int
+	name  string
+	value reflect.Value
+}
+
+// emittedFields lists the Document's fields in encoding/json's order, leaving out skipped ones
+// and empty lists marked omitempty.
+func emittedFields(d *Document) []emittedField {
+	v := reflect.ValueOf(d).Elem()
+	var out []emittedField
+	for i := range v.NumField() {
+		name, omitEmpty := jsonName(v.Type().Field(i))
+		f := v.Field(i)
+		if name == "" || omitEmpty && f.Kind() == reflect.Slice && f.Len() == 0 {
+			continue
+		}
+		out = append(out, emittedField{index: i, name: name, value: f})
+	}
+	return out
 }
 
 // jsonName reads a field's encoding/json name and omitempty flag ("" for skipped fields).

@@ -173,30 +173,24 @@ var (
 // not omitted ",", "name":, and the value, where a list is '[', items separated by ',', ']'.
 // Cached items are filled in; the others are returned as misses.
 func (c *JSONCache) layout(d *Document) (*layoutPieces, []itemSlot, []listSlot, error) {
-	v := reflect.ValueOf(d).Elem()
+	fields := emittedFields(d)
 	items := len(d.CACertificates) + len(d.Certificates) + len(d.Consumers) + len(d.Plugins) +
 		len(d.Services) + len(d.Upstreams)
-	n := 2*items + 4*v.NumField() + 2
+	n := 2*items + 4*len(fields) + 2
 	lp := &layoutPieces{b: make([][]byte, 0, n), extra: make([]int, 0, n)}
 	lp.add([]byte{'{'}, 0)
 	var misses []itemSlot
 	var lists []listSlot
-	fields := 0
-	for i := range v.NumField() {
-		name, omitEmpty := jsonName(v.Type().Field(i))
-		f := v.Field(i)
-		if name == "" || omitEmpty && f.Kind() == reflect.Slice && f.Len() == 0 {
-			continue
-		}
-		head, err := marshalNoEscape(name)
+	for k, ef := range fields {
+		i, f := ef.index, ef.value
+		head, err := marshalNoEscape(ef.name)
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		if fields > 0 {
+		if k > 0 {
 			lp.add(pieceComma, 0)
 		}
 		lp.add(append(head, ':'), -1)
-		fields++
 		if f.Kind() != reflect.Slice || f.IsNil() {
 			b, err := marshalNoEscape(f.Interface())
 			if err != nil {
