@@ -137,4 +137,3 @@ func (v *ingressVersions) at(ctx context.Context, b *testing.B, rv string) time.
 		}
 	}
 }
-
