@@ -78,6 +78,14 @@ func secretMeta(s *corev1.Secret) *metav1.PartialObjectMetadata {
 
 func startController(t *testing.T, cs clients, opts Options) (*store.Store, *countingNotifier, context.CancelFunc) {
 	t.Helper()
+	_, st, n, cancel := startControllerWith(t, cs, opts)
+	return st, n, cancel
+}
+
+// startControllerWith starts a controller on the fake clients and waits until every informer
+// watches; it returns the controller too, for tests that feed a handler directly.
+func startControllerWith(t *testing.T, cs clients, opts Options) (*Controller, *store.Store, *countingNotifier, context.CancelFunc) {
+	t.Helper()
 	watching := make(chan struct{}, 64)
 	count := func(k8stesting.Action) (bool, watch.Interface, error) {
 		watching <- struct{}{}
@@ -110,7 +118,7 @@ func startController(t *testing.T, cs clients, opts Options) (*store.Store, *cou
 			t.Fatalf("only %d of %d watches started", i, watchers)
 		}
 	}
-	return st, n, cancel
+	return c, st, n, cancel
 }
 
 func TestDeleteAndNamespaces(t *testing.T) {

@@ -1,16 +1,11 @@
 package controller
 
 import (
-	"context"
 	"reflect"
 	"testing"
-	"time"
 
-	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/watch"
-	k8stesting "k8s.io/client-go/testing"
 
 	configurationv1 "github.com/kongsync/kongsync/internal/apis/configuration/v1"
 	"github.com/kongsync/kongsync/store"
@@ -46,7 +41,7 @@ func TestPluginSecretRefs(t *testing.T) {
 // the store while the KongPlugin exists and dropped when it goes.
 func TestPluginKeepsItsSecret(t *testing.T) {
 	cs := newClients(secret("a", "conf", corev1.SecretTypeOpaque, nil))
-	c, st, n := startControllerHandle(t, cs)
+	c, st, n, _ := startControllerWith(t, cs, Options{})
 	if _, ok := storedSecret(st, "a", "conf"); ok {
 		t.Fatal("unreferenced Opaque Secret is in the store")
 	}
@@ -58,36 +53,4 @@ func TestPluginKeepsItsSecret(t *testing.T) {
 	waitFor(t, n, func() bool { _, ok := storedSecret(st, "a", "conf"); return ok }, "configFrom Secret fetched")
 	h.delete(kp)
 	waitFor(t, n, func() bool { _, ok := storedSecret(st, "a", "conf"); return !ok }, "Secret dropped with its KongPlugin")
-}
-
-// startControllerHandle is startController returning the controller, for tests that feed a
-// handler directly (the fake clients have no Kong CRDs to watch).
-func startControllerHandle(t *testing.T, cs clients) (*Controller, *store.Store, *countingNotifier) {
-	t.Helper()
-	watching := make(chan struct{}, 64)
-	count := func(k8stesting.Action) (bool, watch.Interface, error) {
-		watching <- struct{}{}
-		return false, nil, nil
-	}
-	cs.typed.PrependWatchReactor("*", count)
-	cs.meta.PrependWatchReactor("*", count)
-	st := store.New()
-	n := &countingNotifier{ch: make(chan struct{}, 1)}
-	c, err := New(cs.typed, st, n, logr.Discard(), Options{Metadata: cs.meta})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(func() { cancel(); c.Shutdown() })
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i < 1+7; i++ { // as startController: every watch started before mutating
-		select {
-		case <-watching:
-		case <-time.After(10 * time.Second):
-			t.Fatalf("only %d watches started", i)
-		}
-	}
-	return c, st, n
 }
