@@ -120,20 +120,13 @@ func encodeField(name string, f reflect.Value, comma bool) ([][]byte, error) {
 		b, err := marshalNoEscape(f.Interface())
 		return [][]byte{head, b}, err
 	}
-	n := f.Len()
-	workers := min(runtime.GOMAXPROCS(0), max(1, n/64))
-	runs := make([][][]byte, workers)
-	errs := make([]error, workers)
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			runs[w], errs[w] = encodeRun(f, w*n/workers, (w+1)*n/workers)
-		}()
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	var runs [][][]byte
+	err = inRuns(f.Len(), func(workers int) { runs = make([][][]byte, workers) },
+		func(w, from, to int) (err error) {
+			runs[w], err = encodeRun(f, from, to)
+			return err
+		})
+	if err != nil {
 		return nil, err
 	}
 	pieces := [][]byte{append(head, '[')}
@@ -144,6 +137,26 @@ func encodeField(name string, f reflect.Value, comma bool) ([][]byte, error) {
 		pieces = append(pieces, r...)
 	}
 	return append(pieces, []byte{']'}), nil
+}
+
+// inRuns splits n items into contiguous runs, one per CPU (at least 64 items each), and calls
+// run for each concurrently, after setup learned how many runs there are.
+func inRuns(n int, setup func(workers int), run func(w, from, to int) error) error {
+	workers := min(runtime.GOMAXPROCS(0), max(1, n/64))
+	if setup != nil {
+		setup(workers)
+	}
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[w] = run(w, w*n/workers, (w+1)*n/workers)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // encodeRun encodes items [from, to) of a list, comma-separated, as a series of pieces of about

@@ -6,10 +6,8 @@ import (
 	"encoding"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"reflect"
-	"runtime"
 	"slices"
 	"sort"
 	"sync"
@@ -244,19 +242,10 @@ func (c *JSONCache) pointerItems(field int, f reflect.Value, lp *layoutPieces, m
 // encodeMisses encodes the items not in the cache, in parallel runs as JSON does, and caches
 // the pointer items among them.
 func (c *JSONCache) encodeMisses(lp *layoutPieces, misses []itemSlot) error {
-	n := len(misses)
-	workers := min(runtime.GOMAXPROCS(0), max(1, n/64))
-	errs := make([]error, workers)
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[w] = encodeSlots(lp, misses[w*n/workers:(w+1)*n/workers])
-		}()
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	err := inRuns(len(misses), nil, func(_, from, to int) error {
+		return encodeSlots(lp, misses[from:to])
+	})
+	if err != nil {
 		return err
 	}
 	for _, m := range misses {
