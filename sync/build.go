@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -11,11 +12,24 @@ import (
 	"github.com/kongsync/kongsync/translator"
 )
 
+// built is one translation of a snapshot, encoded: what a build hands to the replicas.
+type built struct {
+	snap     *store.Snapshot
+	excluded []store.Ref // the rejected objects left out, sorted
+	res      translator.Result
+	p        *Payload
+	took     time.Duration // snapshot, translation, encoding and (for ahead) md5
+}
+
 // build snapshots the store, translates it without the objects Kong rejected, and hands the
 // result to every replica. Without force, a snapshot at the version already built (and no
-// change to the rejected set) is skipped: nothing to translate.
+// change to the rejected set) is skipped: nothing to translate. A translation made ahead during
+// the window (prepareAhead) is used as it is when neither the store nor the rejected set moved
+// since.
 func (l *Loop) build(force bool) {
 	start := time.Now()
+	ahead := l.ahead
+	l.ahead = nil
 	snap := l.cfg.Source.Snapshot()
 	l.mu.Lock()
 	released := l.releaseBroken(snap)
@@ -27,22 +41,71 @@ func (l *Loop) build(force bool) {
 	}
 	excluded := sortedRefs(l.broken)
 	l.mu.Unlock()
+	if ahead != nil && ahead.snap.Version() == snap.Version() && slices.Equal(ahead.excluded, excluded) {
+		l.stats.aheadUsed.Add(1)
+		l.publish(ahead)
+		return
+	}
+	if ahead != nil {
+		l.stats.aheadWasted.Add(1)
+	}
+	b, ok := l.translateEncode(snap, excluded)
+	if !ok {
+		return
+	}
+	b.took = time.Since(start)
+	l.publish(b)
+}
 
+// prepareAhead translates and hashes the store as it is now, while the window runs, so that a
+// build finding the store unchanged at the window's end only hands the result over: the time
+// from a lone change to its POST is then the window itself, not the window plus the
+// translation. It changes no loop state but l.ahead (the rejected objects that changed are
+// left in, as build would); the translator and encoder caches simply move on to this snapshot.
+func (l *Loop) prepareAhead() {
+	start := time.Now()
+	snap := l.cfg.Source.Snapshot()
+	l.mu.Lock()
+	if l.hasBuilt && snap.Version() == l.built {
+		l.mu.Unlock()
+		return
+	}
+	excluded := l.stillBroken(snap)
+	l.mu.Unlock()
+	b, ok := l.translateEncode(snap, excluded)
+	if !ok {
+		return // build will try again and report
+	}
+	b.p.Hash()
+	b.took = time.Since(start)
+	l.ahead = b
+	l.observe(Event{Type: EventAhead, Hash: b.p.Hash(), Version: snap.Version()})
+}
+
+// translateEncode translates snap without the excluded objects and encodes the result. A
+// failure is logged and reported; Kong keeps its configuration.
+func (l *Loop) translateEncode(snap *store.Snapshot, excluded []store.Ref) (*built, bool) {
 	res, err := l.translate(snap.Without(excluded...))
 	if err != nil {
 		l.log.Error(err, "translation failed; Kong keeps its current configuration")
 		l.cfg.Reporter.ReplicaFailed("", ResultFailed, err)
-		return
+		return nil, false
 	}
 	p, err := newPayload(res.Document, l.cfg.Encode)
 	if err != nil {
 		l.log.Error(err, "encoding the configuration failed; Kong keeps its current configuration")
-		return
+		return nil, false
 	}
 	p.snap = snap
+	return &built{snap: snap, excluded: excluded, res: res, p: p}, true
+}
+
+// publish makes b the desired config of every replica and reports it.
+func (l *Loop) publish(b *built) {
+	p := b.p
 	l.mu.Lock()
 	prev := l.current
-	l.current, l.built, l.hasBuilt = p, snap.Version(), true
+	l.current, l.built, l.hasBuilt = p, b.snap.Version(), true
 	ws := make([]*worker, 0, len(l.workers))
 	for _, w := range l.workers {
 		ws = append(ws, w)
@@ -54,17 +117,17 @@ func (l *Loop) build(force bool) {
 		w.setDesired(p)
 	}
 	hash := p.Hash()
-	st := TranslationStats{Duration: time.Since(start), Objects: countObjects(snap),
-		Problems: len(res.Problems), Excluded: len(excluded), ConfigBytes: p.Config.Len()}
+	st := TranslationStats{Duration: b.took, Objects: countObjects(b.snap),
+		Problems: len(b.res.Problems), Excluded: len(b.excluded), ConfigBytes: p.Config.Len()}
 	l.stats.builds.Add(1)
 	l.cfg.Metrics.ObserveTranslation(st)
-	l.cfg.Reporter.TranslationProblems(res.Problems)
+	l.cfg.Reporter.TranslationProblems(b.res.Problems)
 	if prev == nil || prev.Hash() != hash {
 		l.log.V(1).Info("configuration built", "hash", hash, "bytes", p.Config.Len(),
-			"objects", st.Objects, "problems", st.Problems, "excluded", len(excluded),
+			"objects", st.Objects, "problems", st.Problems, "excluded", len(b.excluded),
 			"duration", st.Duration.String())
 	}
-	l.observe(Event{Type: EventBuild, Hash: hash, Build: &st, Version: snap.Version()})
+	l.observe(Event{Type: EventBuild, Hash: hash, Build: &st, Version: b.snap.Version()})
 }
 
 // translate calls the injected translator, turning a panic into an error so that one bad
@@ -87,8 +150,7 @@ func (l *Loop) translate(snap *store.Snapshot) (res translator.Result, err error
 func (l *Loop) releaseBroken(snap *store.Snapshot) bool {
 	released := false
 	for ref, old := range l.broken {
-		cur, ok := snap.Get(ref)
-		if ok && !changedObject(old, cur) {
+		if cur, ok := snap.Get(ref); ok && !changedObject(old, cur) {
 			continue
 		}
 		delete(l.broken, ref)
@@ -96,6 +158,18 @@ func (l *Loop) releaseBroken(snap *store.Snapshot) bool {
 		l.log.Info("object Kong rejected has changed; including it again", "object", ref.String())
 	}
 	return released
+}
+
+// stillBroken lists, sorted, the rejected objects that snap holds unchanged: those a build of
+// snap leaves out. Called with mu held.
+func (l *Loop) stillBroken(snap *store.Snapshot) []store.Ref {
+	out := make([]store.Ref, 0, len(l.broken))
+	for _, ref := range sortedRefs(l.broken) {
+		if cur, ok := snap.Get(ref); ok && !changedObject(l.broken[ref], cur) {
+			out = append(out, ref)
+		}
+	}
+	return out
 }
 
 // changedObject compares by resourceVersion; objects without one (manifests) by identity.

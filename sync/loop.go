@@ -79,6 +79,7 @@ type Loop struct {
 	current  *Payload
 	broken   map[store.Ref]store.Object // objects Kong rejected, as they were then
 	built    uint64                     // store version of the last build
+	ahead    *built                     // translated during the window (loop goroutine only)
 	hasBuilt bool
 	ready    bool
 	readyCh  chan struct{}
@@ -216,7 +217,7 @@ func (l *Loop) Run(ctx context.Context) error {
 	timer := time.NewTimer(l.cfg.Window)
 	defer timer.Stop()
 	timerC := timer.C
-	first, last := time.Now(), time.Now()
+	first, last, lastBuild := time.Now(), time.Now(), time.Now()
 	arm := func(now time.Time) {
 		due := last.Add(l.cfg.Window)
 		if limit := first.Add(l.cfg.MaxDelay); due.After(limit) {
@@ -231,19 +232,28 @@ func (l *Loop) Run(ctx context.Context) error {
 			return nil
 		case <-l.notify:
 			now := time.Now()
-			if timerC == nil {
+			burst := timerC == nil
+			if burst {
 				first = now
 			}
 			last = now
 			arm(now)
+			// The first event after a quiet spell is translated at once, during the window;
+			// in a stream of events (a build less than a window ago) that would only be
+			// translated again at the window's end.
+			if burst && now.Sub(lastBuild) >= l.cfg.Window {
+				l.prepareAhead()
+			}
 		case <-timerC:
 			timerC = nil
 			l.build(false)
+			lastBuild = time.Now()
 		case <-l.replicasCh:
 			l.reconcile(wctx)
 		case rj := <-l.rejections:
 			if l.handleRejection(rj) {
 				l.build(true)
+				lastBuild = time.Now()
 			}
 		}
 	}

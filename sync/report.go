@@ -115,6 +115,7 @@ type EventType string
 const (
 	EventBuild EventType = "build" // a translation produced a config (new or not), now handed to every replica
 	EventSkip  EventType = "skip"  // a wake-up found the store unchanged: nothing translated
+	EventAhead EventType = "ahead" // a translation made during the window, handed over at its end if still current
 	EventPush  EventType = "push"  // one POST /config attempt finished
 	EventProbe EventType = "probe" // one GET /status finished
 )

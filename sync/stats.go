@@ -4,8 +4,12 @@ import "sync/atomic"
 
 // Stats are cumulative counters over the loop's life, for tests and diagnostics.
 type Stats struct {
-	// Builds counts translations; Skipped counts wake-ups with nothing changed in the store.
+	// Builds counts configs handed to the replicas; Skipped counts wake-ups with nothing
+	// changed in the store.
 	Builds, Skipped int64
+	// AheadUsed counts builds that handed over the translation made during the window;
+	// AheadWasted counts those made in vain because the store moved on (translated again).
+	AheadUsed, AheadWasted int64
 	// Pushes counts POST /config attempts, all replicas together; the rest break them down.
 	Pushes, Accepted, Unchanged, Rejected, TooLarge, Busy, ServerErrors, NetworkErrors, Failed int64
 	// Probes and ProbeFailures count GET /status calls.
@@ -17,7 +21,7 @@ type Stats struct {
 }
 
 type counters struct {
-	builds, skipped                                                                atomic.Int64
+	builds, skipped, aheadUsed, aheadWasted                                        atomic.Int64
 	pushes, accepted, unchanged, rejected, tooLarge, busy, server, network, failed atomic.Int64
 	probes, probeFailures, emptyDetected, rejectedObjects                          atomic.Int64
 }
@@ -27,6 +31,7 @@ func (l *Loop) Stats() Stats {
 	c := &l.stats
 	return Stats{
 		Builds: c.builds.Load(), Skipped: c.skipped.Load(),
+		AheadUsed: c.aheadUsed.Load(), AheadWasted: c.aheadWasted.Load(),
 		Pushes: c.pushes.Load(), Accepted: c.accepted.Load(), Unchanged: c.unchanged.Load(),
 		Rejected: c.rejected.Load(), TooLarge: c.tooLarge.Load(), Busy: c.busy.Load(),
 		ServerErrors: c.server.Load(), NetworkErrors: c.network.Load(), Failed: c.failed.Load(),

@@ -137,3 +137,17 @@ func (v *ingressVersions) at(ctx context.Context, b *testing.B, rv string) time.
 		}
 	}
 }
+
+// plus adds two deltas of the same histogram (either may be empty).
+func (c bucketCounts) plus(o bucketCounts) bucketCounts {
+	if len(c) == 0 {
+		return o
+	}
+	out := append(bucketCounts(nil), c...)
+	for i := range out {
+		if i < len(o) && o[i].le == out[i].le {
+			out[i].n += o[i].n
+		}
+	}
+	return out
+}

@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	goruntime "runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -301,17 +300,7 @@ func procStats(pid int) (hwm, rss int64, cpu time.Duration, err error) {
 func BenchmarkLiveStart10k(b *testing.B) {
 	n := liveCluster(b)
 	liveBinary(b)
-	var variants []liveVariant
-	for _, v := range strings.Split(os.Getenv("KONGSYNC_BENCH_VARIANTS"), ";") {
-		f := strings.SplitN(v, "|", 4)
-		if len(f) >= 3 {
-			variants = append(variants, liveVariant{name: f[0], bin: f[1], env: strings.Fields(f[2]),
-				noProfile: len(f) == 4 && f[3] == "noprofile"})
-		}
-	}
-	if len(variants) == 0 {
-		variants = []liveVariant{{}}
-	}
+	variants := liveVariants()
 	results := make([]liveStartResult, len(variants))
 	b.ResetTimer()
 	for i := range max(b.N, envInt("KONGSYNC_BENCH_ROUNDS", 1)) {
@@ -329,11 +318,28 @@ func BenchmarkLiveStart10k(b *testing.B) {
 	}
 }
 
-// liveVariant is one kongsync binary and environment compared by BenchmarkLiveStart10k.
+// liveVariant is one kongsync binary and environment compared side by side.
 type liveVariant struct {
 	name, bin string
 	env       []string
 	noProfile bool
+}
+
+// liveVariants parses KONGSYNC_BENCH_VARIANTS (see BenchmarkLiveStart10k); without it, the one
+// variant is the binary built from this tree.
+func liveVariants() []liveVariant {
+	var variants []liveVariant
+	for _, v := range strings.Split(os.Getenv("KONGSYNC_BENCH_VARIANTS"), ";") {
+		f := strings.SplitN(v, "|", 4)
+		if len(f) >= 3 {
+			variants = append(variants, liveVariant{name: f[0], bin: f[1], env: strings.Fields(f[2]),
+				noProfile: len(f) == 4 && f[3] == "noprofile"})
+		}
+	}
+	if len(variants) == 0 {
+		variants = []liveVariant{{}}
+	}
+	return variants
 }
 
 // liveStartResult accumulates one variant's BenchmarkLiveStart10k runs.
@@ -423,71 +429,6 @@ func saveHeapProfiles(b *testing.B, addr, prefix string) {
 			b.Fatal(err)
 		}
 	}
-}
-
-// BenchmarkLiveWriteToPost measures API write → POST /config at the double, one Ingress update
-// at a time, waiting for each push: KONGSYNC_BENCH_CHANGES (default 200) changes per op.
-func BenchmarkLiveWriteToPost(b *testing.B) {
-	n := liveCluster(b)
-	changes := envInt("KONGSYNC_BENCH_CHANGES", 200)
-	// KONGSYNC_BENCH_HARNESS_GC=1 collects the benchmark process's garbage (the double's) before
-	// each change, outside the timed interval.
-	harnessGC := os.Getenv("KONGSYNC_BENCH_HARNESS_GC") == "1"
-	metricsAddr := freeAddr(b)
-	p := startLive(b, "--metrics-bind-address="+metricsAddr)
-	p.waitComplete(b, n)
-	ings := admin.NetworkingV1().Ingresses("default")
-	ctx := context.Background()
-	before := scrape(b, metricsAddr)
-	// The benchmark's own watch shows when the API server delivers each change to a watcher,
-	// which splits the latency into the API server's part and kongsync's (window included).
-	seen := watchIngressVersions(b, ctx)
-	var lat, api, ctrl []float64
-	b.ResetTimer()
-	for k := range b.N * changes {
-		name := appName(k % n)
-		ing, err := ings.Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		ing.Spec.Rules[0].HTTP.Paths[0].Path = fmt.Sprintf("/w%d", k)
-		p.double.ResetRequests()
-		if harnessGC {
-			// The double (in this process) parsed and validated the last 11.5 MB POST: collect
-			// that garbage now rather than while the next change is being timed.
-			goruntime.GC()
-		}
-		t0 := time.Now()
-		up, err := ings.Update(ctx, ing, metav1.UpdateOptions{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		wctx, cancel := context.WithTimeout(ctx, time.Minute)
-		if err := p.double.WaitPosts(wctx, 1); err != nil {
-			b.Fatal(err)
-		}
-		delivered := seen.at(wctx, b, up.ResourceVersion)
-		cancel()
-		post := p.double.Posts()[0].Start
-		lat = append(lat, ms(post.Sub(t0)))
-		api, ctrl = append(api, ms(delivered.Sub(t0))), append(ctrl, ms(post.Sub(delivered)))
-	}
-	b.StopTimer()
-	b.ReportMetric(percentile(lat, 50), "p50-ms")
-	b.ReportMetric(percentile(lat, 99), "p99-ms")
-	b.ReportMetric(percentile(lat, 100), "max-ms")
-	b.ReportMetric(float64(len(lat)), "changes")
-	b.ReportMetric(percentile(api, 50), "api-p50-ms")
-	b.ReportMetric(percentile(api, 99), "api-p99-ms")
-	b.ReportMetric(percentile(ctrl, 50), "after-delivery-p50-ms")
-	b.ReportMetric(percentile(ctrl, 99), "after-delivery-p99-ms")
-	// kongsync's own view over the same changes: its builds (snapshot, translation, encoding,
-	// md5) and its GC cycles.
-	after := scrape(b, metricsAddr)
-	builds := after.histogramDelta(before, "kongsync_translation_duration_seconds_bucket")
-	b.ReportMetric(builds.quantile(0.5)*1000, "build-p50-le-ms")
-	b.ReportMetric(builds.quantile(0.99)*1000, "build-p99-le-ms")
-	b.ReportMetric(after.value("go_gc_duration_seconds_count")-before.value("go_gc_duration_seconds_count"), "gc-cycles")
 }
 
 // burstWriters is how many client goroutines write a burst (Updates of listed objects, no Get).

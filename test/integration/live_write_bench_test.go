@@ -1,0 +1,118 @@
+//go:build integration
+
+package integration
+
+import (
+	"context"
+	"fmt"
+	"os"
+	goruntime "runtime"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// BenchmarkLiveWriteToPost measures API write → POST /config at the double, one Ingress update
+// at a time, waiting for each push: KONGSYNC_BENCH_CHANGES (default 200) changes per round.
+// KONGSYNC_BENCH_VARIANTS and KONGSYNC_BENCH_ROUNDS compare binaries side by side on the one
+// cluster, as for BenchmarkLiveStart10k: each round runs every variant in turn.
+func BenchmarkLiveWriteToPost(b *testing.B) {
+	n := liveCluster(b)
+	liveBinary(b)
+	changes := envInt("KONGSYNC_BENCH_CHANGES", 200)
+	variants := liveVariants()
+	results := make([]writeToPostResult, len(variants))
+	b.ResetTimer()
+	for range max(b.N, envInt("KONGSYNC_BENCH_ROUNDS", 1)) {
+		for v := range variants {
+			results[v].add(writeToPostOnce(b, n, variants[v], changes))
+		}
+	}
+	b.StopTimer()
+	if len(variants) == 1 {
+		results[0].report(b)
+		return
+	}
+	for v := range variants {
+		b.Run(variants[v].name, func(b *testing.B) { results[v].report(b) })
+	}
+}
+
+// writeToPostResult accumulates one variant's latencies (ms) and kongsync's own view of them.
+type writeToPostResult struct {
+	lat, api, ctrl []float64
+	builds         bucketCounts
+	gcCycles       float64
+}
+
+func (r *writeToPostResult) add(o writeToPostResult) {
+	r.lat, r.api, r.ctrl = append(r.lat, o.lat...), append(r.api, o.api...), append(r.ctrl, o.ctrl...)
+	r.builds = r.builds.plus(o.builds)
+	r.gcCycles += o.gcCycles
+}
+
+func (r *writeToPostResult) report(b *testing.B) {
+	b.ReportMetric(percentile(r.lat, 50), "p50-ms")
+	b.ReportMetric(percentile(r.lat, 99), "p99-ms")
+	b.ReportMetric(percentile(r.lat, 100), "max-ms")
+	b.ReportMetric(float64(len(r.lat)), "changes")
+	b.ReportMetric(percentile(r.api, 50), "api-p50-ms")
+	b.ReportMetric(percentile(r.api, 99), "api-p99-ms")
+	b.ReportMetric(percentile(r.ctrl, 50), "after-delivery-p50-ms")
+	b.ReportMetric(percentile(r.ctrl, 99), "after-delivery-p99-ms")
+	// kongsync's own view over the same changes: its builds (snapshot, translation, encoding,
+	// md5) and its GC cycles.
+	b.ReportMetric(r.builds.quantile(0.5)*1000, "build-p50-le-ms")
+	b.ReportMetric(r.builds.quantile(0.99)*1000, "build-p99-le-ms")
+	b.ReportMetric(r.gcCycles, "gc-cycles")
+	b.ReportMetric(0, "ns/op")
+}
+
+// writeToPostOnce starts one kongsync of variant v, waits for its first complete push, then
+// times changes Ingress updates one after the other. KONGSYNC_BENCH_HARNESS_GC=1 collects the
+// benchmark process's garbage (the double's) before each change, outside the timed interval.
+func writeToPostOnce(b *testing.B, n int, v liveVariant, changes int) writeToPostResult {
+	harnessGC := os.Getenv("KONGSYNC_BENCH_HARNESS_GC") == "1"
+	metricsAddr := freeAddr(b)
+	p := startLiveWith(b, v.bin, v.env, "--metrics-bind-address="+metricsAddr)
+	defer p.stop()
+	p.waitComplete(b, n)
+	ings := admin.NetworkingV1().Ingresses("default")
+	ctx, cancelWatch := context.WithCancel(context.Background())
+	defer cancelWatch()
+	before := scrape(b, metricsAddr)
+	// The benchmark's own watch shows when the API server delivers each change to a watcher,
+	// which splits the latency into the API server's part and kongsync's (window included).
+	seen := watchIngressVersions(b, ctx)
+	var r writeToPostResult
+	for k := range changes {
+		ing, err := ings.Get(ctx, appName(k%n), metav1.GetOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ing.Spec.Rules[0].HTTP.Paths[0].Path = fmt.Sprintf("/w%d-%d", time.Now().UnixNano(), k)
+		p.double.ResetRequests()
+		if harnessGC {
+			goruntime.GC()
+		}
+		t0 := time.Now()
+		up, err := ings.Update(ctx, ing, metav1.UpdateOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		wctx, cancel := context.WithTimeout(ctx, time.Minute)
+		if err := p.double.WaitPosts(wctx, 1); err != nil {
+			b.Fatal(err)
+		}
+		delivered := seen.at(wctx, b, up.ResourceVersion)
+		cancel()
+		post := p.double.Posts()[0].Start
+		r.lat = append(r.lat, ms(post.Sub(t0)))
+		r.api, r.ctrl = append(r.api, ms(delivered.Sub(t0))), append(r.ctrl, ms(post.Sub(delivered)))
+	}
+	after := scrape(b, metricsAddr)
+	r.builds = after.histogramDelta(before, "kongsync_translation_duration_seconds_bucket")
+	r.gcCycles = after.value("go_gc_duration_seconds_count") - before.value("go_gc_duration_seconds_count")
+	return r
+}
