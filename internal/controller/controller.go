@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/metadata/metadatainformer"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
 
 	"github.com/kongsync/kongsync/store"
 )
@@ -41,9 +42,13 @@ type Options struct {
 	// Metadata lists and watches Secrets as metadata only (PartialObjectMetadata), so that the
 	// data of Secrets the translator never reads is never transferred. Required.
 	Metadata metadata.Interface
-	// SecretRetry is the delay before a failed GET of a referenced Secret is tried again;
-	// 0 means 5 s.
-	SecretRetry time.Duration
+	// SecretRetryBase is the delay before the first retry of a failed GET of a referenced
+	// Secret; each further failure of the same Secret doubles it, up to SecretRetryMax. 0 means
+	// 500 ms: an API server hiccup heals within a second, a lasting outage is not hammered.
+	SecretRetryBase time.Duration
+	// SecretRetryMax caps the retry delay of one Secret; 0 means 5 min. The Secret's next change
+	// is fetched at once whatever the delay.
+	SecretRetryMax time.Duration
 }
 
 // Controller owns the informers. Create it with New, then call Start once.
@@ -61,25 +66,34 @@ type Controller struct {
 	synced        []cache.InformerSynced
 
 	// secrets holds the Secret informers per watched namespace ("" for all); secretSynced
-	// their caches' sync state; secretMu serialises reconcileSecret.
+	// their caches' sync state.
 	secrets      map[string]*secretSources
 	secretSynced []cache.InformerSynced
-	secretMu     sync.Mutex
-	// stopped ends with the ctx given to Start: no Secret GET is retried after it.
-	stopped <-chan struct{}
+	// queue carries the Secrets to reconcile from the informer handlers to the workers (see
+	// secretqueue.go); pending tracks those not yet reconciled since their last enqueue.
+	queue   workqueue.TypedRateLimitingInterface[store.Ref]
+	pending *pendingSet
+	// workers are the queue's worker goroutines; stopQueue detaches the queue's shutdown from
+	// the ctx given to Start.
+	workers   sync.WaitGroup
+	stopQueue func() bool
 }
 
 // New wires informers for Ingress, IngressClass, Service, EndpointSlice and Secret (see
 // secretsources.go) to st. Nothing runs until Start.
 func New(client kubernetes.Interface, st *store.Store, n Notifier, log logr.Logger, opts Options) (*Controller, error) {
-	if opts.SecretRetry <= 0 {
-		opts.SecretRetry = 5 * time.Second
+	if opts.SecretRetryBase <= 0 {
+		opts.SecretRetryBase = defaultSecretRetryBase
 	}
+	if opts.SecretRetryMax <= 0 {
+		opts.SecretRetryMax = defaultSecretRetryMax
+	}
+	opts.SecretRetryMax = max(opts.SecretRetryMax, opts.SecretRetryBase)
 	if opts.Metadata == nil {
 		return nil, errors.New("controller: Options.Metadata is required (Secrets are watched as metadata)")
 	}
 	c := &Controller{client: client, store: st, notifier: n, log: log, opts: opts, refs: newSecretRefs(),
-		secrets: map[string]*secretSources{}}
+		secrets: map[string]*secretSources{}, queue: newSecretQueue(opts), pending: newPendingSet()}
 	cluster := informers.NewSharedInformerFactoryWithOptions(client, opts.Resync)
 	c.factories = append(c.factories, cluster)
 	if err := c.watch(cluster.Networking().V1().IngressClasses().Informer(), store.KindIngressClass, transformIngressClass); err != nil {
@@ -140,12 +154,12 @@ func (c *Controller) watch(inf cache.SharedIndexInformer, kind store.Kind, trans
 	return nil
 }
 
-// Start runs the informers until ctx ends and blocks until every handler has processed the
-// initial list, so the first push sees the whole cluster.
+// Start runs the informers and the Secret workers until ctx ends and blocks until every
+// handler has processed the initial list and every Secret then known has been reconciled once
+// (stored, or its GET failed and is queued for a retry), so the first push sees the whole
+// cluster.
 func (c *Controller) Start(ctx context.Context) error {
-	c.secretMu.Lock()
-	c.stopped = ctx.Done()
-	c.secretMu.Unlock()
+	c.stopQueue = context.AfterFunc(ctx, c.queue.ShutDown)
 	for _, f := range c.factories {
 		f.Start(ctx.Done())
 	}
@@ -158,9 +172,13 @@ func (c *Controller) Start(ctx context.Context) error {
 	if !waitSynced(ctx, c.secretSynced) {
 		return errors.New("controller: Secret caches did not sync before shutdown")
 	}
+	c.startSecretWorkers(ctx)
 	c.reconcileReferencedSecrets()
 	if !waitSynced(ctx, c.synced) {
 		return errors.New("controller: informer caches did not sync before shutdown")
+	}
+	if !waitSynced(ctx, []cache.InformerSynced{c.pending.empty}) {
+		return errors.New("controller: referenced Secrets were not reconciled before shutdown")
 	}
 	c.log.V(1).Info("informer caches synced", "version", c.store.Version())
 	return nil
@@ -203,8 +221,14 @@ func (c *Controller) HasSynced() bool {
 	return true
 }
 
-// Shutdown waits for the informer goroutines to exit after ctx passed to Start has ended.
+// Shutdown waits for the informer goroutines to exit after ctx passed to Start has ended. The
+// Secret workers stop even if it has not: a GET in flight ends within its timeout.
 func (c *Controller) Shutdown() {
+	if c.stopQueue != nil {
+		c.stopQueue()
+	}
+	c.queue.ShutDown()
+	c.workers.Wait()
 	for _, f := range c.factories {
 		f.Shutdown()
 	}

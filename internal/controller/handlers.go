@@ -87,7 +87,7 @@ func (c *Controller) remove(ref store.Ref) {
 	}
 }
 
-// trackRefs records the Secrets an object references and reconciles those whose
+// trackRefs records the Secrets an object references and queues for reconciling those whose
 // reference count went from or to zero: a newly referenced Secret may need a GET, one no longer
 // referenced leaves the store unless its type or label keeps it.
 func (c *Controller) trackRefs(owner store.Object, secrets []store.Ref) {
@@ -107,7 +107,7 @@ func (c *Controller) dropRefs(owner store.Ref) {
 
 func (c *Controller) reconcileSecrets(secrets []store.Ref) {
 	for _, s := range secrets {
-		c.reconcileSecret(s)
+		c.enqueueSecret(s)
 	}
 }
 

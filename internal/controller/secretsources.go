@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -75,7 +74,7 @@ func (c *Controller) watchSecretInformer(inf cache.SharedIndexInformer, transfor
 	}
 	on := func(obj any) {
 		if ref, ok := c.secretRef(obj); ok {
-			c.reconcileSecret(ref)
+			c.enqueueSecret(ref)
 		}
 	}
 	reg, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
@@ -119,37 +118,36 @@ func (c *Controller) sources(namespace string) *secretSources {
 // the references, whichever event prompted it, so the outcome does not depend on the order in
 // which the informers deliver: a Secret a full informer holds is stored as that informer has it;
 // otherwise a referenced Secret the metadata informer knows is stored as GOT from the API (again
-// whenever its resourceVersion moves); every other Secret is out of the store. Calls are
-// serialised: each reads the caches as they are when it runs, so the last one wins with the
-// newest state.
-func (c *Controller) reconcileSecret(ref store.Ref) {
-	c.secretMu.Lock()
-	defer c.secretMu.Unlock()
+// whenever its resourceVersion moves); every other Secret is out of the store. Only the Secret
+// workers call it, never two at once for one Secret (the work queue guarantees it), and an
+// event during a call queues the Secret again, so the last call sees the newest state. The
+// error is that of a failed GET, to be retried.
+func (c *Controller) reconcileSecret(ctx context.Context, ref store.Ref) error {
 	src := c.sources(ref.Namespace)
 	if src == nil {
 		c.remove(ref)
-		return
+		return nil
 	}
 	if s := src.fullSecret(ref); s != nil {
 		c.put(s)
-		return
+		return nil
 	}
 	if !c.refs.referenced(ref) {
 		c.remove(ref)
-		return
+		return nil
 	}
 	if !src.synced() {
-		return // Start reconciles every reference once the Secret caches are complete
+		return nil // Start reconciles every reference once the Secret caches are complete
 	}
 	rv, exists := src.metaVersion(ref)
 	if !exists {
 		c.remove(ref)
-		return
+		return nil
 	}
 	if o, ok := c.store.Get(ref); ok && o.GetResourceVersion() == rv {
-		return
+		return nil
 	}
-	c.fetchSecret(ref)
+	return c.fetchSecret(ctx, ref)
 }
 
 // fullSecret returns the Secret as a full informer holds it, nil if none does. A Secret whose
@@ -207,40 +205,22 @@ func (s *secretSources) synced() bool {
 }
 
 // fetchSecret GETs one Secret and stores it; a Secret gone meanwhile leaves the store (the
-// translator reports the dangling reference). A failed GET is logged and retried after
-// Options.SecretRetry (and at the Secret's next change).
-func (c *Controller) fetchSecret(ref store.Ref) {
-	ctx, cancel := context.WithTimeout(context.Background(), secretFetchTimeout)
+// translator reports the dangling reference). Any other failure is returned for the worker to
+// retry with backoff.
+func (c *Controller) fetchSecret(ctx context.Context, ref store.Ref) error {
+	ctx, cancel := context.WithTimeout(ctx, secretFetchTimeout)
 	defer cancel()
 	s, err := c.client.CoreV1().Secrets(ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		c.remove(ref)
-		return
+		return nil
 	}
 	if err != nil {
-		c.log.Error(err, "fetching referenced Secret; will retry", "namespace", ref.Namespace, "name", ref.Name,
-			"retryIn", c.opts.SecretRetry)
-		c.retryLater(ref)
-		return
+		return err
 	}
 	trimMeta(&s.ObjectMeta)
 	c.put(s)
-}
-
-// retryLater reconciles ref again after the retry delay, unless the controller has stopped by
-// then. Called with secretMu held.
-func (c *Controller) retryLater(ref store.Ref) {
-	stopped := c.stopped
-	if stopped == nil {
-		return
-	}
-	time.AfterFunc(c.opts.SecretRetry, func() {
-		select {
-		case <-stopped:
-		default:
-			c.reconcileSecret(ref)
-		}
-	})
+	return nil
 }
 
 // transformSecret trims the metadata of a Secret a full informer keeps.
@@ -265,6 +245,6 @@ func transformSecretMeta(obj any) (any, error) {
 // before that could not yet tell a missing Secret from one not listed yet.
 func (c *Controller) reconcileReferencedSecrets() {
 	for _, ref := range c.refs.all() {
-		c.reconcileSecret(ref)
+		c.enqueueSecret(ref)
 	}
 }

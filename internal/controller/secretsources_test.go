@@ -241,7 +241,9 @@ func TestSecretTombstone(t *testing.T) {
 	if !ok {
 		t.Fatal("tombstone key not understood")
 	}
-	c.reconcileSecret(ref)
+	if err := c.reconcileSecret(context.Background(), ref); err != nil {
+		t.Fatal(err)
+	}
 	if _, ok := storedSecret(st, "a", "s"); ok {
 		t.Fatal("tombstone did not remove the Secret")
 	}
@@ -260,7 +262,7 @@ func TestSecretGetRetried(t *testing.T) {
 		}
 		return false, nil, nil
 	})
-	st, n, _ := startController(t, cs, Options{SecretRetry: 10 * time.Millisecond})
+	st, n, _ := startController(t, cs, Options{SecretRetryBase: 10 * time.Millisecond})
 	waitFor(t, n, func() bool { _, ok := storedSecret(st, "a", "opaque"); return ok }, "Secret GOT on retry")
 	if got := secretGets(cs); len(got) < 2 || !failed.Load() {
 		t.Errorf("GETs = %v (first failed: %v), want a failed one and a retry", got, failed.Load())
