@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/informers"
@@ -77,6 +78,9 @@ type Controller struct {
 	// the ctx given to Start.
 	workers   sync.WaitGroup
 	stopQueue func() bool
+	// getSecret GETs one Secret for fetchSecret: getSecretFromAPI; tests wrap it to make a GET
+	// slow without holding the fake clientset's lock.
+	getSecret func(ctx context.Context, ref store.Ref) (*corev1.Secret, error)
 }
 
 // New wires informers for Ingress, IngressClass, Service, EndpointSlice and Secret (see
@@ -94,6 +98,7 @@ func New(client kubernetes.Interface, st *store.Store, n Notifier, log logr.Logg
 	}
 	c := &Controller{client: client, store: st, notifier: n, log: log, opts: opts, refs: newSecretRefs(),
 		secrets: map[string]*secretSources{}, queue: newSecretQueue(opts), pending: newPendingSet()}
+	c.getSecret = c.getSecretFromAPI
 	cluster := informers.NewSharedInformerFactoryWithOptions(client, opts.Resync)
 	c.factories = append(c.factories, cluster)
 	if err := c.watch(cluster.Networking().V1().IngressClasses().Informer(), store.KindIngressClass, transformIngressClass); err != nil {

@@ -83,8 +83,9 @@ func startController(t *testing.T, cs clients, opts Options) (*store.Store, *cou
 }
 
 // startControllerWith starts a controller on the fake clients and waits until every informer
-// watches; it returns the controller too, for tests that feed a handler directly.
-func startControllerWith(t *testing.T, cs clients, opts Options) (*Controller, *store.Store, *countingNotifier, context.CancelFunc) {
+// watches; it returns the controller too, for tests that feed a handler directly. Each
+// configure function sees the controller between New and Start.
+func startControllerWith(t *testing.T, cs clients, opts Options, configure ...func(*Controller)) (*Controller, *store.Store, *countingNotifier, context.CancelFunc) {
 	t.Helper()
 	watching := make(chan struct{}, 64)
 	count := func(k8stesting.Action) (bool, watch.Interface, error) {
@@ -102,6 +103,9 @@ func startControllerWith(t *testing.T, cs clients, opts Options) (*Controller, *
 	c, err := New(cs.typed, st, n, logr.Discard(), opts)
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, f := range configure {
+		f(c)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(func() { cancel(); c.Shutdown() })

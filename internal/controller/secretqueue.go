@@ -29,15 +29,19 @@ const (
 	secretRetryBurst = 100
 )
 
-// newSecretQueue builds the Secret work queue: each failure of one Secret doubles its retry
-// delay from opts.SecretRetryBase up to opts.SecretRetryMax, and all retries together are
-// limited to secretRetryQPS.
+// newSecretQueue builds the Secret work queue, retrying with newSecretRateLimiter.
 func newSecretQueue(opts Options) workqueue.TypedRateLimitingInterface[store.Ref] {
-	limiter := workqueue.NewTypedMaxOfRateLimiter(
+	return workqueue.NewTypedRateLimitingQueue(newSecretRateLimiter(opts))
+}
+
+// newSecretRateLimiter delays retries: each failure of one Secret doubles its delay from
+// opts.SecretRetryBase up to opts.SecretRetryMax, and all retries together are limited to
+// secretRetryQPS.
+func newSecretRateLimiter(opts Options) workqueue.TypedRateLimiter[store.Ref] {
+	return workqueue.NewTypedMaxOfRateLimiter(
 		workqueue.NewTypedItemExponentialFailureRateLimiter[store.Ref](opts.SecretRetryBase, opts.SecretRetryMax),
 		&workqueue.TypedBucketRateLimiter[store.Ref]{Limiter: rate.NewLimiter(secretRetryQPS, secretRetryBurst)},
 	)
-	return workqueue.NewTypedRateLimitingQueue(limiter)
 }
 
 // enqueueSecret queues ref for a worker. It never blocks.

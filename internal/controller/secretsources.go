@@ -210,7 +210,7 @@ func (s *secretSources) synced() bool {
 func (c *Controller) fetchSecret(ctx context.Context, ref store.Ref) error {
 	ctx, cancel := context.WithTimeout(ctx, secretFetchTimeout)
 	defer cancel()
-	s, err := c.client.CoreV1().Secrets(ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
+	s, err := c.getSecret(ctx, ref)
 	if apierrors.IsNotFound(err) {
 		c.remove(ref)
 		return nil
@@ -221,6 +221,11 @@ func (c *Controller) fetchSecret(ctx context.Context, ref store.Ref) error {
 	trimMeta(&s.ObjectMeta)
 	c.put(s)
 	return nil
+}
+
+// getSecretFromAPI is the production getSecret: one GET through the typed client.
+func (c *Controller) getSecretFromAPI(ctx context.Context, ref store.Ref) (*corev1.Secret, error) {
+	return c.client.CoreV1().Secrets(ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
 }
 
 // transformSecret trims the metadata of a Secret a full informer keeps.

@@ -2,16 +2,11 @@ package controller
 
 import (
 	"context"
-	"errors"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
 
@@ -249,22 +244,5 @@ func TestSecretTombstone(t *testing.T) {
 	}
 	if _, ok := c.secretRef(cacheTombstone("a/b/c", nil)); ok {
 		t.Error("bad tombstone key accepted")
-	}
-}
-
-// A failed GET of a referenced Secret is retried without waiting for the Secret to change.
-func TestSecretGetRetried(t *testing.T) {
-	cs := newClients(secret("a", "opaque", corev1.SecretTypeOpaque, nil), tlsIngress("a", "ing", "opaque"))
-	var failed atomic.Bool
-	cs.typed.PrependReactor("get", "secrets", func(k8stesting.Action) (bool, runtime.Object, error) {
-		if failed.CompareAndSwap(false, true) {
-			return true, nil, apierrors.NewInternalError(errors.New("etcd hiccup"))
-		}
-		return false, nil, nil
-	})
-	st, n, _ := startController(t, cs, Options{SecretRetryBase: 10 * time.Millisecond})
-	waitFor(t, n, func() bool { _, ok := storedSecret(st, "a", "opaque"); return ok }, "Secret GOT on retry")
-	if got := secretGets(cs); len(got) < 2 || !failed.Load() {
-		t.Errorf("GETs = %v (first failed: %v), want a failed one and a retry", got, failed.Load())
 	}
 }
