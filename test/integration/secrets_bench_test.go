@@ -1,0 +1,103 @@
+//go:build integration
+
+package integration
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"testing"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
+
+	"github.com/kongsync/kongsync/internal/controller"
+	"github.com/kongsync/kongsync/store"
+)
+
+// benchOpaqueSecrets is how many Ingresses each reference their own Opaque TLS Secret, which no
+// full informer covers, so that Start must GET every one of them.
+const benchOpaqueSecrets = 200
+
+// BenchmarkStartReferencedOpaqueSecrets measures controller.Start (informer lists, then every
+// referenced Secret GOT) in a namespace of benchOpaqueSecrets Ingresses, each referencing its
+// own Opaque TLS Secret, with the client rate limit `kongsync run` uses (qps=50, burst 100) and
+// without one. Every op is a fresh controller and client, as a restarted kongsync.
+func BenchmarkStartReferencedOpaqueSecrets(b *testing.B) {
+	ns := benchNamespace(b)
+	ctx := context.Background()
+	for i := range benchOpaqueSecrets {
+		name := fmt.Sprintf("s%03d", i)
+		s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Type: corev1.SecretTypeOpaque,
+			Data: map[string][]byte{"tls.crt": []byte("crt"), "tls.key": []byte("key")}}
+		if _, err := admin.CoreV1().Secrets(ns).Create(ctx, s, metav1.CreateOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		ing := &networkingv1.Ingress{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+			Spec: networkingv1.IngressSpec{TLS: []networkingv1.IngressTLS{{SecretName: name}},
+				DefaultBackend: &networkingv1.IngressBackend{Service: &networkingv1.IngressServiceBackend{
+					Name: "svc", Port: networkingv1.ServiceBackendPort{Number: 80}}}}}
+		if _, err := admin.NetworkingV1().Ingresses(ns).Create(ctx, ing, metav1.CreateOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, qps := range []float32{50, -1} {
+		b.Run(fmt.Sprintf("qps=%g", qps), func(b *testing.B) {
+			for b.Loop() {
+				startReferencedSecrets(b, ns, qps)
+			}
+		})
+	}
+}
+
+// startReferencedSecrets starts one controller on ns, checks that Start returned with every
+// referenced Secret stored, and stops it.
+func startReferencedSecrets(b *testing.B, ns string, qps float32) {
+	rc := plane.RestConfig()
+	rc.QPS, rc.Burst = qps, 100
+	client := kubernetes.NewForConfigOrDie(rc)
+	meta := metadata.NewForConfigOrDie(rc)
+	st := store.New()
+	c, err := controller.New(client, st, make(notifyChan, 1), logr.Discard(),
+		controller.Options{Namespaces: []string{ns}, Metadata: meta})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer func() { cancel(); c.Shutdown() }()
+	if err := c.Start(ctx); err != nil {
+		b.Fatal(err)
+	}
+	n := 0
+	for _, o := range st.Snapshot().Objects(store.KindSecret) {
+		if o.GetNamespace() == ns {
+			n++
+		}
+	}
+	if n != benchOpaqueSecrets {
+		b.Fatalf("%d Secrets stored when Start returned, want %d", n, benchOpaqueSecrets)
+	}
+}
+
+// benchNamespace creates a namespace for a benchmark and deletes its objects at cleanup.
+func benchNamespace(b *testing.B) string {
+	buf := make([]byte, 4)
+	_, _ = rand.Read(buf)
+	name := "bench-secrets-" + hex.EncodeToString(buf)
+	ctx := context.Background()
+	if _, err := admin.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		all, del := metav1.ListOptions{}, metav1.DeleteOptions{}
+		_ = admin.NetworkingV1().Ingresses(name).DeleteCollection(ctx, del, all)
+		_ = admin.CoreV1().Secrets(name).DeleteCollection(ctx, del, all)
+		_ = admin.CoreV1().Namespaces().Delete(ctx, name, del)
+	})
+	return name
+}
