@@ -183,7 +183,7 @@ func (c *Controller) Start(ctx context.Context) error {
 	if !waitSynced(ctx, c.synced) {
 		return errors.New("controller: informer caches did not sync before shutdown")
 	}
-	if !waitSynced(ctx, []cache.InformerSynced{c.pending.empty}) {
+	if !c.pending.wait(ctx) {
 		return errors.New("controller: referenced Secrets were not reconciled before shutdown")
 	}
 	c.log.V(1).Info("informer caches synced", "version", c.store.Version())

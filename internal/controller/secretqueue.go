@@ -93,9 +93,13 @@ func (c *Controller) processNextSecret(ctx context.Context) bool {
 type pendingSet struct {
 	mu  sync.Mutex
 	gen map[store.Ref]uint64
+	// emptied is closed (and replaced) whenever the set becomes empty.
+	emptied chan struct{}
 }
 
-func newPendingSet() *pendingSet { return &pendingSet{gen: map[store.Ref]uint64{}} }
+func newPendingSet() *pendingSet {
+	return &pendingSet{gen: map[store.Ref]uint64{}, emptied: make(chan struct{})}
+}
 
 func (p *pendingSet) add(ref store.Ref) {
 	p.mu.Lock()
@@ -114,8 +118,13 @@ func (p *pendingSet) begin(ref store.Ref) uint64 {
 func (p *pendingSet) end(ref store.Ref, gen uint64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if gen != 0 && p.gen[ref] == gen {
-		delete(p.gen, ref)
+	if gen == 0 || p.gen[ref] != gen {
+		return
+	}
+	delete(p.gen, ref)
+	if len(p.gen) == 0 {
+		close(p.emptied)
+		p.emptied = make(chan struct{})
 	}
 }
 
@@ -124,4 +133,21 @@ func (p *pendingSet) empty() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return len(p.gen) == 0
+}
+
+// wait blocks until the set is empty; false if ctx ends first.
+func (p *pendingSet) wait(ctx context.Context) bool {
+	for {
+		p.mu.Lock()
+		n, emptied := len(p.gen), p.emptied
+		p.mu.Unlock()
+		if n == 0 {
+			return true
+		}
+		select {
+		case <-emptied:
+		case <-ctx.Done():
+			return false
+		}
+	}
 }

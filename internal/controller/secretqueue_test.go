@@ -280,3 +280,46 @@ func leakedGoroutines() string {
 	}
 	return strings.Join(out, "\n\n")
 }
+
+// A Secret queued again while a worker reconciles it stays pending until the reconcile after;
+// a retry (not pending) clears nothing; wait returns once the last pending Secret is done.
+func TestPendingSet(t *testing.T) {
+	a := store.Ref{Kind: store.KindSecret, Namespace: "a", Name: "a"}
+	b := store.Ref{Kind: store.KindSecret, Namespace: "a", Name: "b"}
+	p := newPendingSet()
+	p.add(a)
+	g := p.begin(a)
+	p.add(a) // an event during the reconcile
+	p.end(a, g)
+	if p.empty() {
+		t.Fatal("a cleared although queued again during its reconcile")
+	}
+	p.end(a, 0) // a retry's reconcile
+	if p.empty() {
+		t.Fatal("a cleared by a retry")
+	}
+	p.add(b)
+	done := make(chan bool)
+	go func() { done <- p.wait(context.Background()) }()
+	p.end(a, p.begin(a))
+	select {
+	case <-done:
+		t.Fatal("wait returned while b is pending")
+	default:
+	}
+	p.end(b, p.begin(b))
+	select {
+	case ok := <-done:
+		if !ok {
+			t.Fatal("wait reported failure")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("wait did not return once the set was empty")
+	}
+	p.add(a)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if p.wait(ctx) {
+		t.Error("wait reported empty after ctx ended with a pending")
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/go-logr/logr"
@@ -20,20 +21,36 @@ import (
 	"github.com/kongsync/kongsync/store"
 )
 
-// benchOpaqueSecrets is how many Ingresses each reference their own Opaque TLS Secret, which no
-// full informer covers, so that Start must GET every one of them.
-const benchOpaqueSecrets = 200
+// benchSecrets is how many Ingresses each reference their own Secret.
+const benchSecrets = 200
 
-// BenchmarkStartReferencedOpaqueSecrets measures controller.Start (informer lists, then every
-// referenced Secret GOT) in a namespace of benchOpaqueSecrets Ingresses, each referencing its
-// own Opaque TLS Secret, with the client rate limit `kongsync run` uses (qps=50, burst 100) and
-// without one. Every op is a fresh controller and client, as a restarted kongsync.
-func BenchmarkStartReferencedOpaqueSecrets(b *testing.B) {
-	ns := benchNamespace(b)
+// BenchmarkStartReferencedSecrets measures controller.Start (informer lists, then every
+// referenced Secret stored) in a namespace of benchSecrets Ingresses, each referencing its own
+// Secret: of type Opaque, which no full informer covers, so that Start must GET every one of
+// them, with the client rate limit `kongsync run` uses (qps=50, burst 100) and without one; and
+// of type kubernetes.io/tls, listed by a full informer (no GET). Every op is a fresh controller
+// and client, as a restarted kongsync.
+func BenchmarkStartReferencedSecrets(b *testing.B) {
+	for _, typ := range []corev1.SecretType{corev1.SecretTypeOpaque, corev1.SecretTypeTLS} {
+		ns := benchNamespace(b)
+		createReferencedSecrets(b, ns, typ)
+		for _, qps := range []float32{50, -1} {
+			b.Run(fmt.Sprintf("type=%s/qps=%g", strings.TrimPrefix(string(typ), "kubernetes.io/"), qps), func(b *testing.B) {
+				for b.Loop() {
+					startReferencedSecrets(b, ns, qps)
+				}
+			})
+		}
+	}
+}
+
+// createReferencedSecrets creates benchSecrets Secrets of type typ in ns, each referenced by
+// the TLS section of one Ingress.
+func createReferencedSecrets(b *testing.B, ns string, typ corev1.SecretType) {
 	ctx := context.Background()
-	for i := range benchOpaqueSecrets {
+	for i := range benchSecrets {
 		name := fmt.Sprintf("s%03d", i)
-		s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Type: corev1.SecretTypeOpaque,
+		s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Type: typ,
 			Data: map[string][]byte{"tls.crt": []byte("crt"), "tls.key": []byte("key")}}
 		if _, err := admin.CoreV1().Secrets(ns).Create(ctx, s, metav1.CreateOptions{}); err != nil {
 			b.Fatal(err)
@@ -45,13 +62,6 @@ func BenchmarkStartReferencedOpaqueSecrets(b *testing.B) {
 		if _, err := admin.NetworkingV1().Ingresses(ns).Create(ctx, ing, metav1.CreateOptions{}); err != nil {
 			b.Fatal(err)
 		}
-	}
-	for _, qps := range []float32{50, -1} {
-		b.Run(fmt.Sprintf("qps=%g", qps), func(b *testing.B) {
-			for b.Loop() {
-				startReferencedSecrets(b, ns, qps)
-			}
-		})
 	}
 }
 
@@ -79,8 +89,8 @@ func startReferencedSecrets(b *testing.B, ns string, qps float32) {
 			n++
 		}
 	}
-	if n != benchOpaqueSecrets {
-		b.Fatalf("%d Secrets stored when Start returned, want %d", n, benchOpaqueSecrets)
+	if n != benchSecrets {
+		b.Fatalf("%d Secrets stored when Start returned, want %d", n, benchSecrets)
 	}
 }
 
