@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/kongsync/kongsync/internal/runner"
@@ -59,6 +60,15 @@ func newRunFlagSet(f *runFlags) (*flag.FlagSet, []*listFlag) {
 		fs.Var(l, name, usage+" (repeatable or comma-separated)")
 	}
 	fs.StringVar(&c.Kubeconfig, "kubeconfig", "", "path to a kubeconfig; else $KUBECONFIG; else in-cluster config")
+	fs.Func("apiserver-qps", fmt.Sprintf("Kubernetes API requests per second (default %v)", c.APIServerQPS), func(v string) error {
+		q, err := strconv.ParseFloat(v, 32)
+		if err != nil || q <= 0 {
+			return fmt.Errorf("want a positive number, got %q", v)
+		}
+		c.APIServerQPS = float32(q)
+		return nil
+	})
+	fs.IntVar(&c.APIServerBurst, "apiserver-burst", c.APIServerBurst, "Kubernetes API request burst above --apiserver-qps")
 	list(&c.KongAdminURLs, "kong-admin-url", "Kong admin API URL, used when --kong-admin-svc is not set")
 	fs.StringVar(&c.KongAdminSvc, "kong-admin-svc", "", "namespace/name of a Service whose EndpointSlices list every Kong admin endpoint")
 	list(&c.KongAdminSvcPortNames, "kong-admin-svc-port-names", "admin port names to look for on --kong-admin-svc, in preference order")

@@ -44,7 +44,8 @@ func TestRunFlagsDefaults(t *testing.T) {
 		!c.UpdateStatus || c.ElectionID != "5b374a9e.konghq.com" ||
 		!strings.HasPrefix(c.MetricsBindAddress, "127.0.0.1:") || !strings.HasPrefix(c.HealthProbeBindAddress, "127.0.0.1:") ||
 		c.SyncWindow != 100*time.Millisecond || c.SyncMaxDelay != 500*time.Millisecond || c.Profiling ||
-		!reflect.DeepEqual(c.KongAdminSvcPortNames, []string{"admin-tls", "kong-admin-tls"}) {
+		!reflect.DeepEqual(c.KongAdminSvcPortNames, []string{"admin-tls", "kong-admin-tls"}) ||
+		c.APIServerQPS != 100 || c.APIServerBurst != 300 {
 		t.Errorf("defaults differ: %+v", c)
 	}
 	f, _, err = parseRunFlags([]string{"--kong-admin-url", "http://kong:8001"}, func(string) string { return "" })
@@ -53,6 +54,27 @@ func TestRunFlagsDefaults(t *testing.T) {
 	}
 	if !reflect.DeepEqual(f.cfg.KongAdminURLs, []string{"http://kong:8001"}) {
 		t.Errorf("a flag must replace the default URL, got %v", f.cfg.KongAdminURLs)
+	}
+}
+
+// --apiserver-qps and --apiserver-burst (KIC's names) set the client rate limit, from the
+// command line or the environment; a non-positive QPS is refused rather than meaning "none".
+func TestAPIServerRateFlags(t *testing.T) {
+	env := func(k string) string {
+		return map[string]string{"CONTROLLER_APISERVER_BURST": "40"}[k]
+	}
+	f, _, err := parseRunFlags([]string{"--apiserver-qps", "20.5"}, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.cfg.APIServerQPS != 20.5 || f.cfg.APIServerBurst != 40 {
+		t.Errorf("qps %v burst %d, want 20.5 and 40", f.cfg.APIServerQPS, f.cfg.APIServerBurst)
+	}
+	for _, bad := range []string{"0", "-1", "fast"} {
+		_, _, err := parseRunFlags([]string{"--apiserver-qps", bad}, func(string) string { return "" })
+		if err == nil || !strings.Contains(err.Error(), "apiserver-qps") {
+			t.Errorf("--apiserver-qps %s: err = %v", bad, err)
+		}
 	}
 }
 

@@ -18,6 +18,11 @@ import (
 type Config struct {
 	Kubeconfig string       // --kubeconfig; else $KUBECONFIG; else in-cluster
 	RestConfig *rest.Config // overrides Kubeconfig (tests)
+	// APIServerQPS and APIServerBurst rate-limit kongsync's requests to the API server
+	// (--apiserver-qps, --apiserver-burst; KIC's defaults 100 and 300). Watches are not
+	// limited; GETs of referenced Secrets at startup and status writes are.
+	APIServerQPS   float32
+	APIServerBurst int
 
 	KongAdminURLs          []string // --kong-admin-url (used when KongAdminSvc is empty)
 	KongAdminSvc           string   // --kong-admin-svc namespace/name
@@ -71,6 +76,8 @@ type Hooks struct {
 // whole cluster unless asked for).
 func Defaults() Config {
 	return Config{
+		APIServerQPS:           100,
+		APIServerBurst:         300,
 		KongAdminURLs:          []string{"http://localhost:8001"},
 		KongAdminSvcPortNames:  []string{"admin-tls", "kong-admin-tls"},
 		IngressClass:           "kong",

@@ -185,8 +185,11 @@ func restConfig(cfg Config) (*rest.Config, error) {
 		return nil, fmt.Errorf("kubernetes config: %w", err)
 	}
 	rc.UserAgent = "kongsync"
-	if rc.QPS == 0 {
-		rc.QPS, rc.Burst = 50, 100
+	if cfg.APIServerQPS > 0 {
+		rc.QPS, rc.Burst = cfg.APIServerQPS, max(cfg.APIServerBurst, 1)
+	} else if rc.QPS == 0 {
+		d := Defaults()
+		rc.QPS, rc.Burst = d.APIServerQPS, d.APIServerBurst
 	}
 	return rc, nil
 }

@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/metadata"
 
 	"github.com/kongsync/kongsync/internal/controller"
+	"github.com/kongsync/kongsync/internal/runner"
 	"github.com/kongsync/kongsync/store"
 )
 
@@ -27,17 +28,23 @@ const benchSecrets = 200
 // BenchmarkStartReferencedSecrets measures controller.Start (informer lists, then every
 // referenced Secret stored) in a namespace of benchSecrets Ingresses, each referencing its own
 // Secret: of type Opaque, which no full informer covers, so that Start must GET every one of
-// them, with the client rate limit `kongsync run` uses (qps=50, burst 100) and without one; and
+// them, with the client rate limit `kongsync run` uses by default (--apiserver-qps 100,
+// --apiserver-burst 300), with a tighter one (qps 50, burst 100) and without one; and
 // of type kubernetes.io/tls, listed by a full informer (no GET). Every op is a fresh controller
 // and client, as a restarted kongsync.
 func BenchmarkStartReferencedSecrets(b *testing.B) {
 	for _, typ := range []corev1.SecretType{corev1.SecretTypeOpaque, corev1.SecretTypeTLS} {
 		ns := benchNamespace(b)
 		createReferencedSecrets(b, ns, typ)
-		for _, qps := range []float32{50, -1} {
-			b.Run(fmt.Sprintf("type=%s/qps=%g", strings.TrimPrefix(string(typ), "kubernetes.io/"), qps), func(b *testing.B) {
+		d := runner.Defaults()
+		for _, lim := range []struct {
+			qps   float32
+			burst int
+		}{{d.APIServerQPS, d.APIServerBurst}, {50, 100}, {-1, 0}} {
+			name := fmt.Sprintf("type=%s/qps=%g/burst=%d", strings.TrimPrefix(string(typ), "kubernetes.io/"), lim.qps, lim.burst)
+			b.Run(name, func(b *testing.B) {
 				for b.Loop() {
-					startReferencedSecrets(b, ns, qps)
+					startReferencedSecrets(b, ns, lim.qps, lim.burst)
 				}
 			})
 		}
@@ -67,9 +74,9 @@ func createReferencedSecrets(b *testing.B, ns string, typ corev1.SecretType) {
 
 // startReferencedSecrets starts one controller on ns, checks that Start returned with every
 // referenced Secret stored, and stops it.
-func startReferencedSecrets(b *testing.B, ns string, qps float32) {
+func startReferencedSecrets(b *testing.B, ns string, qps float32, burst int) {
 	rc := plane.RestConfig()
-	rc.QPS, rc.Burst = qps, 100
+	rc.QPS, rc.Burst = qps, burst
 	client := kubernetes.NewForConfigOrDie(rc)
 	meta := metadata.NewForConfigOrDie(rc)
 	st := store.New()
