@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	configurationv1 "github.com/kongsync/kongsync/internal/apis/configuration/v1"
+	configurationv1beta1 "github.com/kongsync/kongsync/internal/apis/configuration/v1beta1"
 )
 
 // Object is what the store holds: any typed Kubernetes object with metadata.
@@ -37,11 +38,13 @@ const (
 	KindKongConsumer      Kind = "KongConsumer"
 	KindKongPlugin        Kind = "KongPlugin"
 	KindKongClusterPlugin Kind = "KongClusterPlugin"
+
+	KindKongUpstreamPolicy Kind = "KongUpstreamPolicy"
 )
 
 // Kinds lists every kind the store holds, in a fixed order (used for deterministic iteration).
 var Kinds = []Kind{KindIngress, KindIngressClass, KindService, KindEndpointSlice, KindSecret,
-	KindKongConsumer, KindKongPlugin, KindKongClusterPlugin}
+	KindKongConsumer, KindKongPlugin, KindKongClusterPlugin, KindKongUpstreamPolicy}
 
 // GVK is the group/version/kind of each stored kind; tags and events need it because objects
 // fetched by informers carry no TypeMeta.
@@ -53,6 +56,8 @@ func (k Kind) GVK() schema.GroupVersionKind {
 		return discoveryv1.SchemeGroupVersion.WithKind(string(k))
 	case KindKongConsumer, KindKongPlugin, KindKongClusterPlugin:
 		return configurationv1.SchemeGroupVersion.WithKind(string(k))
+	case KindKongUpstreamPolicy:
+		return configurationv1beta1.SchemeGroupVersion.WithKind(string(k))
 	default:
 		return corev1.SchemeGroupVersion.WithKind(string(k))
 	}
@@ -77,6 +82,8 @@ func KindOf(obj runtime.Object) (Kind, error) {
 		return KindKongPlugin, nil
 	case *configurationv1.KongClusterPlugin:
 		return KindKongClusterPlugin, nil
+	case *configurationv1beta1.KongUpstreamPolicy:
+		return KindKongUpstreamPolicy, nil
 	}
 	return "", fmt.Errorf("store: unsupported object type %T", obj)
 }

@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	configurationv1 "github.com/kongsync/kongsync/internal/apis/configuration/v1"
+	configurationv1beta1 "github.com/kongsync/kongsync/internal/apis/configuration/v1beta1"
 )
 
 // MaxDocumentBytes bounds one YAML/JSON document in a manifest file. Kubernetes itself refuses
@@ -55,11 +56,14 @@ var factories = map[string]func() Object{
 	"configuration.konghq.com/v1/KongConsumer":      func() Object { return &configurationv1.KongConsumer{} },
 	"configuration.konghq.com/v1/KongPlugin":        func() Object { return &configurationv1.KongPlugin{} },
 	"configuration.konghq.com/v1/KongClusterPlugin": func() Object { return &configurationv1.KongClusterPlugin{} },
+	"configuration.konghq.com/v1beta1/KongUpstreamPolicy": func() Object {
+		return &configurationv1beta1.KongUpstreamPolicy{}
+	},
 }
 
 // knownKinds are kinds the reader recognises even at an unsupported apiVersion, to say so.
 var knownKinds = map[string]bool{"Ingress": true, "IngressClass": true, "Service": true, "EndpointSlice": true, "Secret": true,
-	"KongConsumer": true, "KongPlugin": true, "KongClusterPlugin": true}
+	"KongConsumer": true, "KongPlugin": true, "KongClusterPlugin": true, "KongUpstreamPolicy": true}
 
 // clusterScoped kinds keep an empty namespace.
 var clusterScoped = map[string]bool{"IngressClass": true, "KongClusterPlugin": true}

@@ -30,6 +30,10 @@ func TestDecodeManifests(t *testing.T) {
 		{name: "invalid yaml", in: "a: [\n---\napiVersion: v1\nkind: Service\nmetadata: {name: after}\n",
 			objs: []string{"Service default/after"}, notes: []string{"document 1: invalid YAML"}, errNotes: 1},
 		{name: "no name", in: "apiVersion: v1\nkind: Service\nmetadata: {}\n", notes: []string{"metadata.name is empty"}, errNotes: 1},
+		{name: "KongUpstreamPolicy (v1beta1)", in: "apiVersion: configuration.konghq.com/v1beta1\nkind: KongUpstreamPolicy\nmetadata: {name: p}\nspec: {algorithm: latency, slots: 20}\n",
+			objs: []string{"KongUpstreamPolicy default/p"}},
+		{name: "KongUpstreamPolicy at another version", in: "apiVersion: configuration.konghq.com/v1\nkind: KongUpstreamPolicy\nmetadata: {name: p}\n",
+			notes: []string{"unsupported apiVersion configuration.konghq.com/v1"}, errNotes: 1},
 		{name: "empty and comments", in: "\n# nothing\n---\n", objs: nil},
 		{name: "not utf-8", in: "apiVersion: v1\nkind: Service\nmetadata: {name: \xff}\n", notes: []string{"not valid UTF-8"}, errNotes: 1},
 	}

@@ -9,6 +9,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+
+	configurationv1beta1 "github.com/kongsync/kongsync/internal/apis/configuration/v1beta1"
 )
 
 // DefaultClassAnnotation marks an IngressClass as the cluster default.
@@ -318,6 +320,16 @@ func (s *Snapshot) Services() []*corev1.Service {
 // namespace, sorted by name. It is an index lookup, not a scan.
 func (s *Snapshot) EndpointSlicesFor(namespace, service string) []*discoveryv1.EndpointSlice {
 	return s.slices.bySvc[nsName{namespace, service}]
+}
+
+// KongUpstreamPolicy returns the KongUpstreamPolicy namespace/name, which Services name in
+// their konghq.com/upstream-policy annotation.
+func (s *Snapshot) KongUpstreamPolicy(namespace, name string) (*configurationv1beta1.KongUpstreamPolicy, bool) {
+	o, ok := s.views[KindKongUpstreamPolicy].objs[nsName{namespace, name}]
+	if !ok {
+		return nil, false
+	}
+	return o.(*configurationv1beta1.KongUpstreamPolicy), true
 }
 
 // Secret returns the Secret namespace/name.

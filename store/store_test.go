@@ -1,6 +1,7 @@
 package store
 
 import (
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -111,4 +112,26 @@ func names(objs []Object) string {
 		out += o.GetNamespace() + "/" + o.GetName()
 	}
 	return out
+}
+
+func TestSnapshotKongUpstreamPolicy(t *testing.T) {
+	objs, notes, err := DecodeManifests("in.yaml", strings.NewReader(
+		"apiVersion: configuration.konghq.com/v1beta1\nkind: KongUpstreamPolicy\nmetadata: {name: p, namespace: ns1}\nspec: {algorithm: latency}\n"))
+	if err != nil || len(notes) != 0 || len(objs) != 1 {
+		t.Fatalf("decode: %v %v %v", objs, notes, err)
+	}
+	snap, err := NewSnapshot(objs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, ok := snap.KongUpstreamPolicy("ns1", "p")
+	if !ok || *p.Spec.Algorithm != "latency" {
+		t.Fatalf("lookup = %v, %v", p, ok)
+	}
+	if _, ok := snap.KongUpstreamPolicy("default", "p"); ok {
+		t.Fatal("policy found in the wrong namespace")
+	}
+	if g := KindKongUpstreamPolicy.GVK(); g.Version != "v1beta1" || g.Group != "configuration.konghq.com" {
+		t.Fatalf("GVK = %v", g)
+	}
 }
