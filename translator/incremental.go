@@ -29,7 +29,8 @@ import (
 //   - its route settings are cached whole; a Service's annotation settings only when they read
 //     no other object (client-cert and ca-certificates-secrets read Secrets);
 //   - a Kong service depends on its Service, settings and the exact routes attached to it;
-//   - an upstream on its Service, settings, port and the Service's EndpointSlices.
+//   - an upstream on its Service, settings, port, the Service's EndpointSlices and the
+//     KongUpstreamPolicy it names (the pointer found, nil for missing).
 //
 // Decisions across objects (Ingress order, TLS host claims, default backend, certificates, CA
 // certificates, consumers, plugins, sorting, problems) are recomputed on every call from the
@@ -317,8 +318,10 @@ type upstreamMemo struct {
 	svcPort corev1.ServicePort
 	hasPort bool
 	slices  []*discoveryv1.EndpointSlice
+	policy  policyRead
 	out     *document.Upstream
-	// problems are those building the targets reported (bad addresses, ports, external names).
+	// problems are those building the targets reported (bad addresses, ports, external names)
+	// and those of its KongUpstreamPolicy (missing, invalid).
 	problems []Problem
 }
 
@@ -326,18 +329,20 @@ type upstreamMemo struct {
 func (t *translation) upstreamFor(ks *kongService, info *serviceInfo) *document.Upstream {
 	c := t.cache
 	if c == nil {
-		return t.buildUpstream(ks, info)
+		return t.buildUpstream(ks, info, t.upstreamPolicy(ks.svc))
 	}
 	eps := t.snap.EndpointSlicesFor(ks.svc.Namespace, ks.svc.Name)
 	c.used[4]++
 	if m, ok := c.upstreams[ks.name]; ok && m.svc == ks.svc && m.info == info &&
-		samePort(m.hasPort, m.svcPort, ks.svcPort) && slices.Equal(m.slices, eps) && *m.out.Name == ks.host {
+		samePort(m.hasPort, m.svcPort, ks.svcPort) && slices.Equal(m.slices, eps) && *m.out.Name == ks.host &&
+		t.policyUnchanged(ks.svc, m.policy) {
 		m.gen = c.gen
 		t.problems = append(t.problems, m.problems...)
 		return m.out
 	}
 	before := len(t.problems)
-	m := &upstreamMemo{gen: c.gen, svc: ks.svc, info: info, slices: eps, out: t.buildUpstream(ks, info)}
+	pr := t.upstreamPolicy(ks.svc)
+	m := &upstreamMemo{gen: c.gen, svc: ks.svc, info: info, slices: eps, policy: pr, out: t.buildUpstream(ks, info, pr)}
 	m.problems = slices.Clone(t.problems[before:])
 	if ks.svcPort != nil {
 		m.svcPort, m.hasPort = *ks.svcPort, true

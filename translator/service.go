@@ -267,7 +267,9 @@ type upstreamAlloc struct {
 	targets smallTargets
 }
 
-func (t *translation) buildUpstream(ks *kongService, info *serviceInfo) *document.Upstream {
+// buildUpstream makes the upstream of a Kong service, with the KongUpstreamPolicy pr found for
+// its Service applied over the defaults.
+func (t *translation) buildUpstream(ks *kongService, info *serviceInfo, pr policyRead) *document.Upstream {
 	a := &upstreamAlloc{name: ks.host}
 	a.u = document.Upstream{
 		Upstream: kong.Upstream{
@@ -278,6 +280,7 @@ func (t *translation) buildUpstream(ks *kongService, info *serviceInfo) *documen
 		},
 		Targets: t.targets(ks, &a.targets),
 	}
+	t.applyUpstreamPolicy(&a.u.Upstream, pr.policy)
 	return &a.u
 }
 

@@ -207,12 +207,9 @@ func (t *translation) caCertsFor(svc *corev1.Service, info *serviceInfo) {
 }
 
 // unsupportedServiceAnnotations reports Service annotations that name kinds kongsync does not
-// read yet (KongIngress, deprecated in KIC; KongUpstreamPolicy).
+// read (KongIngress, deprecated in KIC).
 func (t *translation) unsupportedServiceAnnotations(svc *corev1.Service) {
 	if v := svc.Annotations[annOverride]; v != "" {
 		t.problem(serviceRef(svc), annotationField(annOverride), "KongIngress %q is not supported (deprecated in KIC); annotation ignored", v)
-	}
-	if v := svc.Annotations[annUpstreamPolicy]; v != "" {
-		t.problem(serviceRef(svc), annotationField(annUpstreamPolicy), "KongUpstreamPolicy %q is not supported yet; annotation ignored", v)
 	}
 }
