@@ -28,6 +28,9 @@ type lastBuild struct {
 	svcAt     map[string]int         // Kong service name → index in doc.Services
 	upAt      map[string]int         // upstream name → index in doc.Upstreams
 	bySvc     map[[2]string][]string // Kubernetes Service → its Kong services' names
+	// byPolicy indexes Kong services by the KongUpstreamPolicy (namespace, name) their Service
+	// names, so a policy change rebuilds exactly their upstreams.
+	byPolicy map[[2]string][]string
 	// claims counts, per match key of dropAmbiguousPaths, the rule-route paths of each Kong
 	// service that claim it, before drops; dropped marks the services that lost paths.
 	claims  map[matchKey][]svcCount
@@ -47,7 +50,7 @@ func (c *Cache) remember(t *translation, res Result) {
 		doc: res.Document, problems: res.Problems,
 		svcAt: make(map[string]int, len(res.Document.Services)),
 		upAt:  make(map[string]int, len(res.Document.Upstreams)),
-		bySvc: make(map[[2]string][]string, len(t.services)),
+		bySvc: make(map[[2]string][]string, len(t.services)), byPolicy: map[[2]string][]string{},
 	}
 	for _, k := range store.Kinds {
 		lb.views[k] = t.snap.Objects(k)
@@ -61,6 +64,10 @@ func (c *Cache) remember(t *translation, res Result) {
 	for _, ks := range t.services {
 		key := [2]string{ks.svc.Namespace, ks.svc.Name}
 		lb.bySvc[key] = append(lb.bySvc[key], ks.name)
+		if pol, ok := ks.svc.Annotations[annUpstreamPolicy]; ok {
+			pk := [2]string{ks.svc.Namespace, pol}
+			lb.byPolicy[pk] = append(lb.byPolicy[pk], ks.name)
+		}
 	}
 	lb.claims, lb.dropped = make(map[matchKey][]svcCount, len(t.preDrop)), map[int]bool{}
 	for i, s := range t.preDrop {
@@ -180,9 +187,11 @@ type fastPatch struct {
 	plugins  bool                    // a changed Ingress has konghq.com/plugins: rebuild plugins
 }
 
-// fastTranslate patches the previous result when only Ingresses and EndpointSlices changed,
-// few of them, and in ways that cannot move a decision across objects: no TLS or default
-// backend on either version of a changed Ingress, no Kong service appearing or disappearing.
+// fastTranslate patches the previous result when only Ingresses, EndpointSlices and
+// KongUpstreamPolicies changed, few of them, and in ways that cannot move a decision across
+// objects: no TLS or default backend on either version of a changed Ingress, no Kong service
+// appearing or disappearing. A changed policy rebuilds the upstreams of the Kong services of
+// the Services naming it (lastBuild.byPolicy), nothing else.
 // Plugins (and their problems) are kept when no version of a changed Ingress has
 // konghq.com/plugins, or both versions have the same annotation and route names: plugins
 // attach by name to routes of Ingresses with the annotation, to Kong services (none appears,
@@ -195,7 +204,8 @@ func (c *Cache) fastTranslate(snap *store.Snapshot) (Result, bool) {
 		return Result{}, false
 	}
 	for _, k := range store.Kinds {
-		if k != store.KindIngress && k != store.KindEndpointSlice && !sameSlice(lb.views[k], snap.Objects(k)) {
+		if k != store.KindIngress && k != store.KindEndpointSlice && k != store.KindKongUpstreamPolicy &&
+			!sameSlice(lb.views[k], snap.Objects(k)) {
 			return Result{}, false
 		}
 	}
@@ -204,6 +214,10 @@ func (c *Cache) fastTranslate(snap *store.Snapshot) (Result, bool) {
 		return Result{}, false
 	}
 	esChanges, ok := diffSorted(lb.views[store.KindEndpointSlice], snap.Objects(store.KindEndpointSlice), maxFastChanges)
+	if !ok {
+		return Result{}, false
+	}
+	polChanges, ok := diffSorted(lb.views[store.KindKongUpstreamPolicy], snap.Objects(store.KindKongUpstreamPolicy), maxFastChanges)
 	if !ok {
 		return Result{}, false
 	}
@@ -218,6 +232,11 @@ func (c *Cache) fastTranslate(snap *store.Snapshot) (Result, bool) {
 	}
 	for _, ch := range esChanges {
 		if !p.endpointSlice(ch) {
+			return Result{}, false
+		}
+	}
+	for _, ch := range polChanges {
+		if !p.upstreamPolicy(ch) {
 			return Result{}, false
 		}
 	}
@@ -385,26 +404,46 @@ func (p *fastPatch) endpointSlice(ch objectChange) bool {
 			continue
 		}
 		es := o.(*discoveryv1.EndpointSlice)
-		for _, name := range p.lb.bySvc[[2]string{es.Namespace, es.Labels[discoveryv1.LabelServiceName]}] {
-			ks := p.lb.services[name]
-			at, ok := p.lb.upAt[ks.host]
-			if !ok {
-				continue // no routes: not in the output
-			}
-			m, known := p.t.cache.svcInfo[ks.svc]
-			if !known {
-				return false
-			}
-			if old := p.t.cache.upstreams[name]; old == nil || len(old.problems) > 0 {
-				return false // problems on EndpointSlices and Services: only a full pass replaces them
-			}
-			if !p.upsCopy {
-				p.ups, p.upsCopy = slices.Clone(p.ups), true
-			}
-			p.ups[at] = p.t.upstreamFor(ks, m.info)
-			if len(p.t.cache.upstreams[name].problems) > 0 {
-				return false
-			}
+		if !p.rebuildUpstreams(p.lb.bySvc[[2]string{es.Namespace, es.Labels[discoveryv1.LabelServiceName]}]) {
+			return false
+		}
+	}
+	return true
+}
+
+// upstreamPolicy rebuilds the upstreams of the Kong services whose Service names a changed
+// (added, updated or deleted) KongUpstreamPolicy, found through the byPolicy index.
+func (p *fastPatch) upstreamPolicy(ch objectChange) bool {
+	o := ch.cur
+	if o == nil {
+		o = ch.old
+	}
+	return p.rebuildUpstreams(p.lb.byPolicy[[2]string{o.GetNamespace(), o.GetName()}])
+}
+
+// rebuildUpstreams rebuilds, in place in the output, the upstreams of the named Kong services.
+// Upstreams with problems (on EndpointSlices, Services, policies), before or after, need a full
+// pass: only it replaces their problems.
+func (p *fastPatch) rebuildUpstreams(names []string) bool {
+	for _, name := range names {
+		ks := p.lb.services[name]
+		at, ok := p.lb.upAt[ks.host]
+		if !ok {
+			continue // no routes: not in the output
+		}
+		m, known := p.t.cache.svcInfo[ks.svc]
+		if !known {
+			return false
+		}
+		if old := p.t.cache.upstreams[name]; old == nil || len(old.problems) > 0 {
+			return false
+		}
+		if !p.upsCopy {
+			p.ups, p.upsCopy = slices.Clone(p.ups), true
+		}
+		p.ups[at] = p.t.upstreamFor(ks, m.info)
+		if len(p.t.cache.upstreams[name].problems) > 0 {
+			return false
 		}
 	}
 	return true

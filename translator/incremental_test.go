@@ -19,6 +19,7 @@ import (
 
 	"github.com/kongsync/kongsync/document"
 	configurationv1 "github.com/kongsync/kongsync/internal/apis/configuration/v1"
+	kup "github.com/kongsync/kongsync/internal/apis/configuration/v1beta1"
 	"github.com/kongsync/kongsync/internal/workload"
 	"github.com/kongsync/kongsync/store"
 )
@@ -91,8 +92,8 @@ func TestIncrementalGolden(t *testing.T) {
 
 // TestIncrementalRandomChanges applies random sequences of adds, updates and deletes of
 // Ingresses, Services, EndpointSlices, Secrets, IngressClasses (including flipping the default
-// class), KongPlugins, KongClusterPlugins and KongConsumers (including adding and removing
-// konghq.com/plugins) to a store and compares the incremental result with a full build after
+// class), KongPlugins, KongClusterPlugins, KongConsumers (including adding and removing
+// konghq.com/plugins) and KongUpstreamPolicies (and Services naming another one) to a store and compares the incremental result with a full build after
 // each.
 func TestIncrementalRandomChanges(t *testing.T) {
 	dirs := goldenCases(t)
@@ -131,7 +132,7 @@ func changePool(t *testing.T, dirs []string, r *rand.Rand) []store.Object {
 	for range 3 {
 		pool = append(pool, loadObjects(t, dirs[r.IntN(len(dirs))])...)
 	}
-	for _, name := range []string{"plugins-cluster", "plugins-consumer", "bad-plugin-config"} {
+	for _, name := range []string{"plugins-cluster", "plugins-consumer", "bad-plugin-config", "upstream-policy", "bad-upstream-policy"} {
 		pool = append(pool, loadObjects(t, filepath.Join(goldenDir, name))...)
 	}
 	c := workload.Defaults(12)
@@ -197,6 +198,16 @@ func mutate(o runtime.Object, r *rand.Rand) string {
 		case 2:
 			togglePlugins(&o.ObjectMeta, "plugin-00001, shared")
 		}
+		if r.IntN(3) == 0 { // name another policy (existing, invalid or missing), or none
+			switch pol := []string{"", "by-header", "broken", "good", "nowhere"}[r.IntN(5)]; pol {
+			case "":
+				delete(o.Annotations, annUpstreamPolicy)
+			default:
+				setAnnotation(&o.ObjectMeta, annUpstreamPolicy, pol)
+			}
+		}
+	case *kup.KongUpstreamPolicy:
+		mutatePolicy(&o.Spec, n)
 	case *configurationv1.KongPlugin:
 		mutatePlugin(&o.PluginFields, n)
 	case *configurationv1.KongClusterPlugin:
@@ -278,6 +289,35 @@ func toggleLabel(m *metav1.ObjectMeta, k string) {
 		m.Labels = map[string]string{}
 	}
 	m.Labels[k] = "true"
+}
+
+// mutatePolicy changes a KongUpstreamPolicy's algorithm, slots (to an invalid value and back)
+// or health checks.
+func mutatePolicy(s *kup.KongUpstreamPolicySpec, n int) {
+	switch n {
+	case 0:
+		if s.HashOn == nil && s.StickySessions == nil {
+			algo := "latency"
+			if s.Algorithm != nil && *s.Algorithm == algo {
+				algo = "least-connections"
+			}
+			s.Algorithm = &algo
+		}
+	case 1:
+		slots := 5
+		if s.Slots != nil && *s.Slots == 5 {
+			slots = 200
+		}
+		s.Slots = &slots
+	case 2:
+		threshold := 10
+		if s.Healthchecks == nil {
+			s.Healthchecks = &kup.KongUpstreamHealthcheck{}
+		} else if s.Healthchecks.Threshold != nil {
+			threshold = *s.Healthchecks.Threshold + 1
+		}
+		s.Healthchecks.Threshold = &threshold
+	}
 }
 
 // mutatePlugin changes a KongPlugin's config, enabled state or instance name.
@@ -446,4 +486,103 @@ func TestIncrementalPluginAnnotation(t *testing.T) {
 	if patched, full := in.tr.Stats(); patched != 2*len(steps) || full != 1 {
 		t.Errorf("patched %d, full %d translations; want %d and 1", patched, full, 2*len(steps))
 	}
+}
+
+// TestIncrementalUpstreamPolicy: changing a KongUpstreamPolicy patches the previous result and
+// replaces exactly the upstreams of the Services that name it; every other entity keeps its
+// pointer. Deleting, re-adding or breaking a policy (problems) takes a full pass; all equal a
+// full build.
+func TestIncrementalUpstreamPolicy(t *testing.T) {
+	raw, err := workload.Objects(workload.Defaults(20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := store.New()
+	named := map[string]string{} // upstream name → policy its Service names
+	nSvc := 0
+	for _, o := range raw {
+		so := o.(store.Object)
+		if _, err := store.KindOf(so); err != nil {
+			continue
+		}
+		if svc, ok := so.(*corev1.Service); ok {
+			svc = svc.DeepCopy()
+			if pol := []string{"pol-a", "pol-a", "pol-a", "pol-b", "pol-b"}; nSvc < len(pol) {
+				setAnnotation(&svc.ObjectMeta, annUpstreamPolicy, pol[nSvc])
+				for _, p := range svc.Spec.Ports {
+					named[svc.Name+"."+svc.Namespace+"."+strconv.Itoa(int(p.Port))+".svc"] = pol[nSvc]
+				}
+			}
+			nSvc++
+			so = svc
+		}
+		mustUpsert(t, st, so)
+	}
+	ns := ""
+	for _, o := range raw {
+		if svc, ok := o.(*corev1.Service); ok {
+			ns = svc.Namespace // every workload Service of Defaults(20) is in one namespace
+			break
+		}
+	}
+	policy := func(name, algo string, slots int) *kup.KongUpstreamPolicy {
+		return &kup.KongUpstreamPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+			Spec: kup.KongUpstreamPolicySpec{Algorithm: &algo, Slots: &slots}}
+	}
+	mustUpsert(t, st, policy("pol-a", "latency", 100))
+	mustUpsert(t, st, policy("pol-b", "least-connections", 100))
+	in := newIncremental()
+	in.check(t, st.Snapshot(), "initial")
+	before := upstreamsByName(in.tr.Translate(st.Snapshot()))
+	if got := *before[firstNamed(t, named, "pol-a")].Algorithm; got != "latency" {
+		t.Fatalf("pol-a not applied: algorithm %s", got)
+	}
+	mustUpsert(t, st, policy("pol-a", "least-connections", 200))
+	in.check(t, st.Snapshot(), "pol-a updated")
+	after := upstreamsByName(in.tr.Translate(st.Snapshot()))
+	changed := 0
+	for name, u := range after {
+		if rebuilt := u != before[name]; rebuilt != (named[name] == "pol-a") {
+			t.Errorf("upstream %s (policy %q): rebuilt = %v", name, named[name], rebuilt)
+		} else if rebuilt {
+			changed++
+		}
+	}
+	if changed == 0 || *after[firstNamed(t, named, "pol-a")].Slots != 200 {
+		t.Fatalf("%d upstreams rebuilt; pol-a's slots not applied", changed)
+	}
+	// Translate ran four times: cold (full), then the same snapshot, the update and the same
+	// snapshot again, all patched.
+	if patched, full := in.tr.Stats(); patched != 3 || full != 1 {
+		t.Errorf("patched %d, full %d translations; want 3 and 1", patched, full)
+	}
+	st.Delete(store.Ref{Kind: store.KindKongUpstreamPolicy, Namespace: ns, Name: "pol-b"})
+	in.check(t, st.Snapshot(), "pol-b deleted: problems on its Services")
+	mustUpsert(t, st, policy("pol-b", "round-robin", 50))
+	in.check(t, st.Snapshot(), "pol-b back")
+	mustUpsert(t, st, policy("pol-a", "least-connections", 1))
+	in.check(t, st.Snapshot(), "pol-a invalid")
+	mustUpsert(t, st, policy("pol-a", "latency", 10))
+	in.check(t, st.Snapshot(), "pol-a valid again")
+	mustUpsert(t, st, policy("unused", "latency", 10))
+	in.check(t, st.Snapshot(), "a policy no Service names")
+}
+
+func upstreamsByName(res Result) map[string]*document.Upstream {
+	out := map[string]*document.Upstream{}
+	for _, u := range res.Document.Upstreams {
+		out[*u.Name] = u
+	}
+	return out
+}
+
+func firstNamed(t *testing.T, named map[string]string, pol string) string {
+	t.Helper()
+	for name, p := range named {
+		if p == pol {
+			return name
+		}
+	}
+	t.Fatalf("no upstream names %s", pol)
+	return ""
 }
