@@ -6,15 +6,19 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
 
 	configurationv1 "github.com/kongsync/kongsync/internal/apis/configuration/v1"
+	configurationv1beta1 "github.com/kongsync/kongsync/internal/apis/configuration/v1beta1"
 	"github.com/kongsync/kongsync/store"
 )
 
 // kongResource is one Kong custom resource kind the translator reads.
 type kongResource struct {
+	gv         schema.GroupVersion
 	resource   string
 	kind       store.Kind
 	namespaced bool
@@ -22,9 +26,38 @@ type kongResource struct {
 }
 
 var kongResources = []kongResource{
-	{"kongconsumers", store.KindKongConsumer, true, func() store.Object { return &configurationv1.KongConsumer{} }},
-	{"kongplugins", store.KindKongPlugin, true, func() store.Object { return &configurationv1.KongPlugin{} }},
-	{"kongclusterplugins", store.KindKongClusterPlugin, false, func() store.Object { return &configurationv1.KongClusterPlugin{} }},
+	{configurationv1.SchemeGroupVersion, "kongconsumers", store.KindKongConsumer, true,
+		func() store.Object { return &configurationv1.KongConsumer{} }},
+	{configurationv1.SchemeGroupVersion, "kongplugins", store.KindKongPlugin, true,
+		func() store.Object { return &configurationv1.KongPlugin{} }},
+	{configurationv1.SchemeGroupVersion, "kongclusterplugins", store.KindKongClusterPlugin, false,
+		func() store.Object { return &configurationv1.KongClusterPlugin{} }},
+	{configurationv1beta1.SchemeGroupVersion, "kongupstreampolicies", store.KindKongUpstreamPolicy, true,
+		func() store.Object { return &configurationv1beta1.KongUpstreamPolicy{} }},
+}
+
+// servedKongResources asks discovery which of kongResources the API server serves, as
+// "group/version/resource" keys. A group version the server does not know serves none.
+func servedKongResources(disc discovery.DiscoveryInterface) (map[string]bool, error) {
+	served := map[string]bool{}
+	asked := map[schema.GroupVersion]bool{}
+	for _, kr := range kongResources {
+		if asked[kr.gv] {
+			continue
+		}
+		asked[kr.gv] = true
+		list, err := disc.ServerResourcesForGroupVersion(kr.gv.String())
+		if apierrors.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("controller: discovering %s: %w", kr.gv, err)
+		}
+		for _, r := range list.APIResources {
+			served[kr.gv.String()+"/"+r.Name] = true
+		}
+	}
+	return served, nil
 }
 
 // watchKongCRDs adds dynamic informers for the Kong custom resources whose CRDs are installed
@@ -32,18 +65,13 @@ var kongResources = []kongResource{
 // are converted to kongsync's own typed structs in the transform, so the store and the
 // translator see the same types as the offline manifest reader produces.
 func (c *Controller) watchKongCRDs(dyn dynamic.Interface, namespaces []string) error {
-	gv := configurationv1.SchemeGroupVersion
-	list, err := c.client.Discovery().ServerResourcesForGroupVersion(gv.String())
-	if apierrors.IsNotFound(err) {
-		c.log.Info("Kong CRDs not installed; KongPlugins, KongClusterPlugins and KongConsumers are not watched")
-		return nil
-	}
+	served, err := servedKongResources(c.client.Discovery())
 	if err != nil {
-		return fmt.Errorf("controller: discovering %s: %w", gv, err)
+		return err
 	}
-	served := map[string]bool{}
-	for _, r := range list.APIResources {
-		served[r.Name] = true
+	if len(served) == 0 {
+		c.log.Info("Kong CRDs not installed; KongPlugins, KongClusterPlugins, KongConsumers and KongUpstreamPolicies are not watched")
+		return nil
 	}
 	cluster := dynamicinformer.NewDynamicSharedInformerFactory(dyn, c.opts.Resync)
 	perNS := map[string]dynamicinformer.DynamicSharedInformerFactory{}
@@ -55,11 +83,11 @@ func (c *Controller) watchKongCRDs(dyn dynamic.Interface, namespaces []string) e
 		}
 	}
 	for _, kr := range kongResources {
-		if !served[kr.resource] {
-			c.log.Info("Kong CRD not installed; not watched", "resource", kr.resource)
+		if !served[kr.gv.String()+"/"+kr.resource] {
+			c.log.Info("Kong CRD not installed; not watched", "resource", kr.resource, "version", kr.gv.Version)
 			continue
 		}
-		gvr := gv.WithResource(kr.resource)
+		gvr := kr.gv.WithResource(kr.resource)
 		factories := []dynamicinformer.DynamicSharedInformerFactory{cluster}
 		if kr.namespaced {
 			factories = factories[:0]
