@@ -199,7 +199,7 @@ func mutate(o runtime.Object, r *rand.Rand) string {
 			togglePlugins(&o.ObjectMeta, "plugin-00001, shared")
 		}
 		if r.IntN(3) == 0 { // name another policy (existing, invalid or missing), or none
-			switch pol := []string{"", "by-header", "broken", "good", "nowhere"}[r.IntN(5)]; pol {
+			switch pol := []string{"", "by-header", "broken", "valid", "nowhere"}[r.IntN(5)]; pol {
 			case "":
 				delete(o.Annotations, annUpstreamPolicy)
 			default:
