@@ -153,3 +153,26 @@ func TestAheadKeepsRejectedObjectOut(t *testing.T) {
 		t.Errorf("Kong holds %v, want the fixed service back", got)
 	}
 }
+
+// LatencyMetrics sees each config once per replica, from its first change to its first POST
+// (so at least one window), and never the first build's listing.
+func TestChangeToPostObserved(t *testing.T) {
+	e := newEnv(t, envOpts{replicas: 2})
+	e.upsert("a", nil)
+	e.converged(wait)
+	if r, _ := e.met.changeToPost(); len(r) != 0 {
+		t.Fatalf("first build observed: %v", r)
+	}
+	e.upsert("b", nil)
+	e.upsert("c", nil)
+	e.converged(wait)
+	replicas, ds := e.met.changeToPost()
+	if len(replicas) != 2 || replicas[0] == replicas[1] {
+		t.Fatalf("observed for %v, want each of the 2 replicas once", replicas)
+	}
+	for _, d := range ds {
+		if d < 20*time.Millisecond || d > wait {
+			t.Errorf("change to POST %v, want at least the 20 ms window", d)
+		}
+	}
+}

@@ -25,8 +25,8 @@ type built struct {
 // result to every replica. Without force, a snapshot at the version already built (and no
 // change to the rejected set) is skipped: nothing to translate. A translation made ahead during
 // the window (prepareAhead) is used as it is when neither the store nor the rejected set moved
-// since.
-func (l *Loop) build(force bool) {
+// since. changed is when the first change since the last build was notified (zero if none).
+func (l *Loop) build(force bool, changed time.Time) {
 	start := time.Now()
 	ahead := l.ahead
 	l.ahead = nil
@@ -43,6 +43,7 @@ func (l *Loop) build(force bool) {
 	l.mu.Unlock()
 	if ahead != nil && ahead.snap.Version() == snap.Version() && slices.Equal(ahead.excluded, excluded) {
 		l.stats.aheadUsed.Add(1)
+		ahead.p.changed = changed
 		l.publish(ahead)
 		return
 	}
@@ -54,6 +55,7 @@ func (l *Loop) build(force bool) {
 		return
 	}
 	b.took = time.Since(start)
+	b.p.changed = changed
 	l.publish(b)
 }
 
@@ -62,7 +64,7 @@ func (l *Loop) build(force bool) {
 // from a lone change to its POST is then the window itself, not the window plus the
 // translation. It changes no loop state but l.ahead (the rejected objects that changed are
 // left in, as build would); the translator and encoder caches simply move on to this snapshot.
-func (l *Loop) prepareAhead() {
+func (l *Loop) prepareAhead(changed time.Time) {
 	start := time.Now()
 	snap := l.cfg.Source.Snapshot()
 	l.mu.Lock()
@@ -77,7 +79,7 @@ func (l *Loop) prepareAhead() {
 		return // build will try again and report
 	}
 	b.p.Hash()
-	b.took = time.Since(start)
+	b.took, b.p.changed = time.Since(start), changed
 	l.ahead = b
 	l.observe(Event{Type: EventAhead, Hash: b.p.Hash(), Version: snap.Version()})
 }

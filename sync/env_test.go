@@ -143,6 +143,21 @@ type metrics struct {
 	translations []TranslationStats
 	pushes       []Result
 	probes       []string // "reachable/synced" per probe, e.g. "true/false"
+	latencies    []string // "replica d" per ObserveChangeToPost
+	latency      []time.Duration
+}
+
+func (m *metrics) ObserveChangeToPost(replica string, d time.Duration) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.latencies = append(m.latencies, replica)
+	m.latency = append(m.latency, d)
+}
+
+func (m *metrics) changeToPost() ([]string, []time.Duration) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]string(nil), m.latencies...), append([]time.Duration(nil), m.latency...)
 }
 
 func (m *metrics) ObserveTranslation(s TranslationStats) {

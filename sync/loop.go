@@ -218,6 +218,10 @@ func (l *Loop) Run(ctx context.Context) error {
 	defer timer.Stop()
 	timerC := timer.C
 	first, last, lastBuild := time.Now(), time.Now(), time.Now()
+	// changed is the first Notify since the last build, once there has been one (the first
+	// build's own changes are the initial listing).
+	var changed time.Time
+	builtOnce := false
 	arm := func(now time.Time) {
 		due := last.Add(l.cfg.Window)
 		if limit := first.Add(l.cfg.MaxDelay); due.After(limit) {
@@ -237,22 +241,25 @@ func (l *Loop) Run(ctx context.Context) error {
 				first = now
 			}
 			last = now
+			if changed.IsZero() && builtOnce {
+				changed = now
+			}
 			arm(now)
 			// The first event after a quiet spell is translated at once, during the window;
 			// in a stream of events (a build less than a window ago) that would only be
 			// translated again at the window's end.
 			if burst && now.Sub(lastBuild) >= l.cfg.Window {
-				l.prepareAhead()
+				l.prepareAhead(changed)
 			}
 		case <-timerC:
 			timerC = nil
-			l.build(false)
-			lastBuild = time.Now()
+			l.build(false, changed)
+			lastBuild, changed, builtOnce = time.Now(), time.Time{}, true
 		case <-l.replicasCh:
 			l.reconcile(wctx)
 		case rj := <-l.rejections:
 			if l.handleRejection(rj) {
-				l.build(true)
+				l.build(true, time.Time{})
 				lastBuild = time.Now()
 			}
 		}

@@ -2,6 +2,7 @@ package sync
 
 import (
 	"io"
+	"time"
 
 	"github.com/kongsync/kongsync/document"
 	"github.com/kongsync/kongsync/internal/jsonstr"
@@ -20,6 +21,9 @@ type Payload struct {
 
 	doc  *document.Document
 	snap *store.Snapshot // the snapshot (before exclusions) the document was translated from
+	// changed is when the loop heard of the first store change this config includes (the first
+	// Notify of its burst); zero for the first build and for rebuilds no change caused.
+	changed time.Time
 }
 
 // NewPayload encodes a document for posting.

@@ -55,6 +55,14 @@ type ProbeMetrics interface {
 	ObserveProbe(replica string, reachable, synced bool)
 }
 
+// LatencyMetrics may also be implemented by a Metrics value to see, per replica, the time from
+// the first store change a config includes to the start of its first POST to that replica: the
+// coalescing window, the build and the wait for the worker. It is optional so that Metrics
+// stays small.
+type LatencyMetrics interface {
+	ObserveChangeToPost(replica string, d time.Duration)
+}
+
 // TranslationStats describes one translation.
 type TranslationStats struct {
 	// Duration is how long snapshotting and translating took.

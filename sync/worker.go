@@ -39,6 +39,8 @@ type worker struct {
 	lastErr      error
 	unreachable  bool   // the last request failed at the network level
 	lastProbeErr string // the last probe's error, to log each distinct one once
+
+	timed *Payload // the last payload whose first POST fed LatencyMetrics (worker goroutine only)
 }
 
 func newWorker(rep *Replica, l *Loop) *worker {
@@ -225,6 +227,10 @@ func (w *worker) applyStatus(hash string) bool {
 
 // push posts one payload and records the outcome.
 func (w *worker) push(ctx context.Context, p *Payload) {
+	if lm, ok := w.loop.cfg.Metrics.(LatencyMetrics); ok && !p.changed.IsZero() && w.timed != p {
+		w.timed = p
+		lm.ObserveChangeToPost(w.rep.URL(), time.Since(p.changed))
+	}
 	out := w.rep.Push(ctx, p)
 	if ctx.Err() != nil {
 		return

@@ -70,6 +70,7 @@ func TestPrometheusAndHealth(t *testing.T) {
 	p.ObservePush("http://kong:8001", kongsync.ResultAccepted, 5*time.Millisecond)
 	p.ObservePush("http://kong:8001", kongsync.ResultAccepted, 5*time.Millisecond)
 	p.ObserveProbe("http://kong:8001", true, false)
+	p.ObserveChangeToPost("http://kong:8001", 115*time.Millisecond)
 	ready := false
 	h := HealthHandler(func() bool { return ready })
 	for _, tc := range []struct {
@@ -88,7 +89,8 @@ func TestPrometheusAndHealth(t *testing.T) {
 	MetricsHandler(p.Registry).ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/metrics", nil))
 	for _, want := range []string{"kongsync_config_bytes 1234", "kongsync_translation_objects 7",
 		`kongsync_pushes_total{replica="http://kong:8001",result="accepted"} 2`,
-		`kongsync_replica_reachable{replica="http://kong:8001"} 1`, `kongsync_replica_in_sync{replica="http://kong:8001"} 0`} {
+		`kongsync_replica_reachable{replica="http://kong:8001"} 1`,
+		`kongsync_change_to_post_seconds_bucket{le="0.11"} 0`, `kongsync_change_to_post_seconds_bucket{le="0.12"} 1`, `kongsync_replica_in_sync{replica="http://kong:8001"} 0`} {
 		if !strings.Contains(w.Body.String(), want) {
 			t.Errorf("/metrics lacks %q", want)
 		}
