@@ -300,21 +300,37 @@ func procStats(pid int) (hwm, rss int64, cpu time.Duration, err error) {
 func BenchmarkLiveStart10k(b *testing.B) {
 	n := liveCluster(b)
 	liveBinary(b)
+	runVariants[liveStartResult](b, func(v liveVariant, round int) liveStartResult {
+		return liveStartOnce(b, n, v, round)
+	})
+}
+
+// liveResult is what runVariants accumulates per variant: *R adds one round's R and reports.
+type liveResult[R any] interface {
+	*R
+	add(R)
+	report(*testing.B)
+}
+
+// runVariants runs once for every variant (KONGSYNC_BENCH_VARIANTS) in every round
+// (KONGSYNC_BENCH_ROUNDS), interleaved, then reports each variant's accumulated result: as the
+// benchmark's own metrics with one variant, as sub-benchmarks named after them with several.
+func runVariants[R any, P liveResult[R]](b *testing.B, once func(v liveVariant, round int) R) {
 	variants := liveVariants()
-	results := make([]liveStartResult, len(variants))
+	results := make([]R, len(variants))
 	b.ResetTimer()
 	for i := range max(b.N, envInt("KONGSYNC_BENCH_ROUNDS", 1)) {
 		for v := range variants {
-			results[v].add(liveStartOnce(b, n, variants[v], i))
+			P(&results[v]).add(once(variants[v], i))
 		}
 	}
 	b.StopTimer()
 	if len(variants) == 1 {
-		results[0].report(b)
+		P(&results[0]).report(b)
 		return
 	}
 	for v := range variants {
-		b.Run(variants[v].name, func(b *testing.B) { results[v].report(b) })
+		b.Run(variants[v].name, func(b *testing.B) { P(&results[v]).report(b) })
 	}
 }
 

@@ -21,22 +21,9 @@ func BenchmarkLiveWriteToPost(b *testing.B) {
 	n := liveCluster(b)
 	liveBinary(b)
 	changes := envInt("KONGSYNC_BENCH_CHANGES", 200)
-	variants := liveVariants()
-	results := make([]writeToPostResult, len(variants))
-	b.ResetTimer()
-	for range max(b.N, envInt("KONGSYNC_BENCH_ROUNDS", 1)) {
-		for v := range variants {
-			results[v].add(writeToPostOnce(b, n, variants[v], changes))
-		}
-	}
-	b.StopTimer()
-	if len(variants) == 1 {
-		results[0].report(b)
-		return
-	}
-	for v := range variants {
-		b.Run(variants[v].name, func(b *testing.B) { results[v].report(b) })
-	}
+	runVariants[writeToPostResult](b, func(v liveVariant, _ int) writeToPostResult {
+		return writeToPostOnce(b, n, v, changes)
+	})
 }
 
 // writeToPostResult accumulates one variant's latencies (ms) and kongsync's own view of them.
