@@ -18,8 +18,7 @@ import (
 // With Kong's CRDs installed, a KongConsumer of our class reaches Kong and leaves it when
 // deleted (dynamic informers, converted to kongsync's typed structs as the offline reader does).
 func TestKongConsumerFromCRD(t *testing.T) {
-	kubectl(t, "apply", "--server-side", "-f", "testdata/kong-crds.yaml")
-	kubectl(t, "wait", "--for=condition=established", "--timeout=30s", "-f", "testdata/kong-crds.yaml")
+	installKongCRDs(t)
 	ns := newNamespace(t)
 	dyn := dynamic.NewForConfigOrDie(plane.RestConfig())
 	consumers := dyn.Resource(configurationv1.SchemeGroupVersion.WithResource("kongconsumers")).Namespace(ns)
@@ -50,8 +49,7 @@ func TestKongConsumerFromCRD(t *testing.T) {
 // of the Ingress that references it; the Secret, referenced only by the KongPlugin, is fetched
 // and followed when it changes.
 func TestKongPluginFromCRD(t *testing.T) {
-	kubectl(t, "apply", "--server-side", "-f", "testdata/kong-crds.yaml")
-	kubectl(t, "wait", "--for=condition=established", "--timeout=30s", "-f", "testdata/kong-crds.yaml")
+	installKongCRDs(t)
 	ns := newNamespace(t)
 	conf := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "limits"},
 		Data: map[string][]byte{"config": []byte(`{"minute": 17, "policy": "local"}`)}}
@@ -92,4 +90,12 @@ func TestKongPluginFromCRD(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitDouble(t, kong, "the plugin following its Secret", limit("23"))
+}
+
+// installKongCRDs applies the repository's Kong CRDs (test/integration/testdata) and waits until
+// the API server serves them.
+func installKongCRDs(t *testing.T) {
+	t.Helper()
+	kubectl(t, "apply", "--server-side", "-f", "testdata/kong-crds.yaml")
+	kubectl(t, "wait", "--for=condition=established", "--timeout=30s", "-f", "testdata/kong-crds.yaml")
 }

@@ -18,8 +18,7 @@ import (
 // v1 Kong CRDs) named by a Service's konghq.com/upstream-policy shapes that Service's upstream
 // in Kong; updating the policy updates the upstream, deleting it restores the defaults.
 func TestKongUpstreamPolicyFromCRD(t *testing.T) {
-	kubectl(t, "apply", "--server-side", "-f", "testdata/kong-crds.yaml")
-	kubectl(t, "wait", "--for=condition=established", "--timeout=30s", "-f", "testdata/kong-crds.yaml")
+	installKongCRDs(t)
 	ns := newNamespace(t)
 	dyn := dynamic.NewForConfigOrDie(plane.RestConfig())
 	policies := dyn.Resource(configurationv1beta1.SchemeGroupVersion.WithResource("kongupstreampolicies")).Namespace(ns)
