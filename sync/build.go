@@ -28,7 +28,7 @@ type built struct {
 // since. changed is when the first change since the last build was notified (zero if none).
 func (l *Loop) build(force bool, changed time.Time) {
 	start := time.Now()
-	ahead := l.ahead
+	b := l.ahead
 	l.ahead = nil
 	snap := l.cfg.Source.Snapshot()
 	l.mu.Lock()
@@ -41,20 +41,18 @@ func (l *Loop) build(force bool, changed time.Time) {
 	}
 	excluded := sortedRefs(l.broken)
 	l.mu.Unlock()
-	if ahead != nil && ahead.snap.Version() == snap.Version() && slices.Equal(ahead.excluded, excluded) {
+	if b != nil && b.snap.Version() == snap.Version() && slices.Equal(b.excluded, excluded) {
 		l.stats.aheadUsed.Add(1)
-		ahead.p.changed = changed
-		l.publish(ahead)
-		return
+	} else {
+		if b != nil {
+			l.stats.aheadWasted.Add(1)
+		}
+		var ok bool
+		if b, ok = l.translateEncode(snap, excluded); !ok {
+			return
+		}
+		b.took = time.Since(start)
 	}
-	if ahead != nil {
-		l.stats.aheadWasted.Add(1)
-	}
-	b, ok := l.translateEncode(snap, excluded)
-	if !ok {
-		return
-	}
-	b.took = time.Since(start)
 	b.p.changed = changed
 	l.publish(b)
 }
@@ -64,7 +62,7 @@ func (l *Loop) build(force bool, changed time.Time) {
 // from a lone change to its POST is then the window itself, not the window plus the
 // translation. It changes no loop state but l.ahead (the rejected objects that changed are
 // left in, as build would); the translator and encoder caches simply move on to this snapshot.
-func (l *Loop) prepareAhead(changed time.Time) {
+func (l *Loop) prepareAhead() {
 	start := time.Now()
 	snap := l.cfg.Source.Snapshot()
 	l.mu.Lock()
@@ -79,7 +77,7 @@ func (l *Loop) prepareAhead(changed time.Time) {
 		return // build will try again and report
 	}
 	b.p.Hash()
-	b.took, b.p.changed = time.Since(start), changed
+	b.took = time.Since(start)
 	l.ahead = b
 	l.observe(Event{Type: EventAhead, Hash: b.p.Hash(), Version: snap.Version()})
 }

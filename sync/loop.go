@@ -249,7 +249,7 @@ func (l *Loop) Run(ctx context.Context) error {
 			// in a stream of events (a build less than a window ago) that would only be
 			// translated again at the window's end.
 			if burst && now.Sub(lastBuild) >= l.cfg.Window {
-				l.prepareAhead(changed)
+				l.prepareAhead()
 			}
 		case <-timerC:
 			timerC = nil

@@ -22,7 +22,8 @@ type Payload struct {
 	doc  *document.Document
 	snap *store.Snapshot // the snapshot (before exclusions) the document was translated from
 	// changed is when the loop heard of the first store change this config includes (the first
-	// Notify of its burst); zero for the first build and for rebuilds no change caused.
+	// Notify since the previous build); zero for the first build and for rebuilds no change
+	// caused. Set before the payload is handed to the workers.
 	changed time.Time
 }
 

@@ -17,7 +17,7 @@ import (
 // before a worker takes it is reconciled once, with the state of that moment.
 const (
 	// secretWorkers is how many Secrets are reconciled at once. The GETs share the client's
-	// rate limit (50/s by default), so more workers would only queue there.
+	// rate limit (--apiserver-qps, 100/s by default), so more workers would only queue there.
 	secretWorkers = 4
 	// defaultSecretRetryBase and defaultSecretRetryMax bound the per-Secret exponential backoff
 	// of failed GETs (Options.SecretRetryBase and SecretRetryMax).
