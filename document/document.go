@@ -80,3 +80,11 @@ type Consumer struct {
 
 // New returns an empty document of the current format version.
 func New() *Document { return &Document{FormatVersion: FormatVersion} }
+
+// IsEmpty is Kong's test for an empty configuration: no entity of any type. The translator
+// then adds a stub upstream (DB-less Kong does not report itself ready after an empty config),
+// and the sync loop expects Kong's empty hash from a replica that loaded one.
+func IsEmpty(d *Document) bool {
+	return d == nil || len(d.CACertificates)+len(d.Certificates)+len(d.Consumers)+len(d.Plugins)+
+		len(d.Services)+len(d.Upstreams) == 0
+}

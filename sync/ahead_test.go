@@ -66,7 +66,7 @@ const aheadWindow = 150 * time.Millisecond
 func newAheadEnv(t *testing.T) (*env, *gatedTranslate) {
 	g := &gatedTranslate{}
 	e := newEnv(t, envOpts{cfg: func(c *Config) {
-		c.Translate = g.translate
+		c.Build = buildWith(g.translate)
 		c.Window, c.MaxDelay = aheadWindow, 4*aheadWindow
 	}})
 	e.upsert("a", nil)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kongsync/kongsync/document"
 	"github.com/kongsync/kongsync/store"
 	"github.com/kongsync/kongsync/translator"
 )
@@ -85,19 +86,14 @@ func (l *Loop) prepareAhead() {
 // translateEncode translates snap without the excluded objects and encodes the result. A
 // failure is logged and reported; Kong keeps its configuration.
 func (l *Loop) translateEncode(snap *store.Snapshot, excluded []store.Ref) (*built, bool) {
-	res, err := l.translate(snap.Without(excluded...))
+	b, err := l.translate(snap.Without(excluded...))
 	if err != nil {
 		l.log.Error(err, "translation failed; Kong keeps its current configuration")
 		l.cfg.Reporter.ReplicaFailed("", ResultFailed, err)
 		return nil, false
 	}
-	p, err := newPayload(res.Document, l.cfg.Encode)
-	if err != nil {
-		l.log.Error(err, "encoding the configuration failed; Kong keeps its current configuration")
-		return nil, false
-	}
-	p.snap = snap
-	return &built{snap: snap, excluded: excluded, res: res, p: p}, true
+	p := &Payload{Config: b.Config, Empty: document.IsEmpty(b.Document), doc: b.Document, snap: snap}
+	return &built{snap: snap, excluded: excluded, res: b.Result, p: p}, true
 }
 
 // publish makes b the desired config of every replica and reports it.
@@ -130,19 +126,21 @@ func (l *Loop) publish(b *built) {
 	l.observe(Event{Type: EventBuild, Hash: hash, Build: &st, Version: b.snap.Version()})
 }
 
-// translate calls the injected translator, turning a panic into an error so that one bad
-// object cannot take the controller down.
-func (l *Loop) translate(snap *store.Snapshot) (res translator.Result, err error) {
+// translate calls the injected build, turning a panic into an error so that one bad object
+// cannot take the controller down.
+func (l *Loop) translate(snap *store.Snapshot) (b translator.Built, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			err = errPanic(v)
 		}
 	}()
-	res = l.cfg.Translate(snap)
-	if res.Document == nil {
-		return res, errors.New("translator returned no document")
+	if b, err = l.cfg.Build(snap); err != nil {
+		return b, err
 	}
-	return res, nil
+	if b.Document == nil || b.Config == nil {
+		return b, errors.New("translator returned no document")
+	}
+	return b, nil
 }
 
 // releaseBroken forgets rejected objects that changed or disappeared since Kong refused them,

@@ -29,6 +29,17 @@ const (
 	annPanic   = "test/panic"   // the translator panics
 )
 
+// buildWith turns a fake translation into a BuildFunc that encodes as translator.Engine does:
+// with a document.JSONCache, whose changed configs defer their md5 past the hand-over.
+func buildWith(translate func(*store.Snapshot) translator.Result) BuildFunc {
+	jc := document.NewJSONCache()
+	return func(snap *store.Snapshot) (translator.Built, error) {
+		res := translate(snap)
+		cfg, err := jc.EncodeConfig(res.Document)
+		return translator.Built{Result: res, Config: cfg}, err
+	}
+}
+
 // fakeTranslate maps each Service to a Kong service tagged like KIC tags it, so tests do not
 // depend on the real translator.
 func fakeTranslate(snap *store.Snapshot) translator.Result {
@@ -238,9 +249,7 @@ func newEnv(t *testing.T, o envOpts) *env {
 		urls = append(urls, k.URL())
 	}
 	cfg := Config{
-		// The encoder the runner uses: a changed config's md5 is deferred past the hand-over.
-		Encode: document.NewJSONCache().EncodeConfig,
-		Source: e.store, Translate: fakeTranslate, Replicas: urls,
+		Source: e.store, Build: buildWith(fakeTranslate), Replicas: urls,
 		Replica: ReplicaOptions{Token: o.kong.Token, ProbeInterval: 50 * time.Millisecond, BackoffBase: 20 * time.Millisecond, BackoffMax: 200 * time.Millisecond},
 		Window:  20 * time.Millisecond, MaxDelay: 100 * time.Millisecond,
 		Reporter: e.rep, Metrics: e.met, Observe: e.ev.observe,

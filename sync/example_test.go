@@ -20,12 +20,11 @@ func Example() {
 	defer kong.Close()
 
 	st := store.New()
-	opts := translator.DefaultOptions()
 	loop, err := kongsync.New(kongsync.Config{
-		Source:    st,
-		Translate: func(s *store.Snapshot) translator.Result { return translator.Translate(s, opts) },
-		Replicas:  []string{kong.URL()},
-		Logger:    logr.Discard(),
+		Source:   st,
+		Build:    translator.NewEngine(translator.DefaultOptions()).Build,
+		Replicas: []string{kong.URL()},
+		Logger:   logr.Discard(),
 	})
 	if err != nil {
 		fmt.Println(err)

@@ -155,7 +155,7 @@ func TestSecondControllerWaitsForBusyKong(t *testing.T) {
 	e.upsert("a", nil)
 	e.wait("Kong loading the first controller's config", wait, e.kongs[0].Loading)
 	ev2 := newEvents()
-	l2, err := New(Config{Source: e.store, Translate: fakeTranslate, Replicas: []string{e.kongs[0].URL()},
+	l2, err := New(Config{Source: e.store, Build: buildWith(fakeTranslate), Replicas: []string{e.kongs[0].URL()},
 		Window: time.Millisecond, Observe: ev2.observe})
 	if err != nil {
 		t.Fatal(err)

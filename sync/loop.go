@@ -11,7 +11,6 @@ import (
 
 	"github.com/go-logr/logr"
 
-	"github.com/kongsync/kongsync/document"
 	"github.com/kongsync/kongsync/store"
 	"github.com/kongsync/kongsync/translator"
 )
@@ -27,22 +26,14 @@ type Source interface {
 	Snapshot() *store.Snapshot
 }
 
-// TranslateFunc turns a snapshot into a document; the controller passes a closure over
-// translator.Translate with its options, tests pass fakes.
-type TranslateFunc func(*store.Snapshot) translator.Result
+// BuildFunc turns a snapshot into an encoded configuration: the controller passes
+// translator.Engine's Build, tests pass fakes.
+type BuildFunc func(*store.Snapshot) (translator.Built, error)
 
-// EncodeFunc encodes a translated document as the config posted to Kong, with its hash
-// (document.Hash of the bytes). The default is document.EncodeConfig; a document.JSONCache's
-// EncodeConfig gives the same bytes, reusing those of entities shared with earlier documents
-// (translator.Cache keeps unchanged entities' pointers), and never joins them into one buffer.
-type EncodeFunc func(*document.Document) (*document.Config, error)
-
-// Config configures a Loop. Source and Translate are required.
+// Config configures a Loop. Source and Build are required.
 type Config struct {
-	Source    Source
-	Translate TranslateFunc
-	// Encode, if set, replaces document.EncodeConfig for building payloads.
-	Encode EncodeFunc
+	Source Source
+	Build  BuildFunc
 	// Replicas are the initial Kong admin URLs; SetReplicas replaces them at runtime.
 	Replicas []string
 	// Replica holds the client settings shared by every replica.
@@ -87,8 +78,8 @@ type Loop struct {
 
 // New validates the config and returns a Loop that is not yet running.
 func New(cfg Config) (*Loop, error) {
-	if cfg.Source == nil || cfg.Translate == nil {
-		return nil, errors.New("sync: Config.Source and Config.Translate are required")
+	if cfg.Source == nil || cfg.Build == nil {
+		return nil, errors.New("sync: Config.Source and Config.Build are required")
 	}
 	if cfg.Window <= 0 {
 		cfg.Window = DefaultWindow

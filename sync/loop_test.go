@@ -126,7 +126,7 @@ func TestNewLoopDoesNotRepushSameConfig(t *testing.T) {
 	e.converged(wait)
 	posts := len(e.kongs[0].Posts())
 	e.stop()
-	l2, err := New(Config{Source: e.store, Translate: fakeTranslate, Replicas: []string{e.kongs[0].URL()},
+	l2, err := New(Config{Source: e.store, Build: buildWith(fakeTranslate), Replicas: []string{e.kongs[0].URL()},
 		Window: 10 * time.Millisecond, Observe: e.ev.observe})
 	if err != nil {
 		t.Fatal(err)

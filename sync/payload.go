@@ -29,19 +29,11 @@ type Payload struct {
 
 // NewPayload encodes a document for posting.
 func NewPayload(doc *document.Document) (*Payload, error) {
-	return newPayload(doc, nil)
-}
-
-// newPayload encodes a document with enc, or with document.EncodeConfig if nil.
-func newPayload(doc *document.Document, enc EncodeFunc) (*Payload, error) {
-	if enc == nil {
-		enc = document.EncodeConfig
-	}
-	cfg, err := enc(doc)
+	cfg, err := document.EncodeConfig(doc)
 	if err != nil {
 		return nil, err
 	}
-	return &Payload{Config: cfg, Empty: isEmpty(doc), doc: doc}, nil
+	return &Payload{Config: cfg, Empty: document.IsEmpty(doc), doc: doc}, nil
 }
 
 // Hash is document.Hash of the config: what Kong reports as configuration_hash once it loaded
@@ -54,12 +46,6 @@ func (p *Payload) StatusHash() string {
 		return document.EmptyHash
 	}
 	return p.Hash()
-}
-
-// isEmpty mirrors Kong's test for an empty config: no entity of any type.
-func isEmpty(d *document.Document) bool {
-	return d == nil || len(d.CACertificates)+len(d.Certificates)+len(d.Consumers)+len(d.Plugins)+
-		len(d.Services)+len(d.Upstreams) == 0
 }
 
 const (

@@ -159,7 +159,7 @@ func TestIngressClassNeverExcluded(t *testing.T) {
 		t.Fatal(err)
 	}
 	rep := &reporter{}
-	l, err := New(Config{Source: st, Translate: fakeTranslate, Reporter: rep})
+	l, err := New(Config{Source: st, Build: buildWith(fakeTranslate), Reporter: rep})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,8 +175,8 @@ func TestIngressClassNeverExcluded(t *testing.T) {
 	}
 }
 
-// TestPayloadWithEncodeFunc: a payload built with a document.JSONCache's Encode (what the
-// runner configures) carries the same config, body and hash as the default encoding.
+// TestPayloadWithEncodeFunc: a payload built through a document.JSONCache (what the engine
+// encodes with) carries the same config, body and hash as the default encoding.
 func TestPayloadWithEncodeFunc(t *testing.T) {
 	doc := document.New()
 	doc.Upstreams = []*document.Upstream{{Upstream: kong.Upstream{Name: kong.String("u.svc")}}}
@@ -186,10 +186,11 @@ func TestPayloadWithEncodeFunc(t *testing.T) {
 	}
 	jc := document.NewJSONCache()
 	for range 2 {
-		got, err := newPayload(doc, jc.EncodeConfig)
+		cfg, err := jc.EncodeConfig(doc)
 		if err != nil {
 			t.Fatal(err)
 		}
+		got := &Payload{Config: cfg, doc: doc}
 		if got.Hash() != want.Hash() || !bytes.Equal(got.Config.Bytes(), want.Config.Bytes()) ||
 			!bytes.Equal(readBody(t, got), readBody(t, want)) {
 			t.Fatalf("payload with JSONCache differs: %s vs %s", got.Hash(), want.Hash())

@@ -61,6 +61,6 @@ func benchTranslate(b *testing.B, objs []store.Object) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		Translate(snap, DefaultOptions())
+		coldResult(snap, DefaultOptions())
 	}
 }

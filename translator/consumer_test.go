@@ -65,7 +65,7 @@ func TestConsumersAtScale(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := Translate(snap, DefaultOptions())
+	res := coldResult(snap, DefaultOptions())
 	if len(res.Problems) != 0 {
 		t.Fatalf("problems: %v", res.Problems[:1])
 	}

@@ -102,12 +102,12 @@ func FuzzTranslateManifests(f *testing.F) {
 		}
 		objs, _, _ := store.DecodeManifests("fuzz.yaml", bytes.NewReader(in))
 		st, notes := store.Load(objs)
-		res := Translate(st.Snapshot(), DefaultOptions())
+		res := coldResult(st.Snapshot(), DefaultOptions())
 		a, err := document.JSON(res.Document)
 		if err != nil {
 			t.Fatalf("document does not encode: %v", err)
 		}
-		again := Translate(st.Snapshot(), DefaultOptions())
+		again := coldResult(st.Snapshot(), DefaultOptions())
 		if b, _ := document.JSON(again.Document); !bytes.Equal(a, b) || problemsText(res.Problems) != problemsText(again.Problems) {
 			t.Fatal("two translations of the same snapshot differ")
 		}
@@ -117,7 +117,7 @@ func FuzzTranslateManifests(f *testing.F) {
 				rev[len(objs)-1-i] = o
 			}
 			st2, _ := store.Load(rev)
-			res2 := Translate(st2.Snapshot(), DefaultOptions())
+			res2 := coldResult(st2.Snapshot(), DefaultOptions())
 			if b, _ := document.JSON(res2.Document); !bytes.Equal(a, b) || problemsText(res.Problems) != problemsText(res2.Problems) {
 				t.Fatal("translation depends on the order objects were loaded in")
 			}

@@ -59,7 +59,7 @@ func translateObjects(t testing.TB, objs []store.Object) Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Translate(snap, DefaultOptions())
+	return coldResult(snap, DefaultOptions())
 }
 
 func problemsText(ps []Problem) string {
@@ -114,4 +114,13 @@ func checkGolden(t *testing.T, path string, got []byte, optional bool) {
 	if !bytes.Equal(got, want) {
 		t.Errorf("%s differs (run with -update and review the diff)\n--- got:\n%s\n--- want:\n%s", path, got, want)
 	}
+}
+
+// coldResult is a cold Engine build's result: what `kongsync dump` translates.
+func coldResult(snap *store.Snapshot, opts Options) Result {
+	b, err := BuildOnce(snap, opts)
+	if err != nil {
+		panic(err)
+	}
+	return b.Result
 }

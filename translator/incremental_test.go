@@ -38,7 +38,7 @@ func newIncremental() *incremental {
 // document bytes, hash and problems must be identical.
 func (in *incremental) check(t *testing.T, snap *store.Snapshot, what string) {
 	t.Helper()
-	want := Translate(snap, DefaultOptions())
+	want := coldResult(snap, DefaultOptions())
 	wantJS, err := document.JSON(want.Document)
 	if err != nil {
 		t.Fatal(err)

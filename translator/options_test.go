@@ -39,7 +39,7 @@ func TestOptions(t *testing.T) {
 		{Options{}, "ns.a-kong", "web.ns.svc:80"}, // an empty class means KIC's default, "kong"
 	}
 	for _, c := range cases {
-		doc := Translate(snap, c.opts).Document
+		doc := coldResult(snap, c.opts).Document
 		if len(doc.Services) != 1 || len(doc.Services[0].Routes) != 1 || *doc.Services[0].Routes[0].Name != c.route {
 			t.Errorf("%+v: want the single route %s", c.opts, c.route)
 			continue

@@ -68,11 +68,6 @@ type translation struct {
 	rec   *rulesMemo // what the Ingress being translated reads and produces, when caching
 }
 
-// Translate builds the Kong configuration for every object in snap that this controller serves.
-func Translate(snap *store.Snapshot, opts Options) Result {
-	return translateState(snap, opts, nil).Result
-}
-
 // translated is a Result with the translation state it came from, which a Cache keeps.
 type translated struct {
 	Result
@@ -116,7 +111,7 @@ func translateState(snap *store.Snapshot, opts Options, cache *Cache) translated
 	t.preDrop = doc.Services
 	doc.Services = t.dropAmbiguousPaths(doc.Services, ings, settings)
 	doc.Plugins = t.buildPlugins(doc)
-	if isEmpty(doc) {
+	if document.IsEmpty(doc) {
 		doc.Upstreams = []*document.Upstream{{Upstream: kong.Upstream{Name: kong.String(stubUpstream)}}}
 	}
 	return translated{Result{Document: doc, Problems: finishProblems(t.problems)}, t}
@@ -125,9 +120,4 @@ func translateState(snap *store.Snapshot, opts Options, cache *Cache) translated
 // problem records one rejected object or field.
 func (t *translation) problem(ref store.Ref, field, format string, args ...any) {
 	t.problems = append(t.problems, newProblem(ref, field, format, args...))
-}
-
-func isEmpty(d *document.Document) bool {
-	return len(d.Services) == 0 && len(d.Upstreams) == 0 && len(d.Certificates) == 0 &&
-		len(d.CACertificates) == 0 && len(d.Consumers) == 0 && len(d.Plugins) == 0
 }

@@ -58,8 +58,12 @@ func dumpCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	st, loadNotes := store.Load(objs)
 	notes = append(notes, loadNotes...)
-	res := translator.Translate(st.Snapshot(), opts)
-	body, err := encode(res.Document, *format)
+	res, err := translator.BuildOnce(st.Snapshot(), opts)
+	if err != nil {
+		fmt.Fprintln(stderr, "kongsync dump:", err)
+		return exitError
+	}
+	body, err := encode(res, *format)
 	if err != nil {
 		fmt.Fprintln(stderr, "kongsync dump:", err)
 		return exitError
@@ -75,12 +79,12 @@ func dumpCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-func encode(doc *document.Document, format string) ([]byte, error) {
+// encode writes the build as JSON (the bytes Kong is sent) or as YAML of the same document.
+func encode(b translator.Built, format string) ([]byte, error) {
 	if format == "json" {
-		b, err := document.JSON(doc)
-		return append(b, '\n'), err
+		return append(b.Config.Bytes(), '\n'), nil
 	}
-	return document.YAML(doc)
+	return document.YAML(b.Document)
 }
 
 func write(path string, body []byte, stdout io.Writer) error {

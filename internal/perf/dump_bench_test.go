@@ -26,7 +26,7 @@ func BenchmarkDump(b *testing.B) {
 			b.Fatal(err, notes)
 		}
 		st, _ := store.Load(objs)
-		res := translator.Translate(st.Snapshot(), translator.DefaultOptions())
+		res := mustBuild(b, st.Snapshot(), translator.DefaultOptions())
 		if _, err := document.YAML(res.Document); err != nil {
 			b.Fatal(err)
 		}

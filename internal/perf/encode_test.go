@@ -27,7 +27,7 @@ func TestYAMLOfWorkloadEqualsSingleEncode(t *testing.T) {
 		objs[i] = o.(store.Object)
 	}
 	st, _ := store.Load(objs)
-	doc := translator.Translate(st.Snapshot(), translator.DefaultOptions()).Document
+	doc := mustBuild(t, st.Snapshot(), translator.DefaultOptions()).Document
 	if len(doc.Services) != 300 || len(doc.Certificates) != 40 {
 		t.Fatalf("%d services, %d certificates", len(doc.Services), len(doc.Certificates))
 	}

@@ -35,9 +35,9 @@ func BenchmarkPlugins(b *testing.B) {
 	opts := translator.DefaultOptions()
 	b.Run("translate", func(b *testing.B) {
 		b.ReportAllocs()
-		loopCPU(b, func() { translator.Translate(snap, opts) })
+		loopCPU(b, func() { mustBuild(b, snap, opts) })
 	})
-	doc := translator.Translate(snap, opts).Document
+	doc := mustBuild(b, snap, opts).Document
 	if len(doc.Plugins) != 10000 {
 		b.Fatalf("%d plugins, want 10000", len(doc.Plugins))
 	}
@@ -50,9 +50,8 @@ func BenchmarkPlugins(b *testing.B) {
 		})
 	})
 	b.Run("incremental-ingress", func(b *testing.B) {
-		cache := translator.NewCache(opts)
-		jc := document.NewJSONCache()
-		if _, _, err := jc.Encode(cache.Translate(st.Snapshot()).Document); err != nil {
+		eng := translator.NewEngine(opts)
+		if _, err := eng.Build(st.Snapshot()); err != nil {
 			b.Fatal(err)
 		}
 		ref := store.Ref{Kind: store.KindIngress, Namespace: "default", Name: "app-05000"}
@@ -66,10 +65,12 @@ func BenchmarkPlugins(b *testing.B) {
 				b.Fatal(err)
 			}
 			i++
-			if _, err := jc.EncodeConfig(cache.Translate(st.Snapshot()).Document); err != nil {
+			built, err := eng.Build(st.Snapshot())
+			if err != nil {
 				b.Fatal(err)
 			}
+			built.Hash()
 		})
-		checkIncrementalEqualsFull(b, st, cache, jc)
+		checkIncrementalEqualsFull(b, st, eng)
 	})
 }

@@ -20,7 +20,6 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/client-go/tools/record"
 
-	"github.com/kongsync/kongsync/document"
 	"github.com/kongsync/kongsync/internal/admindiscovery"
 	"github.com/kongsync/kongsync/internal/controller"
 	"github.com/kongsync/kongsync/internal/metrics"
@@ -153,17 +152,16 @@ func newLoop(cfg Config, st *store.Store, m kongsync.Metrics, r kongsync.Reporte
 		urls = cfg.KongAdminURLs
 	}
 	return kongsync.New(kongsync.Config{
-		Source:    st,
-		Translate: translator.NewCache(opts).Translate, // incremental; same result as translator.Translate
-		Encode:    document.NewJSONCache().EncodeConfig,
-		Replicas:  urls,
-		Replica:   kongsync.ReplicaOptions{Client: httpClient, Token: cfg.KongAdminToken},
-		Window:    cfg.SyncWindow,
-		MaxDelay:  cfg.SyncMaxDelay,
-		Reporter:  r,
-		Metrics:   m,
-		Logger:    log,
-		Observe:   cfg.Hooks.Observe,
+		Source:   st,
+		Build:    translator.NewEngine(opts).Build,
+		Replicas: urls,
+		Replica:  kongsync.ReplicaOptions{Client: httpClient, Token: cfg.KongAdminToken},
+		Window:   cfg.SyncWindow,
+		MaxDelay: cfg.SyncMaxDelay,
+		Reporter: r,
+		Metrics:  m,
+		Logger:   log,
+		Observe:  cfg.Hooks.Observe,
 	})
 }
 

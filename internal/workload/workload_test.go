@@ -205,7 +205,10 @@ func TestConsumersTranslate(t *testing.T) {
 	if len(loadNotes) != 0 {
 		t.Fatalf("load notes: %v", loadNotes)
 	}
-	res := translator.Translate(st.Snapshot(), translator.DefaultOptions())
+	res, err := translator.BuildOnce(st.Snapshot(), translator.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
 	if len(res.Problems) != 0 {
 		t.Fatalf("problems: %v", res.Problems)
 	}
@@ -237,7 +240,10 @@ func TestPluginsTranslate(t *testing.T) {
 	if n := st.Snapshot().Len(store.KindKongPlugin); n != 3*2 {
 		t.Fatalf("%d KongPlugins, want 6", n)
 	}
-	res := translator.Translate(st.Snapshot(), translator.DefaultOptions())
+	res, err := translator.BuildOnce(st.Snapshot(), translator.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
 	if len(res.Problems) != 0 {
 		t.Fatalf("problems: %v", res.Problems)
 	}
