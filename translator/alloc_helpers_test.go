@@ -94,11 +94,13 @@ func TestWithIDAndNames(t *testing.T) {
 		}
 	}
 	p := portDef{mode: portByNumber, number: 8080}
-	tr := &translation{services: map[string]*kongService{}}
-	tr.ids.services = newIDSpace("services")
-	ks := tr.newKongService("ns", "svc", p, nil, nil)
-	if ks.name != kongServiceName("ns", "svc", p) || ks.host != upstreamName("ns", "svc", p) || ks.id != tr.ids.services.id(ks.name) {
-		t.Errorf("newKongService strings = %q %q %q", ks.name, ks.host, ks.id)
+	tr := newEngine(DefaultOptions()).newTranslation(nil)
+	id := tr.intern("ns", "svc", p)
+	if id.name != kongServiceName("ns", "svc", p) || id.host != upstreamName("ns", "svc", p) || id.id != tr.ids.services.id(id.name) {
+		t.Errorf("intern strings = %q %q %q", id.name, id.host, id.id)
+	}
+	if tr.intern("ns", "svc", p) != id {
+		t.Error("intern made a second identity for one Kong service name")
 	}
 }
 

@@ -23,46 +23,67 @@ const caCertLabel = "konghq.com/ca-cert"
 // then name). Unlike KIC, expiry is not checked: the translator reads no clock.
 func (t *translation) caCertificates() []*kong.CACertificate {
 	winners := map[string]*corev1.Secret{}
+	pieces := map[*corev1.Secret]*caCertPiece{}
 	var ids []string
 	for _, sec := range t.snap.Secrets() {
 		if sec.Labels[caCertLabel] != "true" {
 			continue
 		}
-		idb, ok := sec.Data["id"]
-		if !ok {
-			t.problem(secretRef(sec), "data[id]", "a CA certificate Secret needs an id; Secret skipped")
+		p := piece(t, t.memos.caCerts, sec, func() *caCertPiece { return t.caCertPiece(sec) })
+		if p.id == "" {
 			continue
 		}
-		id := string(idb)
-		if _, err := uuid.Parse(id); err != nil || len(id) != 36 {
-			t.problem(secretRef(sec), "data[id]", "id %q is not a UUID, which Kong requires; Secret skipped", id)
-			continue
-		}
-		w, seen := winners[id]
+		pieces[sec] = p
+		w, seen := winners[p.id]
 		if !seen {
-			winners[id] = sec
-			ids = append(ids, id)
+			winners[p.id] = sec
+			ids = append(ids, p.id)
 			continue
 		}
 		loser := sec
 		if olderCASecret(sec, w) {
-			winners[id], loser = sec, w
+			winners[p.id], loser = sec, w
 		}
-		t.problem(secretRef(loser), "data[id]", "id %q is used by an older CA certificate Secret; Secret skipped", id)
+		t.problem(secretRef(loser), "data[id]", "id %q is used by an older CA certificate Secret; Secret skipped", p.id)
 	}
 	sort.Strings(ids)
 	out := make([]*kong.CACertificate, 0, len(ids))
 	for _, id := range ids {
 		sec := winners[id]
-		cert, err := caCertPEM(sec)
-		if err != nil {
-			t.problem(secretRef(sec), "data", "invalid CA certificate: %s; Secret skipped", err)
+		p := pieces[sec]
+		if p.err != "" {
+			t.problem(secretRef(sec), "data", "invalid CA certificate: %s; Secret skipped", p.err)
 			continue
 		}
 		t.caCertIDs[id] = true
-		out = append(out, &kong.CACertificate{ID: kong.String(id), Cert: kong.String(cert), Tags: objectTags(store.KindSecret, sec)})
+		out = append(out, p.entity)
 	}
 	return out
+}
+
+// caCertPiece is a CA certificate Secret's piece: its id, checked, and its entity, or why its
+// certificate is invalid (reported only for the Secret that wins its id).
+type caCertPiece struct {
+	id, err string
+	entity  *kong.CACertificate
+}
+
+func (t *translation) caCertPiece(sec *corev1.Secret) *caCertPiece {
+	idb, ok := sec.Data["id"]
+	if !ok {
+		t.problem(secretRef(sec), "data[id]", "a CA certificate Secret needs an id; Secret skipped")
+		return &caCertPiece{}
+	}
+	id := string(idb)
+	if _, err := uuid.Parse(id); err != nil || len(id) != 36 {
+		t.problem(secretRef(sec), "data[id]", "id %q is not a UUID, which Kong requires; Secret skipped", id)
+		return &caCertPiece{}
+	}
+	cert, err := caCertPEM(sec)
+	if err != nil {
+		return &caCertPiece{id: id, err: err.Error()}
+	}
+	return &caCertPiece{id: id, entity: &kong.CACertificate{ID: kong.String(id), Cert: kong.String(cert), Tags: objectTags(store.KindSecret, sec)}}
 }
 
 func olderCASecret(a, b *corev1.Secret) bool {

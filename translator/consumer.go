@@ -22,6 +22,13 @@ type consumerEntry struct {
 	dropped bool
 }
 
+// consumerPiece is a KongConsumer's piece: its Kong consumer with the credentials of the
+// Secrets it lists (read), and where each came from.
+type consumerPiece struct {
+	out   *document.Consumer
+	creds []credentialUse
+}
+
 // credentialUse is a credential with the Secret it came from and its place in the consumer.
 type credentialUse struct {
 	secret store.Ref
@@ -35,7 +42,12 @@ type credentialUse struct {
 func (t *translation) translateConsumers() []*document.Consumer {
 	entries := t.claimConsumers(t.selectConsumers())
 	for _, e := range entries {
-		t.consumerCredentials(e)
+		p := piece(t, t.memos.consumers, e.obj, func() *consumerPiece {
+			pe := &consumerEntry{obj: e.obj, ref: e.ref, out: t.newConsumer(e.obj, e.ref)}
+			t.consumerCredentials(pe)
+			return &consumerPiece{out: pe.out, creds: pe.creds}
+		})
+		e.out, e.creds = p.out, p.creds
 	}
 	t.dropCredentialConflicts(entries)
 	var out []*document.Consumer
@@ -105,7 +117,7 @@ func (t *translation) claimConsumers(objs []*configurationv1.KongConsumer) []*co
 		if c.CustomID != "" {
 			customIDs[c.CustomID] = ref
 		}
-		out = append(out, &consumerEntry{obj: c, ref: ref, out: t.newConsumer(c, ref)})
+		out = append(out, &consumerEntry{obj: c, ref: ref})
 	}
 	return out
 }

@@ -3,29 +3,96 @@ package translator
 import (
 	gosync "sync"
 
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/kongsync/kongsync/document"
+	configurationv1 "github.com/kongsync/kongsync/internal/apis/configuration/v1"
 	"github.com/kongsync/kongsync/store"
 )
 
 // Engine is the one way a snapshot becomes a Kong configuration: `kongsync dump`, the live
-// loop, the golden tests, the benchmarks (and, later, admission) all call Build. It keeps
-// what earlier builds produced, per object and per entity, and reuses it while the objects it
-// was made from are unchanged; a cold build is simply the first Build of a new Engine. Every
-// Build returns exactly what a cold build of the same snapshot returns, byte for byte (the
-// golden tests build every case cold and warm, the property tests after random changes).
+// loop, the golden tests, the benchmarks (and, later, admission) all call Build.
 //
+// A build is pieces and one assemble pass (docs/architecture.md). Pieces are what single
+// objects contribute, pure functions of the object and of what they read through the
+// snapshot's view; the Engine memoises them by the objects they read (memo.go), so after a
+// change only the pieces that read a changed object are computed again. Assemble then makes
+// every decision across objects from the pieces, on every build. Entities assemble makes from
+// unchanged pieces keep their pointers, so the encoder reuses their bytes and md5 state too.
+// A cold build is the first Build of a new Engine: nothing to reuse, the same code.
+//
+// Every Build returns exactly what a cold build of the same snapshot returns, byte for byte (the
+// golden tests build every case cold and warm, the property tests after random changes).
 // Entities in a Built are shared with later Builds: never modify them. An Engine is for one
-// Options value; its methods serialize, so one Engine may be shared, but its caches follow
-// one stream of snapshots best.
+// Options value; its methods serialize.
 type Engine struct {
-	mu    gosync.Mutex
-	cache *Cache
-	enc   *document.JSONCache
+	mu       gosync.Mutex
+	opts     Options
+	gen      uint64
+	defaults *defaultValues
+	ids      *idSpaces
+	keep     bool // false for BuildOnce: nothing is kept for a next build
+	memos    *memos
+	enc      *document.JSONCache // nil for BuildOnce: document.EncodeConfig
+}
+
+// memos are the Engine's pieces and the entities assemble reuses, by sort. A build that keeps
+// nothing has only the identity table (which groups routes into Kong services): a nil memo
+// computes every piece.
+type memos struct {
+	ingresses *memo[*networkingv1.Ingress, *ingressPiece]
+	services  *memo[*corev1.Service, *serviceInfo]
+	upstreams *memo[upstreamKey, *upstreamPiece]
+	certs     *memo[*corev1.Secret, *certPiece]
+	caCerts   *memo[*corev1.Secret, *caCertPiece]
+	consumers *memo[*configurationv1.KongConsumer, *consumerPiece]
+	plugins   *memo[metav1.Object, *pluginPiece]
+	idents    identTable
+	// pluginEntities are the last build's plugin entities by what they were made from.
+	pluginEntities map[pluginMemoKey]*document.Plugin
+	certEntities   map[string]*document.Certificate // the last build's certificates, by id
+}
+
+func newMemos() *memos {
+	return &memos{
+		ingresses: newMemo[*networkingv1.Ingress, *ingressPiece](),
+		services:  newMemo[*corev1.Service, *serviceInfo](),
+		upstreams: newMemo[upstreamKey, *upstreamPiece](),
+		certs:     newMemo[*corev1.Secret, *certPiece](),
+		caCerts:   newMemo[*corev1.Secret, *caCertPiece](),
+		consumers: newMemo[*configurationv1.KongConsumer, *consumerPiece](),
+		plugins:   newMemo[metav1.Object, *pluginPiece](),
+		idents:    identTable{m: map[string]*ksIdent{}},
+	}
+}
+
+// sweep drops what build gen did not use.
+func (m *memos) sweep(gen uint64) {
+	m.ingresses.sweep(gen)
+	m.services.sweep(gen)
+	m.upstreams.sweep(gen)
+	m.certs.sweep(gen)
+	m.caCerts.sweep(gen)
+	m.consumers.sweep(gen)
+	m.plugins.sweep(gen)
+	m.idents.sweep(gen)
 }
 
 // NewEngine returns an Engine with nothing built yet.
 func NewEngine(opts Options) *Engine {
-	return &Engine{cache: NewCache(opts), enc: document.NewJSONCache()}
+	e := newEngine(opts)
+	e.keep, e.memos, e.enc = true, newMemos(), document.NewJSONCache()
+	return e
+}
+
+func newEngine(opts Options) *Engine {
+	if opts.IngressClass == "" {
+		opts.IngressClass = DefaultOptions().IngressClass
+	}
+	d := newDefaultValues()
+	return &Engine{opts: opts, defaults: &d, ids: newIDSpaces(), memos: &memos{idents: identTable{m: map[string]*ksIdent{}}}}
 }
 
 // Built is one translation of a snapshot, encoded.
@@ -43,15 +110,44 @@ func (b Built) Hash() string { return b.Config.Hash() }
 func (e *Engine) Build(snap *store.Snapshot) (Built, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	res := e.cache.Translate(snap)
-	cfg, err := e.enc.EncodeConfig(res.Document)
+	e.gen++
+	res := e.newTranslation(snap).assemble()
+	var cfg *document.Config
+	var err error
+	if e.keep {
+		e.memos.sweep(e.gen)
+		cfg, err = e.enc.EncodeConfig(res.Document)
+	} else {
+		cfg, err = document.EncodeConfig(res.Document)
+	}
 	if err != nil {
 		return Built{}, err
 	}
 	return Built{Result: res, Config: cfg}, nil
 }
 
-// BuildOnce is a cold Build: what `kongsync dump` and one-off callers run.
+// newTranslation is the state of build e.gen of snap.
+func (e *Engine) newTranslation(snap *store.Snapshot) *translation {
+	t := &translation{
+		snap:      view{snap: snap},
+		opts:      e.opts,
+		gen:       e.gen,
+		memos:     e.memos,
+		keep:      e.keep,
+		defaults:  e.defaults,
+		ids:       e.ids,
+		certs:     map[string]*certEntry{},
+		sniOwner:  map[string]*certEntry{},
+		caCertIDs: map[string]bool{},
+	}
+	if snap != nil {
+		t.defaultClass = snap.IsDefaultClass(e.opts.IngressClass)
+	}
+	return t
+}
+
+// BuildOnce is a cold build that keeps nothing for a next one: what `kongsync dump` runs. It is
+// the same pieces and assemble as Engine.Build, without recording reads or memoising.
 func BuildOnce(snap *store.Snapshot, opts Options) (Built, error) {
-	return NewEngine(opts).Build(snap)
+	return newEngine(opts).Build(snap)
 }

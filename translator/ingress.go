@@ -2,6 +2,7 @@ package translator
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/kong/go-kong/kong"
@@ -15,7 +16,7 @@ import (
 // routeGroup is one Kong route under construction: KIC makes one route per Ingress, host,
 // Service and port, holding every path that shares them.
 type routeGroup struct {
-	svc   string // Kong service name: Service and port
+	be    backend // Service and port
 	host  string
 	route *routeAlloc
 }
@@ -56,10 +57,55 @@ func ingressRef(ing *networkingv1.Ingress) store.Ref {
 	return store.Ref{Kind: store.KindIngress, Namespace: ing.Namespace, Name: ing.Name}
 }
 
-// translateRules turns an Ingress's rules into routes attached to Kong services. A path whose
+// ingressPiece is what one Ingress contributes: its route settings, its rule routes with the
+// backends they route to, and its default backend. It reads the Ingress and the Services its
+// backends name; which Ingresses count and how their routes combine is assemble's.
+type ingressPiece struct {
+	rs   *routeSettings
+	uses []ruleUse
+	def  *defaultPiece // nil: no default backend (or the Ingress's routes are skipped)
+}
+
+// ruleUse is one rule route and the backend it routes to.
+type ruleUse struct {
+	be    backend
+	route *document.Route
+}
+
+// defaultPiece is an Ingress's default backend as it would be used: resolved (ok) with its
+// catch-all route, or not; problems are what resolving it reported, which count only when this
+// Ingress is the one whose default backend is considered.
+type defaultPiece struct {
+	ok       bool
+	be       backend
+	route    *document.Route
+	problems []Problem
+}
+
+// ingressPiece is the piece of ing.
+func (t *translation) ingressPiece(ing *networkingv1.Ingress) *ingressPiece {
+	return piece(t, t.memos.ingresses, ing, func() *ingressPiece {
+		p := &ingressPiece{rs: t.parseRouteSettings(ing)}
+		t.translateRules(ing, p)
+		t.defaultBackendPiece(ing, p)
+		return p
+	})
+}
+
+// attachRules adds a piece's rule routes to this build's Kong services.
+func (t *translation) attachRules(p *ingressPiece) {
+	for i := range p.uses {
+		u := &p.uses[i]
+		ks := t.kongService(&u.be)
+		ks.fromRules = true
+		ks.routes = append(ks.routes, u.route)
+	}
+}
+
+// translateRules turns an Ingress's rules into routes, one per host and backend. A path whose
 // backend cannot be resolved is skipped with a problem; the rest of the Ingress still counts.
-func (t *translation) translateRules(ing *networkingv1.Ingress, rs *routeSettings) {
-	if rs.skip {
+func (t *translation) translateRules(ing *networkingv1.Ingress, p *ingressPiece) {
+	if p.rs.skip {
 		return
 	}
 	var buf [4]routeGroup
@@ -70,16 +116,20 @@ func (t *translation) translateRules(ing *networkingv1.Ingress, rs *routeSetting
 			continue
 		}
 		for j := range rule.HTTP.Paths {
-			groups = t.translatePath(ing, rs, rule.Host, &rule.HTTP.Paths[j], pathPos{i, j}, groups)
+			groups = t.translatePath(ing, p, rule.Host, &rule.HTTP.Paths[j], pathPos{i, j}, groups)
 		}
+	}
+	for _, g := range groups {
+		p.uses = append(p.uses, ruleUse{be: g.be, route: &g.route.r})
 	}
 }
 
 // translatePath adds one Ingress path to the route of its (host, Service, port) group,
-// creating the route and the Kong service when they do not exist yet.
-func (t *translation) translatePath(ing *networkingv1.Ingress, rs *routeSettings, host string,
+// creating the route when it does not exist yet.
+func (t *translation) translatePath(ing *networkingv1.Ingress, ip *ingressPiece, host string,
 	p *networkingv1.HTTPIngressPath, pos pathPos, groups []routeGroup,
 ) []routeGroup {
+	rs := ip.rs
 	pt := networkingv1.PathTypeImplementationSpecific
 	if p.PathType != nil {
 		pt = *p.PathType
@@ -105,16 +155,14 @@ func (t *translation) translatePath(ing *networkingv1.Ingress, rs *routeSettings
 		t.problem(ingressRef(ing), pos.field(".backend"), "%s; path skipped", unsupportedBackend(p.Backend.Resource))
 		return groups
 	}
-	ks := t.resolveBackend(ing, p.Backend.Service, func() string { return pos.field(".backend.service") })
-	if ks == nil {
+	be, ok := t.resolveBackend(ing, p.Backend.Service, func() string { return pos.field(".backend.service") })
+	if !ok {
 		return groups
 	}
-	ks.fromRules = true
-	g := findGroup(groups, ks.name, host)
+	g := findGroup(groups, be.ident, host)
 	if g == nil {
-		groups = append(groups, routeGroup{svc: ks.name, host: host, route: t.newRuleRoute(ing, rs, ks, host)})
+		groups = append(groups, routeGroup{be: be, host: host, route: t.newRuleRoute(ing, rs, &be, host)})
 		g = &groups[len(groups)-1]
-		t.rec.use(ks, &g.route.r)
 	}
 	var buf [2]string
 	for _, kp := range ingressPaths(path, pt, rs.regexMarker, buf[:0]) {
@@ -123,9 +171,9 @@ func (t *translation) translatePath(ing *networkingv1.Ingress, rs *routeSettings
 	return groups
 }
 
-func findGroup(groups []routeGroup, svc, host string) *routeGroup {
+func findGroup(groups []routeGroup, id *ksIdent, host string) *routeGroup {
 	for i := range groups {
-		if groups[i].svc == svc && groups[i].host == host {
+		if groups[i].be.ident == id && groups[i].host == host {
 			return &groups[i]
 		}
 	}
@@ -144,25 +192,23 @@ func unsupportedBackend(res *corev1.TypedLocalObjectReference) string {
 	return fmt.Sprintf("backend %s %q is not supported, only Service backends are", gk, res.Name)
 }
 
-// newRuleRoute creates the route of one (Ingress, host, Service, port) group and attaches it to
-// its Kong service.
-func (t *translation) newRuleRoute(ing *networkingv1.Ingress, rs *routeSettings, ks *kongService, host string) *routeAlloc {
+// newRuleRoute creates the route of one (Ingress, host, Service, port) group.
+func (t *translation) newRuleRoute(ing *networkingv1.Ingress, rs *routeSettings, be *backend, host string) *routeAlloc {
 	var buf [256]byte
-	a := t.newRoute(appendRouteName(buf[:0], ing.Namespace, ing.Name, ks.svc.Name, host, ks.port), rs)
+	a := t.newRoute(appendRouteName(buf[:0], ing.Namespace, ing.Name, be.svc.Name, host, be.port), rs)
 	if host != "" {
 		a.host = host
 		a.hosts[0] = &a.host
 		a.r.Hosts = a.hosts[:]
 	}
 	rs.applyHosts(&a.r.Route)
-	ks.routes = append(ks.routes, &a.r)
 	return a
 }
 
 // newRoute returns a route with KIC's defaults, the Ingress's tags, the settings its
 // annotations ask for, and its id.
 func (t *translation) newRoute(name []byte, rs *routeSettings) *routeAlloc {
-	d := &t.defaults
+	d := t.defaults
 	a := &routeAlloc{}
 	a.name, a.id = withID(name, t.ids.routes)
 	r := &a.r
@@ -182,35 +228,57 @@ func (t *translation) newRoute(name []byte, rs *routeSettings) *routeAlloc {
 	return a
 }
 
-// translateDefaultBackend gives the cluster one catch-all route, `<namespace>.<ingress>` with
-// path `/`, from the oldest Ingress that has a usable default backend. Younger default backends
-// are reported as ignored.
-func (t *translation) translateDefaultBackend(ings []*networkingv1.Ingress, settings []*routeSettings) {
+// defaultBackendPiece resolves the Ingress's default backend into its piece: the catch-all
+// route `<namespace>.<ingress>` with path `/`, should this Ingress provide the cluster's one.
+func (t *translation) defaultBackendPiece(ing *networkingv1.Ingress, p *ingressPiece) {
+	db := ing.Spec.DefaultBackend
+	if db == nil || p.rs.skip {
+		return
+	}
+	d := &defaultPiece{}
+	p.def = d
+	before := len(t.problems)
+	defer func() {
+		d.problems = slices.Clone(t.problems[before:])
+		t.problems = t.problems[:before]
+	}()
+	if db.Service == nil {
+		t.problem(ingressRef(ing), "spec.defaultBackend", "%s; default backend ignored", unsupportedBackend(db.Resource))
+		return
+	}
+	be, ok := t.resolveBackend(ing, db.Service, func() string { return "spec.defaultBackend.service" })
+	if !ok {
+		return
+	}
+	var buf [256]byte
+	r := &t.newRoute(append(append(append(buf[:0], ing.Namespace...), '.'), ing.Name...), p.rs).r
+	r.Paths = []*string{t.defaults.slash}
+	p.rs.applyHosts(&r.Route)
+	d.ok, d.be, d.route = true, be, r
+}
+
+// translateDefaultBackend gives the cluster one catch-all route from the oldest Ingress that has
+// a usable default backend. Younger default backends are reported as ignored.
+func (t *translation) translateDefaultBackend(ings []*networkingv1.Ingress, ps []*ingressPiece) {
 	var winner *networkingv1.Ingress
-	for i, ing := range ings {
-		db := ing.Spec.DefaultBackend
-		if db == nil || settings[i].skip {
+	for i, p := range ps {
+		d := p.def
+		if d == nil {
 			continue
 		}
+		ing := ings[i]
 		if winner != nil {
 			t.problem(ingressRef(ing), "spec.defaultBackend",
 				"ignored: Ingress %s/%s provides the default backend (the oldest Ingress with a usable one wins)", winner.Namespace, winner.Name)
 			continue
 		}
-		if db.Service == nil {
-			t.problem(ingressRef(ing), "spec.defaultBackend", "%s; default backend ignored", unsupportedBackend(db.Resource))
+		t.problems = append(t.problems, d.problems...)
+		if !d.ok {
 			continue
 		}
-		ks := t.resolveBackend(ing, db.Service, func() string { return "spec.defaultBackend.service" })
-		if ks == nil {
-			continue
-		}
-		winner, t.defaultKS = ing, ks.name
-		var buf [256]byte
-		r := &t.newRoute(append(append(append(buf[:0], ing.Namespace...), '.'), ing.Name...), settings[i]).r
-		r.Paths = []*string{t.defaults.slash}
-		settings[i].applyHosts(&r.Route)
-		ks.routes = append(ks.routes, r)
-		t.defaultRoute = r
+		winner = ing
+		ks := t.kongService(&d.be)
+		ks.routes = append(ks.routes, d.route)
+		t.defaultRoute = d.route
 	}
 }

@@ -32,7 +32,7 @@ type pathClaim struct {
 
 // dropAmbiguousPaths applies the rule above to the sorted services. Routes and services that
 // change are copied, never modified: they may be shared with a cache.
-func (t *translation) dropAmbiguousPaths(services []*document.Service, ings []*networkingv1.Ingress, settings []*routeSettings) []*document.Service {
+func (t *translation) dropAmbiguousPaths(services []*document.Service, ings []*networkingv1.Ingress, ps []*ingressPiece) []*document.Service {
 	if len(ings) < 1 || !mayShare(services) {
 		return services
 	}
@@ -86,7 +86,7 @@ func (t *translation) dropAmbiguousPaths(services []*document.Service, ings []*n
 			drop[c.route] = map[int]bool{}
 		}
 		drop[c.route][c.path] = true
-		t.ambiguousProblem(ings[c.order], settings[c.order], services[c.svc], c.route, *c.route.Paths[c.path], winner)
+		t.ambiguousProblem(ings[c.order], ps[c.order].rs, services[c.svc], c.route, *c.route.Paths[c.path], winner)
 	}
 	if len(drop) == 0 {
 		return services

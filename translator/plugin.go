@@ -57,6 +57,23 @@ func (t *translation) servesClusterPlugin(p *configurationv1.KongClusterPlugin) 
 	return class == t.opts.IngressClass || (class == "" && t.defaultClass)
 }
 
+// pluginPiece is a KongPlugin's or KongClusterPlugin's piece: its template, or false when it
+// cannot be built (reported on the source).
+type pluginPiece struct {
+	p  kong.Plugin
+	ok bool
+}
+
+// templateFor is the plugin piece of src; the template's pointer is stable while the piece is
+// reused, which keys the plugin entities made from it.
+func (t *translation) templateFor(src pluginSource) (*kong.Plugin, bool) {
+	pp := piece(t, t.memos.plugins, src.meta, func() *pluginPiece {
+		p, ok := t.pluginTemplate(src)
+		return &pluginPiece{p: p, ok: ok}
+	})
+	return &pp.p, pp.ok
+}
+
 // pluginTemplate is the Kong plugin a KongPlugin or KongClusterPlugin describes, without the
 // entity it attaches to, id or instance_name suffix. It reports a problem on the source and
 // returns false when the config cannot be built: the plugin is then left out everywhere.

@@ -9,7 +9,6 @@ import (
 	"github.com/kong/go-kong/kong"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kongsync/kongsync/document"
 	configurationv1 "github.com/kongsync/kongsync/internal/apis/configuration/v1"
@@ -48,17 +47,17 @@ func (t *translation) buildPlugins(doc *document.Document) []*document.Plugin {
 	slices.SortFunc(keys, func(a, b pluginRef) int {
 		return strings.Compare(nsNameKey(a.namespace, a.name), nsNameKey(b.namespace, b.name))
 	})
-	pass := &pluginPass{ids: newIDSpace("plugins"), owner: map[string]store.Ref{}}
-	if t.cache != nil {
-		pass.prev, pass.next = t.cache.plugins, make(map[pluginMemoKey]*document.Plugin, len(t.cache.plugins))
+	pass := &pluginPass{ids: t.ids.plugins, owner: map[string]store.Ref{}}
+	if t.keep {
+		pass.prev, pass.next = t.memos.pluginEntities, make(map[pluginMemoKey]*document.Plugin, len(t.memos.pluginEntities))
 	}
 	var out []*document.Plugin
 	for _, k := range keys {
 		out = t.attachPlugin(k, rels[k], pass, out)
 	}
 	out = append(out, t.globalPlugins(pass)...)
-	if t.cache != nil {
-		t.cache.plugins = pass.next
+	if t.keep {
+		t.memos.pluginEntities = pass.next
 	}
 	sortPlugins(out)
 	return out
@@ -79,12 +78,11 @@ type pluginPass struct {
 	prev, next map[pluginMemoKey]*document.Plugin
 }
 
-// pluginMemoKey is what a plugin entity is made from when its source reads no Secret: the
-// source object (immutable; a new version is a new pointer), the attachment and the final
-// instance_name. Reusing the entity for the same key keeps its pointer, so document.JSONCache
-// reuses its bytes and md5 state.
+// pluginMemoKey is what a plugin entity is made from: its template (the source's piece, the
+// same pointer while nothing it read changed), the attachment and the final instance_name.
+// Reusing the entity for the same key keeps its pointer, so the encoder reuses its bytes.
 type pluginMemoKey struct {
-	src      metav1.Object
+	tmpl     *kong.Plugin
 	combo    pluginCombo
 	instance string
 }
@@ -92,8 +90,8 @@ type pluginMemoKey struct {
 // entity returns the plugin made from src's template for attachment c, reusing the previous
 // call's entity when a Cache holds one for the same inputs.
 func (pass *pluginPass) entity(src pluginSource, tmpl *kong.Plugin, c pluginCombo, id, instance string) *document.Plugin {
-	memo := pass.next != nil && src.fields.ConfigFrom == nil && len(src.fields.ConfigPatches) == 0
-	key := pluginMemoKey{src: src.meta, combo: c, instance: instance}
+	memo := pass.next != nil
+	key := pluginMemoKey{tmpl: tmpl, combo: c, instance: instance}
 	if memo {
 		if p := pass.prev[key]; p != nil {
 			pass.next[key] = p
@@ -110,14 +108,6 @@ func (pass *pluginPass) entity(src pluginSource, tmpl *kong.Plugin, c pluginComb
 		pass.next[key] = &e.Plugin
 	}
 	return &e.Plugin
-}
-
-// isPluginProblem reports whether buildPlugins made the problem: only it reports on KongPlugins,
-// KongClusterPlugins and the konghq.com/plugins annotation (consistentAnnotations could name
-// that annotation only for a Kong service of several Services, which Ingresses never make).
-func isPluginProblem(pr Problem) bool {
-	return pr.Object.Kind == store.KindKongPlugin || pr.Object.Kind == store.KindKongClusterPlugin ||
-		pr.Field == annotationField(annPlugins)
 }
 
 // addRel records that referrer asks for plugin item r on an entity of kind relService,
@@ -263,7 +253,7 @@ func (t *translation) attachPlugin(k pluginRef, rels *pluginRels, pass *pluginPa
 		}
 		return out
 	}
-	tmpl, ok := t.pluginTemplate(src)
+	tmpl, ok := t.templateFor(src)
 	if !ok {
 		return out
 	}
@@ -283,7 +273,7 @@ func (t *translation) attachPlugin(k pluginRef, rels *pluginRels, pass *pluginPa
 			}
 		}
 		pass.owner[id] = src.ref
-		out = append(out, pass.entity(src, &tmpl, c, id, instance))
+		out = append(out, pass.entity(src, tmpl, c, id, instance))
 	}
 	return out
 }

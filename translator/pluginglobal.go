@@ -37,10 +37,10 @@ func (t *translation) globalPlugins(pass *pluginPass) []*document.Plugin {
 	slices.Sort(names)
 	var out []*document.Plugin
 	for _, name := range names {
-		var valid []kong.Plugin
+		var valid []*kong.Plugin
 		var srcs []pluginSource
 		for _, kcp := range byName[name] {
-			if tmpl, ok := t.pluginTemplate(clusterPluginSource(kcp)); ok {
+			if tmpl, ok := t.templateFor(clusterPluginSource(kcp)); ok {
 				valid = append(valid, tmpl)
 				srcs = append(srcs, clusterPluginSource(kcp))
 			}
@@ -57,7 +57,7 @@ func (t *translation) globalPlugins(pass *pluginPass) []*document.Plugin {
 			if valid[i].InstanceName != nil && !claimInstanceName(t, pass.owner, srcs[i], instance) {
 				continue
 			}
-			out = append(out, pass.entity(srcs[i], &valid[i], pluginCombo{}, pluginID(pass.ids, name, pluginCombo{}), instance))
+			out = append(out, pass.entity(srcs[i], valid[i], pluginCombo{}, pluginID(pass.ids, name, pluginCombo{}), instance))
 		}
 	}
 	return out

@@ -3,6 +3,7 @@ package translator
 import (
 	"bytes"
 	"crypto/tls"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -21,6 +22,7 @@ type certEntry struct {
 	secret    *corev1.Secret
 	cert, pem string // PEM certificate and key, trimmed
 	err       string // why the Secret gives no certificate
+	piece     *certPiece
 	used      bool   // in certOrder
 	hosts     []string
 }
@@ -36,7 +38,14 @@ func secretRef(s *corev1.Secret) store.Ref {
 	return store.Ref{Kind: store.KindSecret, Namespace: s.Namespace, Name: s.Name}
 }
 
-// loadCert returns the certificate of Secret ns/name, loading and validating it on first use.
+// certPiece is a TLS Secret's key pair, trimmed and checked (a costly parse, so a piece), or
+// why it gives none; tags are the Secret's, for the certificate it may give its id to.
+type certPiece struct {
+	cert, pem, err string
+	tags           []*string
+}
+
+// loadCert returns the certificate of Secret ns/name, loading it on its first use in this build.
 // A Secret that exists but holds no usable key pair is reported once, on the Secret.
 func (t *translation) loadCert(ns, name string) *certEntry {
 	key := nsNameKey(ns, name)
@@ -50,21 +59,27 @@ func (t *translation) loadCert(ns, name string) *certEntry {
 		return ce
 	}
 	ce.secret = sec
+	ce.piece = piece(t, t.memos.certs, sec, func() *certPiece { return t.parseCert(sec) })
+	ce.cert, ce.pem, ce.err = ce.piece.cert, ce.piece.pem, ce.piece.err
+	return ce
+}
+
+// parseCert is a TLS Secret's piece.
+func (t *translation) parseCert(sec *corev1.Secret) *certPiece {
 	crt, okc := sec.Data[corev1.TLSCertKey]
 	k, okk := sec.Data[corev1.TLSPrivateKeyKey]
 	if !okc || !okk {
-		ce.err = "tls.crt and tls.key are both required"
-		t.problem(secretRef(sec), "data", "%s; no certificate", ce.err)
-		return ce
+		p := &certPiece{err: "tls.crt and tls.key are both required"}
+		t.problem(secretRef(sec), "data", "%s; no certificate", p.err)
+		return p
 	}
 	crt, k = bytes.TrimSpace(crt), bytes.TrimSpace(k)
 	if _, err := tls.X509KeyPair(crt, k); err != nil {
-		ce.err = err.Error()
-		t.problem(secretRef(sec), "data", "not a valid TLS key pair: %s; no certificate", ce.err)
-		return ce
+		p := &certPiece{err: err.Error()}
+		t.problem(secretRef(sec), "data", "not a valid TLS key pair: %s; no certificate", p.err)
+		return p
 	}
-	ce.cert, ce.pem = string(crt), string(k)
-	return ce
+	return &certPiece{cert: string(crt), pem: string(k), tags: objectTags(store.KindSecret, sec)}
 }
 
 // useCert makes a Secret's certificate part of the output.
@@ -123,7 +138,8 @@ func (t *translation) collectTLSEntry(ing *networkingv1.Ingress, i int) {
 }
 
 // buildCertificates emits one certificate per distinct cert+key pair. Identical pairs from
-// several Secrets merge: the oldest Secret gives id and tags (ties: the smaller UID).
+// several Secrets merge: the oldest Secret gives id and tags (ties: the smaller UID). A
+// certificate equal to the last build's of the same id is that entity, so its bytes are reused.
 func (t *translation) buildCertificates() []*document.Certificate {
 	byPair := make(map[string]*document.Certificate, len(t.certOrder))
 	winner := make(map[string]*certEntry, len(t.certOrder))
@@ -132,14 +148,14 @@ func (t *translation) buildCertificates() []*document.Certificate {
 		pair := ce.cert + "\x00" + ce.pem
 		c, ok := byPair[pair]
 		if !ok {
-			c = &document.Certificate{Cert: kong.String(ce.cert), Key: kong.String(ce.pem)}
+			c = &document.Certificate{Cert: &ce.piece.cert, Key: &ce.piece.pem}
 			byPair[pair] = c
 			out = append(out, c)
 		}
 		if w := winner[pair]; w == nil || olderSecret(ce.secret, w.secret) {
 			winner[pair] = ce
 			c.ID = kong.String(certificateID(ce.secret))
-			c.Tags = objectTags(store.KindSecret, ce.secret)
+			c.Tags = ce.piece.tags
 		}
 		for _, h := range ce.hosts {
 			c.SNIs = append(c.SNIs, &document.SNI{Name: kong.String(h)})
@@ -154,7 +170,39 @@ func (t *translation) buildCertificates() []*document.Certificate {
 	for _, r := range t.clientRefs {
 		r.svc.ClientCertificate = &kong.Certificate{ID: byPair[r.cert.cert+"\x00"+r.cert.pem].ID}
 	}
+	return t.reuseCertificates(out)
+}
+
+// reuseCertificates replaces each certificate equal to the last build's of the same id by that
+// one, and remembers this build's, when the engine keeps entities.
+func (t *translation) reuseCertificates(out []*document.Certificate) []*document.Certificate {
+	if t.memos.ingresses == nil {
+		return out
+	}
+	prev := t.memos.certEntities
+	next := make(map[string]*document.Certificate, len(out))
+	for i, c := range out {
+		if p := prev[*c.ID]; p != nil && sameCertificate(p, c) {
+			out[i] = p
+		}
+		next[*c.ID] = out[i]
+	}
+	t.memos.certEntities = next
 	return out
+}
+
+// sameCertificate compares two certificates of one id: PEMs, tags (the same Secret version's)
+// and SNI names.
+func sameCertificate(a, b *document.Certificate) bool {
+	if *a.Cert != *b.Cert || *a.Key != *b.Key || !slices.Equal(a.Tags, b.Tags) || len(a.SNIs) != len(b.SNIs) {
+		return false
+	}
+	for i := range a.SNIs {
+		if *a.SNIs[i].Name != *b.SNIs[i].Name {
+			return false
+		}
+	}
+	return true
 }
 
 // olderSecret is KIC's order for merged certificates: creation time, then UID.

@@ -52,19 +52,109 @@ func newDefaultValues() defaultValues {
 	}
 }
 
-// kongService is one Kong service under construction: one Kubernetes Service port, as an
-// Ingress backend names it, with the routes of every Ingress that uses it.
+// ksIdent is one Kong service name with the host and id derived from it, made once and shared
+// by every piece that routes to it; assemble groups routes into Kong services through it. It
+// also keeps the entity the last build made for that name, and what it was made from.
+type ksIdent struct {
+	name, host, id string
+	gen            uint64       // the last build that used it
+	dead           bool         // dropped from the table: pieces holding it are recomputed
+	cur            *kongService // the Kong service of build gen
+	out            *document.Service
+	in             serviceInputs
+}
+
+// identTable interns Kong service identities by name.
+type identTable struct {
+	m    map[string]*ksIdent
+	used int
+}
+
+// sweep drops identities build gen did not use, when they are many, and marks them dead so that
+// a kept piece still holding one is not reused.
+func (tb *identTable) sweep(gen uint64) {
+	used := tb.used
+	tb.used = 0
+	if len(tb.m)-used <= max(64, used/4) {
+		return
+	}
+	for k, id := range tb.m {
+		if id.gen != gen {
+			id.dead = true
+			delete(tb.m, k)
+		}
+	}
+}
+
+// intern returns the identity of Kong service `<ns>.<backend>.<port>`.
+func (t *translation) intern(ns, backend string, pd portDef) *ksIdent {
+	var buf [256]byte
+	name := appendServiceName(buf[:0], ns, backend, pd)
+	if id, ok := t.memos.idents.m[string(name)]; ok {
+		return id
+	}
+	n := len(name)
+	all := appendUpstreamName(name, ns, backend, pd)
+	var p strPack
+	p.grow(len(all) + 36)
+	p.writeBytes(all[:n])
+	id := &ksIdent{name: p.take()}
+	p.writeBytes(all[n:])
+	id.host = p.take()
+	id.id = p.addID(t.ids.services, id.name)
+	t.memos.idents.m[id.name] = id
+	return id
+}
+
+// identsAlive reports whether every identity an Ingress piece routes to is still interned.
+func identsAlive(p *ingressPiece) bool {
+	for i := range p.uses {
+		if p.uses[i].be.ident.dead {
+			return false
+		}
+	}
+	return p.def == nil || !p.def.ok || !p.def.be.ident.dead
+}
+
+// backend is an Ingress backend resolved against its Service: a piece's reference to the Kong
+// service that assemble builds from every reference to it.
+type backend struct {
+	ident   *ksIdent
+	port    portDef
+	svc     *corev1.Service
+	svcPort *corev1.ServicePort // nil when the Service does not declare the port number
+}
+
+// kongService is one Kong service of a build: one Kubernetes Service port, as Ingress backends
+// name it, with the routes of every Ingress that uses it.
 type kongService struct {
-	name       string
-	host       string
-	id         string
+	ident      *ksIdent
+	name, host string
 	port       portDef
-	svc        *corev1.Service     // its namespace and name are the backend's
-	svcPort    *corev1.ServicePort // nil when the Service does not declare the port number
+	svc        *corev1.Service
+	svcPort    *corev1.ServicePort
 	portNumber int32
-	fromRules  bool // created for a rule path (then it has path "/"), not only a default backend
+	fromRules  bool // routed to by a rule path (then it has path "/"), not only a default backend
 	routes     []*document.Route
 	routeBuf   [1]*document.Route // routes' first backing array: most Kong services have one route
+}
+
+// kongService returns this build's Kong service of a resolved backend, creating it on first use.
+func (t *translation) kongService(be *backend) *kongService {
+	id := be.ident
+	if id.gen == t.gen && id.cur != nil {
+		return id.cur
+	}
+	ks := &kongService{ident: id, name: id.name, host: id.host, port: be.port, svc: be.svc, svcPort: be.svcPort,
+		portNumber: be.port.number}
+	ks.routes = ks.routeBuf[:0]
+	if be.svcPort != nil {
+		ks.portNumber = be.svcPort.Port
+	}
+	id.gen, id.cur = t.gen, ks
+	t.memos.idents.used++
+	t.kss = append(t.kss, ks)
+	return ks
 }
 
 // skipped says what an unresolvable backend at field costs: a path, or the default backend.
@@ -75,67 +165,28 @@ func skipped(field string) string {
 	return "path skipped"
 }
 
-// resolveBackend finds or creates the Kong service for an Ingress backend. It returns nil, with
-// a problem on the Ingress, when the Service does not exist or the port cannot be resolved.
+// resolveBackend resolves an Ingress backend against its Service. It returns false, with a
+// problem on the Ingress, when the Service does not exist or the port cannot be resolved.
 // field gives the backend's JSON path, built only when a problem is reported.
-func (t *translation) resolveBackend(ing *networkingv1.Ingress, b *networkingv1.IngressServiceBackend, field func() string) *kongService {
+func (t *translation) resolveBackend(ing *networkingv1.Ingress, b *networkingv1.IngressServiceBackend, field func() string) (backend, bool) {
 	pd := portDefOf(b.Port)
-	var buf [128]byte
-	if ks, ok := t.services[string(appendServiceName(buf[:0], ing.Namespace, b.Name, pd))]; ok {
-		t.rec.dependOn(ing.Namespace, b.Name, ks.svc)
-		if ks.svcPort == nil && ks.svc.Spec.Type != corev1.ServiceTypeExternalName {
-			t.missingNumberProblem(ing, ks, field)
-		}
-		return ks
-	}
 	svc, ok := t.snap.Service(ing.Namespace, b.Name)
-	t.rec.dependOn(ing.Namespace, b.Name, svc)
 	if !ok {
 		f := field()
 		t.problem(ingressRef(ing), f+".name", "Service %s/%s not found; %s", ing.Namespace, b.Name, skipped(f))
-		return nil
+		return backend{}, false
 	}
 	sp, why := findPort(svc, pd)
 	if why != "" {
 		f := field()
 		t.problem(ingressRef(ing), f+portField(pd), "%s; %s", why, skipped(f))
-		return nil
+		return backend{}, false
 	}
-	ks := t.newKongService(ing.Namespace, b.Name, pd, svc, sp)
 	if sp == nil && svc.Spec.Type != corev1.ServiceTypeExternalName {
-		t.missingNumberProblem(ing, ks, field)
+		t.problem(ingressRef(ing), field()+".port.number",
+			"Service %s/%s declares no ports; route kept for port %d, without targets", svc.Namespace, svc.Name, pd.number)
 	}
-	return ks
-}
-
-// newKongService registers the Kong service of one resolved backend. Its name, host and id share
-// one allocation.
-func (t *translation) newKongService(ns, backend string, pd portDef, svc *corev1.Service, sp *corev1.ServicePort) *kongService {
-	ks := &kongService{port: pd, svc: svc, svcPort: sp, portNumber: pd.number}
-	var buf [256]byte
-	name := appendServiceName(buf[:0], ns, backend, pd)
-	n := len(name)
-	all := appendUpstreamName(name, ns, backend, pd)
-	var p strPack
-	p.grow(len(all) + 36)
-	p.writeBytes(all[:n])
-	ks.name = p.take()
-	p.writeBytes(all[n:])
-	ks.host = p.take()
-	ks.id = p.addID(t.ids.services, ks.name)
-	ks.routes = ks.routeBuf[:0]
-	if sp != nil {
-		ks.portNumber = sp.Port
-	}
-	t.services[ks.name] = ks
-	return ks
-}
-
-// missingNumberProblem reports a backend port number on a Service that declares no ports. KIC
-// keeps such routes (traffic gets no targets); so does kongsync, to stay config-compatible.
-func (t *translation) missingNumberProblem(ing *networkingv1.Ingress, ks *kongService, field func() string) {
-	t.problem(ingressRef(ing), field()+".port.number",
-		"Service %s/%s declares no ports; route kept for port %d, without targets", ks.svc.Namespace, ks.svc.Name, ks.port.number)
+	return backend{ident: t.intern(ing.Namespace, b.Name, pd), port: pd, svc: svc, svcPort: sp}, true
 }
 
 func portDefOf(p networkingv1.ServiceBackendPort) portDef {
@@ -204,11 +255,11 @@ func findPort(svc *corev1.Service, p portDef) (*corev1.ServicePort, string) {
 // Services are visited by name (the order certificates are claimed in) and come out in
 // sortDocument's order (by name, descending), which then has no work.
 func (t *translation) buildServices() ([]*document.Service, []*document.Upstream) {
-	kss := make([]*kongService, 0, len(t.services))
-	for _, ks := range t.services {
-		kss = append(kss, ks)
+	kss := t.kss
+	cmp := func(a, b *kongService) int { return strings.Compare(a.name, b.name) }
+	if !slices.IsSortedFunc(kss, cmp) {
+		slices.SortFunc(kss, cmp)
 	}
-	slices.SortFunc(kss, func(a, b *kongService) int { return strings.Compare(a.name, b.name) })
 	svcs := make([]*document.Service, 0, len(kss))
 	ups := make([]*document.Upstream, 0, len(kss))
 	for _, ks := range kss {
@@ -226,6 +277,66 @@ func (t *translation) buildServices() ([]*document.Service, []*document.Upstream
 	return svcs, ups
 }
 
+// serviceInputs is what a Kong service entity is made from besides its identity and routes.
+type serviceInputs struct {
+	svc       *corev1.Service
+	info      *serviceInfo
+	portNum   int32
+	fromRules bool
+}
+
+// serviceFor is buildService, reusing the last build's entity of the same name while its inputs
+// and routes are the same. Services whose certificates assemble resolves are always rebuilt.
+func (t *translation) serviceFor(ks *kongService, info *serviceInfo) *document.Service {
+	sortRoutes(ks.routes)
+	if info.clientCertName != "" || len(info.caCerts) > 0 {
+		return t.buildService(ks, info)
+	}
+	in := serviceInputs{svc: ks.svc, info: info, portNum: ks.portNumber, fromRules: ks.fromRules}
+	id := ks.ident
+	if id.out != nil && id.in == in && slices.Equal(id.out.Routes, ks.routes) {
+		return id.out
+	}
+	out := t.buildService(ks, info)
+	if t.memos.ingresses != nil {
+		id.out, id.in = out, in
+	}
+	return out
+}
+
+// sortRoutes orders routes by name, descending, as sortDocument does; sorted input is left
+// untouched, so routes shared with earlier results are never written.
+func sortRoutes(rs []*document.Route) {
+	cmp := func(a, b *document.Route) int { return strings.Compare(*b.Name, *a.Name) }
+	if !slices.IsSortedFunc(rs, cmp) {
+		slices.SortStableFunc(rs, cmp)
+	}
+}
+
+// upstreamKey is what an upstream piece is made from besides what it reads: the Kong service's
+// name, Service, port and the Service's settings.
+type upstreamKey struct {
+	name    string
+	svc     *corev1.Service
+	info    *serviceInfo
+	svcPort corev1.ServicePort
+	hasPort bool
+}
+
+// upstreamPiece is one Kong upstream with its targets (EndpointSlices read) and policy applied.
+type upstreamPiece struct{ u *document.Upstream }
+
+// upstreamFor is the upstream piece of a Kong service.
+func (t *translation) upstreamFor(ks *kongService, info *serviceInfo) *document.Upstream {
+	key := upstreamKey{name: ks.name, svc: ks.svc, info: info}
+	if ks.svcPort != nil {
+		key.svcPort, key.hasPort = *ks.svcPort, true
+	}
+	return piece(t, t.memos.upstreams, key, func() *upstreamPiece {
+		return &upstreamPiece{u: t.buildUpstream(ks, info, t.upstreamPolicy(ks.svc))}
+	}).u
+}
+
 // serviceAlloc is a Kong service with the values its own pointer fields point at: one
 // allocation instead of one per field. Nothing modifies an entity after translation.
 type serviceAlloc struct {
@@ -234,7 +345,7 @@ type serviceAlloc struct {
 }
 
 func (t *translation) buildService(ks *kongService, info *serviceInfo) *document.Service {
-	a := &serviceAlloc{name: ks.name, host: ks.host, id: ks.id}
+	a := &serviceAlloc{name: ks.name, host: ks.host, id: ks.ident.id}
 	s := &a.s
 	s.Service = kong.Service{
 		ID:             &a.id,
@@ -252,9 +363,7 @@ func (t *translation) buildService(ks *kongService, info *serviceInfo) *document
 		s.Path = t.defaults.slash
 	}
 	info.apply(&s.Service)
-	if info.clientCert != nil {
-		t.clientRefs = append(t.clientRefs, clientCertRef{svc: &s.Service, cert: info.clientCert})
-	}
+	t.resolveServiceCerts(ks.svc, info, &s.Service)
 	s.Routes = ks.routes
 	return s
 }

@@ -14,7 +14,11 @@ import (
 type serviceInfo struct {
 	tags       []*string
 	hostHeader *string
-	clientCert *certEntry
+	// clientCertName is the Secret konghq.com/client-cert names, and caCerts the CA certificate
+	// Secrets konghq.com/ca-certificates-secrets names, found: assemble resolves both (the
+	// certificate's id is known once certificates are merged, a CA id must be one in the output).
+	clientCertName string
+	caCerts        []caCertRef
 	// opts are the parsed service annotations; nil when the Service has no konghq.com/ one
 	// (most Services), which saves their parsing and memory.
 	opts    *serviceOptions
@@ -27,32 +31,26 @@ type serviceOptions struct {
 	connectTimeout, readTimeout, writeTimeout *int
 	retries, tlsVerifyDepth                   *int
 	tlsVerify                                 *bool
-	caCerts                                   []*string
 }
+
+// caCertRef is a CA certificate Secret a Service names, with the id it holds.
+type caCertRef struct{ name, id string }
 
 func serviceRef(s *corev1.Service) store.Ref {
 	return store.Ref{Kind: store.KindService, Namespace: s.Namespace, Name: s.Name}
 }
 
-// serviceInfoFor parses a Service's annotations on first use. Bad values are reported and
-// ignored, keeping KIC's defaults.
+// serviceInfoFor is the Service's piece: its tags and annotation settings. Bad values are
+// reported and ignored, keeping KIC's defaults.
 func (t *translation) serviceInfoFor(svc *corev1.Service) *serviceInfo {
-	if info, ok := t.svcInfo[svc]; ok {
+	return piece(t, t.memos.services, svc, func() *serviceInfo {
+		info := &serviceInfo{}
+		info.tags = objectTagsIn(store.KindService, svc, &info.tagData, &t.nsTag)
+		if hasKeyPrefix(svc.Annotations, annPrefix) {
+			t.parseServiceOptions(svc, info)
+		}
 		return info
-	}
-	if info := t.cachedServiceInfo(svc); info != nil {
-		t.svcInfo[svc] = info
-		return info
-	}
-	before := len(t.problems)
-	info := &serviceInfo{}
-	info.tags = objectTagsIn(store.KindService, svc, &info.tagData, &t.nsTag)
-	if hasKeyPrefix(svc.Annotations, annPrefix) {
-		t.parseServiceOptions(svc, info)
-	}
-	t.svcInfo[svc] = info
-	t.storeServiceInfo(svc, info, t.problems[before:])
-	return info
+	})
 }
 
 // hasKeyPrefix reports whether any key of m starts with prefix.
@@ -143,36 +141,23 @@ func (info *serviceOptions) apply(s *kong.Service) {
 	setInt(&s.Retries, info.retries)
 	setBool(&s.TLSVerify, info.tlsVerify)
 	setInt(&s.TLSVerifyDepth, info.tlsVerifyDepth)
-	if len(info.caCerts) > 0 {
-		s.CACertificates = info.caCerts
-	}
 }
 
-// clientCertFor resolves konghq.com/client-cert: a TLS Secret in the Service's namespace whose
-// certificate Kong presents to the upstream. It needs a TLS protocol.
+// clientCertFor checks konghq.com/client-cert: a TLS Secret in the Service's namespace whose
+// certificate Kong presents to the upstream. It needs a TLS protocol; assemble resolves it.
 func (t *translation) clientCertFor(svc *corev1.Service, info *serviceInfo) {
 	name := svc.Annotations[annClientCert]
 	if name == "" {
 		return
 	}
-	field := annotationField(annClientCert)
 	if !isTLSProtocol(info.effectiveProtocol()) {
-		t.problem(serviceRef(svc), field, "client certificate needs a TLS protocol, not %q; annotation ignored", info.effectiveProtocol())
+		t.problem(serviceRef(svc), annotationField(annClientCert), "client certificate needs a TLS protocol, not %q; annotation ignored", info.effectiveProtocol())
 		return
 	}
-	ce := t.loadCert(svc.Namespace, name)
-	switch {
-	case ce.secret == nil:
-		t.problem(serviceRef(svc), field, "Secret %s/%s not found; annotation ignored", svc.Namespace, name)
-	case ce.err != "":
-		t.problem(serviceRef(svc), field, "Secret %s/%s has no usable TLS key pair; annotation ignored", svc.Namespace, name)
-	default:
-		t.useCert(ce)
-		info.clientCert = ce
-	}
+	info.clientCertName = name
 }
 
-// caCertsFor resolves konghq.com/ca-certificates-secrets: CA certificate Secrets (labelled
+// caCertsFor reads konghq.com/ca-certificates-secrets: CA certificate Secrets (labelled
 // konghq.com/ca-cert) whose ids the service trusts. It needs tls-verify true and a TLS protocol.
 func (t *translation) caCertsFor(svc *corev1.Service, info *serviceInfo) {
 	if v, ok := svc.Annotations[annCACertConfigMaps]; ok && v != "" {
@@ -197,12 +182,38 @@ func (t *translation) caCertsFor(svc *corev1.Service, info *serviceInfo) {
 			t.problem(serviceRef(svc), field, "Secret %s/%s not found; CA certificate skipped", svc.Namespace, name)
 			continue
 		}
-		id := string(sec.Data["id"])
-		if !t.caCertIDs[id] {
-			t.problem(serviceRef(svc), field, "Secret %s/%s is not a valid CA certificate Secret; CA certificate skipped", svc.Namespace, name)
+		info.caCerts = append(info.caCerts, caCertRef{name: name, id: string(sec.Data["id"])})
+	}
+}
+
+// resolveServiceCerts sets a Kong service's client certificate and CA certificates, which
+// depend on other Secrets than the Service's own piece reads: the client certificate's id is
+// set once identical certificates are merged, and a CA certificate counts only when it is in
+// the output.
+func (t *translation) resolveServiceCerts(svc *corev1.Service, info *serviceInfo, s *kong.Service) {
+	if name := info.clientCertName; name != "" {
+		field := annotationField(annClientCert)
+		switch ce := t.loadCert(svc.Namespace, name); {
+		case ce.secret == nil:
+			t.problem(serviceRef(svc), field, "Secret %s/%s not found; annotation ignored", svc.Namespace, name)
+		case ce.err != "":
+			t.problem(serviceRef(svc), field, "Secret %s/%s has no usable TLS key pair; annotation ignored", svc.Namespace, name)
+		default:
+			t.useCert(ce)
+			t.clientRefs = append(t.clientRefs, clientCertRef{svc: s, cert: ce})
+		}
+	}
+	var ids []*string
+	for _, c := range info.caCerts {
+		if !t.caCertIDs[c.id] {
+			t.problem(serviceRef(svc), annotationField(annCACertSecrets),
+				"Secret %s/%s is not a valid CA certificate Secret; CA certificate skipped", svc.Namespace, c.name)
 			continue
 		}
-		info.opts.caCerts = append(info.opts.caCerts, kong.String(id))
+		ids = append(ids, kong.String(c.id))
+	}
+	if len(ids) > 0 {
+		s.CACertificates = ids
 	}
 }
 

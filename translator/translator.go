@@ -10,7 +10,6 @@ package translator
 
 import (
 	"github.com/kong/go-kong/kong"
-	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kongsync/kongsync/document"
 	"github.com/kongsync/kongsync/store"
@@ -40,19 +39,22 @@ type Result struct {
 // Kong does not report itself ready after an empty configuration.
 const stubUpstream = "kong"
 
-// translation is the state of one Translate call. Every map in it is looked up, never ranged
-// into output; output lists are sorted before they leave.
+// translation is the state of one build: the pieces it uses (through the engine's memos, when
+// it keeps them) and assemble's cross-object decisions. Every map in it is looked up, never
+// ranged into output; output lists are sorted before they leave.
 type translation struct {
-	snap         *store.Snapshot
+	snap         view // the snapshot, through which pieces record what they read
 	opts         Options
+	gen          uint64
+	memos        *memos
+	keep         bool // the engine keeps entities for the next build
 	defaultClass bool
 	problems     []Problem
-	defaults     defaultValues
-	ids          struct{ services, routes idSpace }
+	defaults     *defaultValues
+	ids          *idSpaces
 	nsTag        [2]string // the last namespace tag made, shared by objects of that namespace
 
-	services map[string]*kongService // by Kong service name
-	svcInfo  map[*corev1.Service]*serviceInfo
+	kss []*kongService // this build's Kong services, in first-use order
 
 	certs      map[string]*certEntry // by "namespace/name" of the Secret
 	certOrder  []*certEntry          // Secrets that produce certificates, in claim order
@@ -60,61 +62,41 @@ type translation struct {
 	clientRefs []clientCertRef       // services whose client_certificate awaits the merged id
 	caCertIDs  map[string]bool       // ids of the CA certificates in the output
 
-	defaultKS    string          // Kong service holding the default backend route
-	defaultRoute *document.Route // that route
-	preDrop      []*document.Service
-
-	cache *Cache     // per-object results of earlier translations; nil for Translate
-	rec   *rulesMemo // what the Ingress being translated reads and produces, when caching
+	defaultRoute *document.Route // the default backend route, if any
 }
 
-// translated is a Result with the translation state it came from, which a Cache keeps.
-type translated struct {
-	Result
-	t *translation
+// idSpaces are the UUIDv5 namespaces of the entity types whose ids derive from their names.
+type idSpaces struct{ services, routes, plugins idSpace }
+
+func newIDSpaces() *idSpaces {
+	return &idSpaces{services: newIDSpace("services"), routes: newIDSpace("routes"), plugins: newIDSpace("plugins")}
 }
 
-func translateState(snap *store.Snapshot, opts Options, cache *Cache) translated {
-	if opts.IngressClass == "" {
-		opts.IngressClass = DefaultOptions().IngressClass
-	}
-	t := &translation{
-		cache:        cache,
-		snap:         snap,
-		opts:         opts,
-		defaultClass: snap.IsDefaultClass(opts.IngressClass),
-		services:     make(map[string]*kongService, snap.Len(store.KindService)),
-		svcInfo:      make(map[*corev1.Service]*serviceInfo, snap.Len(store.KindService)),
-		certs:        map[string]*certEntry{},
-		sniOwner:     map[string]*certEntry{},
-		caCertIDs:    map[string]bool{},
-		defaults:     newDefaultValues(),
-	}
-	if cache != nil {
-		t.defaults = cache.defaults
-	}
-	t.ids.services, t.ids.routes = newIDSpace("services"), newIDSpace("routes")
+// assemble makes every decision across objects from the pieces: which Ingresses are served and
+// in what order, TLS host claims, the default backend, the Kong services that routes share,
+// certificates, consumers, ambiguous paths, plugins, ordering. It runs on every build, so it
+// stays linear in the objects and allocates little when pieces are reused.
+func (t *translation) assemble() Result {
 	doc := document.New()
 	ings := t.selectIngresses()
 	t.collectTLS(ings)
-	settings := make([]*routeSettings, len(ings))
+	ps := make([]*ingressPiece, len(ings))
 	for i, ing := range ings {
-		settings[i] = t.routeSettingsFor(ing)
-		t.rulesFor(ing, settings[i])
+		ps[i] = t.ingressPiece(ing)
+		t.attachRules(ps[i])
 	}
-	t.translateDefaultBackend(ings, settings)
+	t.translateDefaultBackend(ings, ps)
 	doc.CACertificates = t.caCertificates()
 	doc.Services, doc.Upstreams = t.buildServices()
 	doc.Certificates = t.buildCertificates()
 	doc.Consumers = t.translateConsumers()
 	sortDocument(doc)
-	t.preDrop = doc.Services
-	doc.Services = t.dropAmbiguousPaths(doc.Services, ings, settings)
+	doc.Services = t.dropAmbiguousPaths(doc.Services, ings, ps)
 	doc.Plugins = t.buildPlugins(doc)
 	if document.IsEmpty(doc) {
 		doc.Upstreams = []*document.Upstream{{Upstream: kong.Upstream{Name: kong.String(stubUpstream)}}}
 	}
-	return translated{Result{Document: doc, Problems: finishProblems(t.problems)}, t}
+	return Result{Document: doc, Problems: finishProblems(t.problems)}
 }
 
 // problem records one rejected object or field.

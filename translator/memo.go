@@ -1,0 +1,244 @@
+package translator
+
+import (
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+
+	kup "github.com/kongsync/kongsync/internal/apis/configuration/v1beta1"
+	"github.com/kongsync/kongsync/store"
+)
+
+// A piece is what one object contributes to the configuration, computed by a pure function of
+// that object and of the objects it looks up on the way. Pieces see the snapshot only through a
+// view, which records every lookup; the memo keeps a piece with what it read and hands it out
+// again while every lookup still gives the same answer. Invalidation therefore follows what a
+// piece actually read, not hand-written rules per kind: a piece that starts reading a new kind
+// is invalidated by it without anything else to change.
+//
+// Objects are compared by pointer. The store hands out a new pointer for every new version of an
+// object (and ignores updates that do not change its resourceVersion), and snapshot objects are
+// immutable, so the same pointer means the same identity and resourceVersion, for objects read
+// from manifests (which have none) as well.
+
+// reads is what one piece looked up.
+type reads struct {
+	objs  []objRead
+	lists []listRead
+	kinds []kindRead
+}
+
+// objRead is one object looked up by kind, namespace and name, as found (nil: missing).
+type objRead struct {
+	ref store.Ref
+	obj store.Object
+}
+
+// listRead is one EndpointSlice index lookup, as found.
+type listRead struct {
+	ns, svc string
+	list    []*discoveryv1.EndpointSlice
+}
+
+// kindRead is a scan of a whole kind: valid while the kind's list is the same list (snapshots
+// share the lists of kinds that did not change).
+type kindRead struct {
+	kind store.Kind
+	list []store.Object
+}
+
+// add makes r's reads part of the reads of a piece that used the piece r belongs to.
+func (r *reads) add(o *reads) {
+	r.objs = append(r.objs, o.objs...)
+	r.lists = append(r.lists, o.lists...)
+	r.kinds = append(r.kinds, o.kinds...)
+}
+
+// valid reports whether every lookup gives the same answer in snap.
+func (r *reads) valid(snap *store.Snapshot) bool {
+	for i := range r.objs {
+		o := &r.objs[i]
+		cur, _ := lookup(snap, o.ref)
+		if cur != o.obj {
+			return false
+		}
+	}
+	for i := range r.lists {
+		l := &r.lists[i]
+		if !slices.Equal(snap.EndpointSlicesFor(l.ns, l.svc), l.list) {
+			return false
+		}
+	}
+	for i := range r.kinds {
+		if !sameList(snap.Objects(r.kinds[i].kind), r.kinds[i].list) {
+			return false
+		}
+	}
+	return true
+}
+
+// lookup is snap.Get with the typed fast paths for the kinds pieces read most; a missing object
+// is a nil interface, never a typed nil.
+func lookup(snap *store.Snapshot, ref store.Ref) (store.Object, bool) {
+	if ref.Kind == store.KindService {
+		if s, ok := snap.Service(ref.Namespace, ref.Name); ok {
+			return s, true
+		}
+		return nil, false
+	}
+	return snap.Get(ref)
+}
+
+// sameList reports whether two object lists are the same list.
+func sameList(a, b []store.Object) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
+// view is the snapshot as a piece sees it: lookups are recorded in rec while a piece runs
+// (rec is nil in assemble, whose reads are redone on every build anyway).
+type view struct {
+	snap *store.Snapshot
+	rec  *reads
+}
+
+func (v *view) note(kind store.Kind, ns, name string, o store.Object) {
+	if v.rec != nil {
+		v.rec.objs = append(v.rec.objs, objRead{ref: store.Ref{Kind: kind, Namespace: ns, Name: name}, obj: o})
+	}
+}
+
+// Service looks up a Service.
+func (v *view) Service(ns, name string) (*corev1.Service, bool) {
+	s, ok := v.snap.Service(ns, name)
+	if ok {
+		v.note(store.KindService, ns, name, s)
+	} else {
+		v.note(store.KindService, ns, name, nil)
+	}
+	return s, ok
+}
+
+// Secret looks up a Secret.
+func (v *view) Secret(ns, name string) (*corev1.Secret, bool) {
+	s, ok := v.snap.Secret(ns, name)
+	if ok {
+		v.note(store.KindSecret, ns, name, s)
+	} else {
+		v.note(store.KindSecret, ns, name, nil)
+	}
+	return s, ok
+}
+
+// KongUpstreamPolicy looks up a KongUpstreamPolicy.
+func (v *view) KongUpstreamPolicy(ns, name string) (*kup.KongUpstreamPolicy, bool) {
+	p, ok := v.snap.KongUpstreamPolicy(ns, name)
+	if ok {
+		v.note(store.KindKongUpstreamPolicy, ns, name, p)
+	} else {
+		v.note(store.KindKongUpstreamPolicy, ns, name, nil)
+	}
+	return p, ok
+}
+
+// Get looks up any object.
+func (v *view) Get(ref store.Ref) (store.Object, bool) {
+	o, ok := v.snap.Get(ref)
+	v.note(ref.Kind, ref.Namespace, ref.Name, o)
+	return o, ok
+}
+
+// EndpointSlicesFor looks up a Service's EndpointSlices.
+func (v *view) EndpointSlicesFor(ns, svc string) []*discoveryv1.EndpointSlice {
+	l := v.snap.EndpointSlicesFor(ns, svc)
+	if v.rec != nil {
+		v.rec.lists = append(v.rec.lists, listRead{ns: ns, svc: svc, list: l})
+	}
+	return l
+}
+
+// Objects scans a whole kind.
+func (v *view) Objects(k store.Kind) []store.Object {
+	l := v.snap.Objects(k)
+	if v.rec != nil {
+		v.rec.kinds = append(v.rec.kinds, kindRead{kind: k, list: l})
+	}
+	return l
+}
+
+// Len is the number of objects of a kind (assemble sizes its maps with it; not recorded).
+func (v *view) Len(k store.Kind) int { return v.snap.Len(k) }
+
+// Secrets scans every Secret.
+func (v *view) Secrets() []*corev1.Secret {
+	v.Objects(store.KindSecret)
+	return v.snap.Secrets()
+}
+
+// entry is one memoised piece: its value, the problems computing it reported, what it read,
+// and the build that last used it.
+type entry[V any] struct {
+	val      V
+	problems []Problem
+	reads    reads
+	gen      uint64
+}
+
+// memo keeps pieces of one sort by key (the object they are made from). Entries not used by a
+// build are dropped once they make up a fifth of the table, so one change costs no scan.
+type memo[K comparable, V any] struct {
+	m    map[K]*entry[V]
+	used int
+	// alive, if set, must hold for a kept piece to be reused: what it refers to outside the
+	// snapshot (a Kong service identity) still exists.
+	alive func(V) bool
+}
+
+func newMemo[K comparable, V any]() *memo[K, V] { return &memo[K, V]{m: map[K]*entry[V]{}} }
+
+// piece returns the piece for key, computing it with compute when there is none, or when what
+// the kept one read changed. compute reads through t.view and reports through t.problem; the
+// problems it reported are replayed whenever the piece is reused. Without a memo (a build that
+// keeps nothing) it just computes.
+func piece[K comparable, V any](t *translation, m *memo[K, V], key K, compute func() V) V {
+	if m == nil {
+		return compute()
+	}
+	m.used++
+	if e, ok := m.m[key]; ok && e.reads.valid(t.snap.snap) && (m.alive == nil || m.alive(e.val)) {
+		e.gen = t.gen
+		t.problems = append(t.problems, e.problems...)
+		if outer := t.snap.rec; outer != nil {
+			outer.add(&e.reads)
+		}
+		return e.val
+	}
+	e := &entry[V]{gen: t.gen}
+	before, outer := len(t.problems), t.snap.rec
+	t.snap.rec = &e.reads
+	e.val = compute()
+	t.snap.rec = outer
+	if outer != nil {
+		outer.add(&e.reads)
+	}
+	e.problems = slices.Clip(slices.Clone(t.problems[before:]))
+	m.m[key] = e
+	return e.val
+}
+
+// sweep drops the entries the build gen did not use, when they are many.
+func (m *memo[K, V]) sweep(gen uint64) {
+	if m == nil {
+		return
+	}
+	used := m.used
+	m.used = 0
+	if len(m.m)-used <= max(64, used/4) {
+		return
+	}
+	for k, e := range m.m {
+		if e.gen != gen {
+			delete(m.m, k)
+		}
+	}
+}
