@@ -23,7 +23,7 @@ type certEntry struct {
 	cert, pem string // PEM certificate and key, trimmed
 	err       string // why the Secret gives no certificate
 	piece     *certPiece
-	used      bool   // in certOrder
+	used      bool // in certOrder
 	hosts     []string
 }
 
