@@ -1,6 +1,7 @@
 package translator
 
 import (
+	"hash/maphash"
 	gosync "sync"
 
 	corev1 "k8s.io/api/core/v1"
@@ -33,7 +34,8 @@ type Engine struct {
 	gen      uint64
 	defaults *defaultValues
 	ids      *idSpaces
-	keep     bool // false for BuildOnce: nothing is kept for a next build
+	seed     maphash.Seed // of the match-key hashes pieces keep
+	keep     bool         // false for BuildOnce: nothing is kept for a next build
 	memos    *memos
 	enc      *document.JSONCache // nil for BuildOnce: document.EncodeConfig
 }
@@ -42,24 +44,22 @@ type Engine struct {
 // nothing has only the identity table (which groups routes into Kong services): a nil memo
 // computes every piece.
 type memos struct {
-	ingresses *memo[*networkingv1.Ingress, *ingressPiece]
-	services  *memo[*corev1.Service, *serviceInfo]
-	upstreams *memo[upstreamKey, *upstreamPiece]
+	ingresses *memo[*networkingv1.Ingress, *ingressPiece] // Service and upstream pieces: on ksIdent
 	certs     *memo[*corev1.Secret, *certPiece]
 	caCerts   *memo[*corev1.Secret, *caCertPiece]
 	consumers *memo[*configurationv1.KongConsumer, *consumerPiece]
 	plugins   *memo[metav1.Object, *pluginPiece]
 	idents    identTable
+	kinds     kindGens
 	// pluginEntities are the last build's plugin entities by what they were made from.
 	pluginEntities map[pluginMemoKey]*document.Plugin
 	certEntities   map[string]*document.Certificate // the last build's certificates, by id
+	shared         map[uint64]*ksIdent              // mayShare's table, cleared and reused
 }
 
 func newMemos() *memos {
 	return &memos{
-		ingresses: newMemo[*networkingv1.Ingress, *ingressPiece](),
-		services:  newMemo[*corev1.Service, *serviceInfo](),
-		upstreams: newMemo[upstreamKey, *upstreamPiece](),
+		ingresses: &memo[*networkingv1.Ingress, *ingressPiece]{m: map[*networkingv1.Ingress]*entry[*ingressPiece]{}, alive: identsAlive},
 		certs:     newMemo[*corev1.Secret, *certPiece](),
 		caCerts:   newMemo[*corev1.Secret, *caCertPiece](),
 		consumers: newMemo[*configurationv1.KongConsumer, *consumerPiece](),
@@ -71,8 +71,6 @@ func newMemos() *memos {
 // sweep drops what build gen did not use.
 func (m *memos) sweep(gen uint64) {
 	m.ingresses.sweep(gen)
-	m.services.sweep(gen)
-	m.upstreams.sweep(gen)
 	m.certs.sweep(gen)
 	m.caCerts.sweep(gen)
 	m.consumers.sweep(gen)
@@ -92,7 +90,7 @@ func newEngine(opts Options) *Engine {
 		opts.IngressClass = DefaultOptions().IngressClass
 	}
 	d := newDefaultValues()
-	return &Engine{opts: opts, defaults: &d, ids: newIDSpaces(), memos: &memos{idents: identTable{m: map[string]*ksIdent{}}}}
+	return &Engine{opts: opts, defaults: &d, ids: newIDSpaces(), seed: maphash.MakeSeed(), memos: &memos{idents: identTable{m: map[string]*ksIdent{}}}}
 }
 
 // Built is one translation of a snapshot, encoded.
@@ -111,6 +109,9 @@ func (e *Engine) Build(snap *store.Snapshot) (Built, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.gen++
+	if e.keep {
+		e.memos.kinds.update(snap, e.gen)
+	}
 	res := e.newTranslation(snap).assemble()
 	var cfg *document.Config
 	var err error

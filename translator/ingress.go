@@ -70,6 +70,7 @@ type ingressPiece struct {
 type ruleUse struct {
 	be    backend
 	route *document.Route
+	keys  []uint64 // hashes of its match keys (overlap.go)
 }
 
 // defaultPiece is an Ingress's default backend as it would be used: resolved (ok) with its
@@ -120,7 +121,7 @@ func (t *translation) translateRules(ing *networkingv1.Ingress, p *ingressPiece)
 		}
 	}
 	for _, g := range groups {
-		p.uses = append(p.uses, ruleUse{be: g.be, route: &g.route.r})
+		p.uses = append(p.uses, ruleUse{be: g.be, route: &g.route.r, keys: keyHashes(t.seed, &g.route.r)})
 	}
 }
 

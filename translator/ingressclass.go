@@ -34,12 +34,15 @@ func (t *translation) selectIngresses() []*networkingv1.Ingress {
 			out = append(out, ing)
 		}
 	}
-	slices.SortStableFunc(out, func(a, b *networkingv1.Ingress) int {
+	cmp := func(a, b *networkingv1.Ingress) int {
 		if c := a.CreationTimestamp.Compare(b.CreationTimestamp.Time); c != 0 {
 			return c
 		}
 		return compareNsName(a.Namespace, a.Name, b.Namespace, b.Name)
-	})
+	}
+	if !slices.IsSortedFunc(out, cmp) { // a total order: no ties for stability to keep
+		slices.SortFunc(out, cmp)
+	}
 	return out
 }
 

@@ -1,6 +1,7 @@
 package translator
 
 import (
+	"math/bits"
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
@@ -22,11 +23,53 @@ import (
 // immutable, so the same pointer means the same identity and resourceVersion, for objects read
 // from manifests (which have none) as well.
 
-// reads is what one piece looked up.
+// reads is what one piece looked up. mask has the bit of every kind read (kindBit): a piece
+// whose kinds all kept their lists since it was last checked needs no lookups to be reused.
 type reads struct {
 	objs  []objRead
 	lists []listRead
 	kinds []kindRead
+	mask  uint32
+}
+
+// kindBit is a kind's bit in reads.mask: its index in store.Kinds, or the last bit, which
+// counts as always changed, for a kind store.Kinds does not list.
+func kindBit(k store.Kind) uint32 {
+	for i, sk := range store.Kinds {
+		if sk == k && i < 31 {
+			return 1 << i
+		}
+	}
+	return 1 << 31
+}
+
+// kindGens knows, per kind, the last build whose snapshot had a different list of it than the
+// build before: no object of a kind whose list is the same changed.
+type kindGens struct {
+	lists [31][]store.Object
+	gen   [32]uint64
+}
+
+// update records which kinds changed in build gen's snapshot.
+func (k *kindGens) update(snap *store.Snapshot, gen uint64) {
+	for i, kind := range store.Kinds[:min(len(store.Kinds), 31)] {
+		if l := snap.Objects(kind); !sameList(l, k.lists[i]) {
+			k.lists[i], k.gen[i] = l, gen
+		}
+	}
+	k.gen[31] = gen
+}
+
+// unchangedSince reports whether no kind in mask changed after build checked.
+func (k *kindGens) unchangedSince(mask uint32, checked uint64) bool {
+	for mask != 0 {
+		i := bits.TrailingZeros32(mask)
+		if k.gen[i] > checked {
+			return false
+		}
+		mask &^= 1 << i
+	}
+	return true
 }
 
 // objRead is one object looked up by kind, namespace and name, as found (nil: missing).
@@ -53,6 +96,7 @@ func (r *reads) add(o *reads) {
 	r.objs = append(r.objs, o.objs...)
 	r.lists = append(r.lists, o.lists...)
 	r.kinds = append(r.kinds, o.kinds...)
+	r.mask |= o.mask
 }
 
 // valid reports whether every lookup gives the same answer in snap.
@@ -105,6 +149,7 @@ type view struct {
 func (v *view) note(kind store.Kind, ns, name string, o store.Object) {
 	if v.rec != nil {
 		v.rec.objs = append(v.rec.objs, objRead{ref: store.Ref{Kind: kind, Namespace: ns, Name: name}, obj: o})
+		v.rec.mask |= kindBit(kind)
 	}
 }
 
@@ -153,6 +198,7 @@ func (v *view) EndpointSlicesFor(ns, svc string) []*discoveryv1.EndpointSlice {
 	l := v.snap.EndpointSlicesFor(ns, svc)
 	if v.rec != nil {
 		v.rec.lists = append(v.rec.lists, listRead{ns: ns, svc: svc, list: l})
+		v.rec.mask |= kindBit(store.KindEndpointSlice)
 	}
 	return l
 }
@@ -162,6 +208,7 @@ func (v *view) Objects(k store.Kind) []store.Object {
 	l := v.snap.Objects(k)
 	if v.rec != nil {
 		v.rec.kinds = append(v.rec.kinds, kindRead{kind: k, list: l})
+		v.rec.mask |= kindBit(k)
 	}
 	return l
 }
@@ -176,12 +223,13 @@ func (v *view) Secrets() []*corev1.Secret {
 }
 
 // entry is one memoised piece: its value, the problems computing it reported, what it read,
-// and the build that last used it.
+// the build that last used it and the last build at which its reads were checked.
 type entry[V any] struct {
 	val      V
 	problems []Problem
 	reads    reads
 	gen      uint64
+	checked  uint64
 }
 
 // memo keeps pieces of one sort by key (the object they are made from). Entries not used by a
@@ -197,7 +245,7 @@ type memo[K comparable, V any] struct {
 func newMemo[K comparable, V any]() *memo[K, V] { return &memo[K, V]{m: map[K]*entry[V]{}} }
 
 // piece returns the piece for key, computing it with compute when there is none, or when what
-// the kept one read changed. compute reads through t.view and reports through t.problem; the
+// the kept one read changed. compute reads through t.snap and reports through t.problem; the
 // problems it reported are replayed whenever the piece is reused. Without a memo (a build that
 // keeps nothing) it just computes.
 func piece[K comparable, V any](t *translation, m *memo[K, V], key K, compute func() V) V {
@@ -205,15 +253,61 @@ func piece[K comparable, V any](t *translation, m *memo[K, V], key K, compute fu
 		return compute()
 	}
 	m.used++
-	if e, ok := m.m[key]; ok && e.reads.valid(t.snap.snap) && (m.alive == nil || m.alive(e.val)) {
+	if e, ok := m.m[key]; ok && (m.alive == nil || m.alive(e.val)) && t.reuse(&e.checked, &e.reads) {
 		e.gen = t.gen
-		t.problems = append(t.problems, e.problems...)
-		if outer := t.snap.rec; outer != nil {
-			outer.add(&e.reads)
-		}
+		t.replay(e.problems, &e.reads)
 		return e.val
 	}
-	e := &entry[V]{gen: t.gen}
+	e := record(t, compute)
+	m.m[key] = e
+	return e.val
+}
+
+// slot is a memo of one piece held by what it belongs to (a Kong service identity), for pieces
+// made from inputs that are not all objects: reused while the inputs are equal and what the
+// piece read is unchanged.
+type slot[I comparable, V any] struct {
+	in I
+	e  *entry[V]
+}
+
+// slotPiece is piece for a slot.
+func slotPiece[I comparable, V any](t *translation, s *slot[I, V], in I, compute func() V) V {
+	if !t.keep {
+		return compute()
+	}
+	if e := s.e; e != nil && s.in == in && t.reuse(&e.checked, &e.reads) {
+		e.gen = t.gen
+		t.replay(e.problems, &e.reads)
+		return e.val
+	}
+	s.in, s.e = in, record(t, compute)
+	return s.e.val
+}
+
+// reuse reports whether a piece last checked at build *checked, with reads r, still holds.
+func (t *translation) reuse(checked *uint64, r *reads) bool {
+	if *checked == t.gen || t.memos.kinds.unchangedSince(r.mask, *checked) {
+		return true
+	}
+	if !r.valid(t.snap.snap) {
+		return false
+	}
+	*checked = t.gen
+	return true
+}
+
+// replay reports a reused piece's problems again and, inside another piece, adds its reads.
+func (t *translation) replay(problems []Problem, r *reads) {
+	t.problems = append(t.problems, problems...)
+	if outer := t.snap.rec; outer != nil {
+		outer.add(r)
+	}
+}
+
+// record computes a piece, recording what it reads and the problems it reports.
+func record[V any](t *translation, compute func() V) *entry[V] {
+	e := &entry[V]{gen: t.gen, checked: t.gen}
 	before, outer := len(t.problems), t.snap.rec
 	t.snap.rec = &e.reads
 	e.val = compute()
@@ -222,8 +316,7 @@ func piece[K comparable, V any](t *translation, m *memo[K, V], key K, compute fu
 		outer.add(&e.reads)
 	}
 	e.problems = slices.Clip(slices.Clone(t.problems[before:]))
-	m.m[key] = e
-	return e.val
+	return e
 }
 
 // sweep drops the entries the build gen did not use, when they are many.

@@ -33,7 +33,7 @@ type pathClaim struct {
 // dropAmbiguousPaths applies the rule above to the sorted services. Routes and services that
 // change are copied, never modified: they may be shared with a cache.
 func (t *translation) dropAmbiguousPaths(services []*document.Service, ings []*networkingv1.Ingress, ps []*ingressPiece) []*document.Service {
-	if len(ings) < 1 || !mayShare(services) {
+	if len(ings) < 1 || !t.mayShare(ps) {
 		return services
 	}
 	order := make(map[[2]string]int, len(ings))
@@ -94,36 +94,46 @@ func (t *translation) dropAmbiguousPaths(services []*document.Service, ings []*n
 	return applyDrops(services, drop)
 }
 
-// mayShare is a quick, allocation-light superset of anyShared over every rule route: it
-// compares 64-bit hashes of the match keys, so a collision (or a route anyShared would not
-// consider) only sends the caller to the exact check.
-func mayShare(services []*document.Service) bool {
-	n := 0
-	for _, s := range services {
-		n += len(s.Routes)
+// mayShare is a quick, allocation-free superset of anyShared over every rule route: it compares
+// the 64-bit hashes of the routes' match keys that their pieces computed, so a collision only
+// sends the caller to the exact check.
+func (t *translation) mayShare(ps []*ingressPiece) bool {
+	first := t.memos.shared
+	if first == nil {
+		first = map[uint64]*ksIdent{}
+		if t.keep {
+			t.memos.shared = first
+		}
 	}
-	first := make(map[uint64]int, n)
-	seed := maphash.MakeSeed()
-	var kb [4]matchKey
-	for si, s := range services {
-		for _, r := range s.Routes {
-			ns, name, ok := routeIngress(r)
-			if !ok || r.Name == nil || isDefaultRouteName(*r.Name, ns, name) {
-				continue
-			}
-			for _, p := range r.Paths {
-				for _, k := range matchKeys(r, *p, kb[:0]) {
-					h := maphash.Comparable(seed, k)
-					if svc, ok := first[h]; !ok {
-						first[h] = si
-					} else if svc != si {
-						return true
-					}
+	clear(first)
+	for _, p := range ps {
+		for i := range p.uses {
+			u := &p.uses[i]
+			for _, h := range u.keys {
+				if id, ok := first[h]; !ok {
+					first[h] = u.be.ident
+				} else if id != u.be.ident {
+					return true
 				}
 			}
 		}
 	}
 	return false
+}
+
+// keyHashes are the hashes of a rule route's match keys, which mayShare compares.
+func keyHashes(seed maphash.Seed, r *document.Route) []uint64 {
+	var kb [4]matchKey
+	var out []uint64
+	for _, p := range r.Paths {
+		if p == nil {
+			continue
+		}
+		for _, k := range matchKeys(r, *p, kb[:0]) {
+			out = append(out, maphash.Comparable(seed, k))
+		}
+	}
+	return out
 }
 
 // anyShared reports whether two claims of different Kong services share a match key; without

@@ -176,7 +176,7 @@ func (t *translation) buildCertificates() []*document.Certificate {
 // reuseCertificates replaces each certificate equal to the last build's of the same id by that
 // one, and remembers this build's, when the engine keeps entities.
 func (t *translation) reuseCertificates(out []*document.Certificate) []*document.Certificate {
-	if t.memos.ingresses == nil {
+	if !t.keep {
 		return out
 	}
 	prev := t.memos.certEntities

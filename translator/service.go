@@ -59,9 +59,13 @@ type ksIdent struct {
 	name, host, id string
 	gen            uint64       // the last build that used it
 	dead           bool         // dropped from the table: pieces holding it are recomputed
-	cur            *kongService // the Kong service of build gen
+	cur            *kongService // the Kong service of build gen (ks, or a new one in a cold build)
+	ks             kongService  // storage reused by each build
 	out            *document.Service
 	in             serviceInputs
+	// info and up are the pieces of the Kong service's Service settings and upstream.
+	info slot[*corev1.Service, *serviceInfo]
+	up   slot[upstreamIn, *upstreamPiece]
 }
 
 // identTable interns Kong service identities by name.
@@ -145,7 +149,8 @@ func (t *translation) kongService(be *backend) *kongService {
 	if id.gen == t.gen && id.cur != nil {
 		return id.cur
 	}
-	ks := &kongService{ident: id, name: id.name, host: id.host, port: be.port, svc: be.svc, svcPort: be.svcPort,
+	ks := &id.ks
+	*ks = kongService{ident: id, name: id.name, host: id.host, port: be.port, svc: be.svc, svcPort: be.svcPort,
 		portNumber: be.port.number}
 	ks.routes = ks.routeBuf[:0]
 	if be.svcPort != nil {
@@ -269,11 +274,12 @@ func (t *translation) buildServices() ([]*document.Service, []*document.Upstream
 		if !t.consistentAnnotations(ks.name, []*corev1.Service{ks.svc}) {
 			continue
 		}
-		info := t.serviceInfoFor(ks.svc)
+		info := t.serviceInfoFor(ks)
 		svcs = append(svcs, t.serviceFor(ks, info))
 		ups = append(ups, t.upstreamFor(ks, info))
 	}
 	slices.Reverse(svcs)
+	slices.Reverse(ups) // by Kong service name, descending: often already sortDocument's order
 	return svcs, ups
 }
 
@@ -298,7 +304,7 @@ func (t *translation) serviceFor(ks *kongService, info *serviceInfo) *document.S
 		return id.out
 	}
 	out := t.buildService(ks, info)
-	if t.memos.ingresses != nil {
+	if t.keep {
 		id.out, id.in = out, in
 	}
 	return out
@@ -313,10 +319,9 @@ func sortRoutes(rs []*document.Route) {
 	}
 }
 
-// upstreamKey is what an upstream piece is made from besides what it reads: the Kong service's
-// name, Service, port and the Service's settings.
-type upstreamKey struct {
-	name    string
+// upstreamIn is what an upstream piece is made from besides its name and what it reads: the
+// Service, its settings and port.
+type upstreamIn struct {
 	svc     *corev1.Service
 	info    *serviceInfo
 	svcPort corev1.ServicePort
@@ -328,11 +333,11 @@ type upstreamPiece struct{ u *document.Upstream }
 
 // upstreamFor is the upstream piece of a Kong service.
 func (t *translation) upstreamFor(ks *kongService, info *serviceInfo) *document.Upstream {
-	key := upstreamKey{name: ks.name, svc: ks.svc, info: info}
+	in := upstreamIn{svc: ks.svc, info: info}
 	if ks.svcPort != nil {
-		key.svcPort, key.hasPort = *ks.svcPort, true
+		in.svcPort, in.hasPort = *ks.svcPort, true
 	}
-	return piece(t, t.memos.upstreams, key, func() *upstreamPiece {
+	return slotPiece(t, &ks.ident.up, in, func() *upstreamPiece {
 		return &upstreamPiece{u: t.buildUpstream(ks, info, t.upstreamPolicy(ks.svc))}
 	}).u
 }
@@ -364,7 +369,7 @@ func (t *translation) buildService(ks *kongService, info *serviceInfo) *document
 	}
 	info.apply(&s.Service)
 	t.resolveServiceCerts(ks.svc, info, &s.Service)
-	s.Routes = ks.routes
+	s.Routes = slices.Clone(ks.routes) // ks.routes is reused by the next build
 	return s
 }
 

@@ -40,10 +40,11 @@ func serviceRef(s *corev1.Service) store.Ref {
 	return store.Ref{Kind: store.KindService, Namespace: s.Namespace, Name: s.Name}
 }
 
-// serviceInfoFor is the Service's piece: its tags and annotation settings. Bad values are
+// serviceInfoFor is the piece of a Kong service's Service: its tags and annotation settings. Bad values are
 // reported and ignored, keeping KIC's defaults.
-func (t *translation) serviceInfoFor(svc *corev1.Service) *serviceInfo {
-	return piece(t, t.memos.services, svc, func() *serviceInfo {
+func (t *translation) serviceInfoFor(ks *kongService) *serviceInfo {
+	svc := ks.svc
+	return slotPiece(t, &ks.ident.info, svc, func() *serviceInfo {
 		info := &serviceInfo{}
 		info.tags = objectTagsIn(store.KindService, svc, &info.tagData, &t.nsTag)
 		if hasKeyPrefix(svc.Annotations, annPrefix) {

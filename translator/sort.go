@@ -18,11 +18,11 @@ import (
 // Lists already in order are not written: entities reused from a Cache share their lists with
 // earlier results.
 func sortDocument(d *document.Document) {
-	slices.SortFunc(d.Services, func(a, b *document.Service) int { return strings.Compare(*b.Name, *a.Name) })
+	sortDesc(d.Services, func(s *document.Service) string { return *s.Name })
 	for _, s := range d.Services {
 		sortRoutes(s.Routes)
 	}
-	slices.SortFunc(d.Upstreams, func(a, b *document.Upstream) int { return strings.Compare(*b.Name, *a.Name) })
+	sortDesc(d.Upstreams, func(u *document.Upstream) string { return *u.Name })
 	for _, u := range d.Upstreams {
 		cmp := func(a, b *kong.Target) int { return strings.Compare(*b.Target, *a.Target) }
 		if !slices.IsSortedFunc(u.Targets, cmp) {
@@ -53,4 +53,13 @@ func deref(s *string) string {
 		return ""
 	}
 	return *s
+}
+
+// sortDesc sorts l by name, descending; a list already in order (as assemble usually makes
+// them) costs one pass.
+func sortDesc[T any](l []T, name func(T) string) {
+	cmp := func(a, b T) int { return strings.Compare(name(b), name(a)) }
+	if !slices.IsSortedFunc(l, cmp) {
+		slices.SortFunc(l, cmp)
+	}
 }

@@ -9,6 +9,8 @@
 package translator
 
 import (
+	"hash/maphash"
+
 	"github.com/kong/go-kong/kong"
 
 	"github.com/kongsync/kongsync/document"
@@ -52,6 +54,7 @@ type translation struct {
 	problems     []Problem
 	defaults     *defaultValues
 	ids          *idSpaces
+	seed         maphash.Seed
 	nsTag        [2]string // the last namespace tag made, shared by objects of that namespace
 
 	kss []*kongService // this build's Kong services, in first-use order
