@@ -9,16 +9,7 @@ import (
 
 	"github.com/kongsync/kongsync/document"
 	"github.com/kongsync/kongsync/store"
-)
-
-// The tags through which a Kong entity names the Kubernetes object it came from (KIC's scheme).
-const (
-	TagKind      = "k8s-kind:"
-	TagNamespace = "k8s-namespace:"
-	TagName      = "k8s-name:"
-	TagGroup     = "k8s-group:"
-	TagVersion   = "k8s-version:"
-	TagUID       = "k8s-uid:"
+	"github.com/kongsync/kongsync/translator"
 )
 
 // EntityError is one entry of Kong's flattened_errors: an entity and what is wrong with it.
@@ -111,53 +102,10 @@ func parseConfigError(body []byte) ([]EntityError, string, error) {
 	return out, ce.Message, nil
 }
 
-// RefFromTags reads the k8s-* tags of a Kong entity. ok is false when the name or kind is missing,
-// or when the namespace is missing for a namespaced kind.
-func RefFromTags(tags []string) (store.Ref, bool) {
-	var ref store.Ref
-	var group string
-	for _, t := range tags {
-		switch {
-		case strings.HasPrefix(t, TagKind):
-			ref.Kind = store.Kind(strings.TrimPrefix(t, TagKind))
-		case strings.HasPrefix(t, TagNamespace):
-			ref.Namespace = strings.TrimPrefix(t, TagNamespace)
-		case strings.HasPrefix(t, TagName):
-			ref.Name = strings.TrimPrefix(t, TagName)
-		case strings.HasPrefix(t, TagGroup):
-			group = strings.TrimPrefix(t, TagGroup)
-		}
-	}
-	if ref.Kind == "" || ref.Name == "" {
-		return store.Ref{}, false
-	}
-	if known(ref.Kind) && ref.Kind.GVK().Group != group && group != "" {
-		return store.Ref{}, false // same kind name in another API group: not ours
-	}
-	if ref.Namespace == "" && !clusterScoped[ref.Kind] {
-		return store.Ref{}, false
-	}
-	return ref, true
-}
-
-// clusterScoped are the kinds whose entities carry no k8s-namespace tag.
-var clusterScoped = map[store.Kind]bool{
-	store.KindIngressClass: true, "KongClusterPlugin": true, "GatewayClass": true,
-}
-
-func known(k store.Kind) bool {
-	for _, s := range store.Kinds {
-		if s == k {
-			return true
-		}
-	}
-	return false
-}
-
 // ownerOf finds the Kubernetes object behind a rejected entity: its own tags, else the tags the
 // same entity (by id) carries in the document sent, else those of its parent entities.
 func ownerOf(ee EntityError, doc *document.Document) (store.Ref, bool) {
-	if ref, ok := RefFromTags(ee.Tags); ok {
+	if ref, ok := translator.RefFromTags(ee.Tags); ok {
 		return ref, true
 	}
 	ids := []string{ee.ID}
@@ -174,7 +122,7 @@ func ownerOf(ee EntityError, doc *document.Document) (store.Ref, bool) {
 		if id == "" {
 			continue
 		}
-		if ref, ok := RefFromTags(index[id]); ok {
+		if ref, ok := translator.RefFromTags(index[id]); ok {
 			return ref, true
 		}
 	}

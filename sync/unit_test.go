@@ -69,28 +69,6 @@ func TestParseRetryAfter(t *testing.T) {
 	}
 }
 
-func TestRefFromTags(t *testing.T) {
-	for _, c := range []struct {
-		tags []string
-		want store.Ref
-		ok   bool
-	}{
-		{[]string{"k8s-name:app", "k8s-namespace:default", "k8s-kind:Ingress", "k8s-group:networking.k8s.io", "k8s-version:v1"},
-			store.Ref{Kind: store.KindIngress, Namespace: "default", Name: "app"}, true},
-		{[]string{"k8s-name:kong", "k8s-kind:IngressClass", "k8s-group:networking.k8s.io"}, store.Ref{Kind: store.KindIngressClass, Name: "kong"}, true},
-		{[]string{"k8s-name:app", "k8s-kind:Ingress"}, store.Ref{}, false}, // namespaced kind without namespace
-		{[]string{"k8s-name:global-auth", "k8s-kind:KongClusterPlugin", "k8s-group:configuration.konghq.com"},
-			store.Ref{Kind: "KongClusterPlugin", Name: "global-auth"}, true},
-		{[]string{"k8s-name:app", "k8s-namespace:x", "k8s-kind:Service", "k8s-group:example.com"}, store.Ref{}, false},
-		{[]string{"managed-by-kongsync"}, store.Ref{}, false},
-	} {
-		got, ok := RefFromTags(c.tags)
-		if got != c.want || ok != c.ok {
-			t.Errorf("RefFromTags(%v) = %v, %v; want %v, %v", c.tags, got, ok, c.want, c.ok)
-		}
-	}
-}
-
 // An entity without k8s tags (e.g. a target) is traced through its parent's id in the document.
 func TestOwnerOfFallsBackToParent(t *testing.T) {
 	doc := document.New()

@@ -190,25 +190,6 @@ func applyDrops(services []*document.Service, drop map[*document.Route]map[int]b
 	return out
 }
 
-// routeIngress reads the namespace and name of a route's Ingress from its tags.
-func routeIngress(r *document.Route) (ns, name string, ok bool) {
-	kind := false
-	for _, tg := range r.Tags {
-		if tg == nil {
-			continue
-		}
-		switch v := *tg; {
-		case strings.HasPrefix(v, tagNamespace):
-			ns = v[len(tagNamespace):]
-		case strings.HasPrefix(v, tagName):
-			name = v[len(tagName):]
-		case v == "k8s-kind:Ingress":
-			kind = true
-		}
-	}
-	return ns, name, kind && name != ""
-}
-
 // isDefaultRouteName reports whether route name is `<ns>.<name>`, the default backend route of
 // Ingress ns/name.
 func isDefaultRouteName(route, ns, name string) bool {

@@ -220,24 +220,6 @@ func (t *translation) collectConsumerRels(doc *document.Document, rels map[plugi
 	}
 }
 
-// tagObject reads the namespace and name of the object an entity came from out of its
-// k8s-namespace and k8s-name tags, the first of each (KIC's fixed tags precede user tags).
-func tagObject(tags []*string) (ns, name string, ok bool) {
-	var haveNS, haveName bool
-	for _, tp := range tags {
-		if tp == nil {
-			continue
-		}
-		switch tag := *tp; {
-		case !haveName && strings.HasPrefix(tag, tagName):
-			name, haveName = tag[len(tagName):], true
-		case !haveNS && strings.HasPrefix(tag, tagNamespace):
-			ns, haveNS = tag[len(tagNamespace):], true
-		}
-	}
-	return ns, name, haveNS && haveName
-}
-
 // attachPlugin resolves one referenced plugin and appends a Kong plugin per combination of the
 // entities referencing it. A missing plugin is a problem on every referrer; a plugin that
 // cannot be built, one on the plugin.
