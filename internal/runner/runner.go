@@ -23,7 +23,7 @@ import (
 	"github.com/kongsync/kongsync/informer"
 	"github.com/kongsync/kongsync/internal/admindiscovery"
 	"github.com/kongsync/kongsync/internal/metrics"
-	"github.com/kongsync/kongsync/internal/status"
+	"github.com/kongsync/kongsync/status"
 	"github.com/kongsync/kongsync/store"
 	kongsync "github.com/kongsync/kongsync/sync"
 	"github.com/kongsync/kongsync/translator"
