@@ -21,11 +21,11 @@ import (
 	"k8s.io/client-go/tools/record"
 
 	"github.com/kongsync/kongsync/informer"
-	"github.com/kongsync/kongsync/internal/admindiscovery"
 	"github.com/kongsync/kongsync/internal/metrics"
 	"github.com/kongsync/kongsync/status"
 	"github.com/kongsync/kongsync/store"
 	kongsync "github.com/kongsync/kongsync/sync"
+	"github.com/kongsync/kongsync/sync/discovery"
 	"github.com/kongsync/kongsync/translator"
 )
 
@@ -128,7 +128,7 @@ func startDiscovery(ctx context.Context, cfg Config, client kubernetes.Interface
 	if cfg.KongAdminSvc == "" {
 		return nil
 	}
-	d, err := admindiscovery.New(client, cfg.KongAdminSvc, cfg.KongAdminSvcPortNames, loop.SetReplicas, log)
+	d, err := discovery.New(client, cfg.KongAdminSvc, cfg.KongAdminSvcPortNames, loop.SetReplicas, log)
 	if err != nil {
 		return err
 	}
