@@ -12,7 +12,7 @@ import (
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 
-	"github.com/kongsync/kongsync/internal/metrics"
+	"github.com/kongsync/kongsync/metrics"
 	"github.com/kongsync/kongsync/status"
 )
 

@@ -21,7 +21,7 @@ import (
 	"k8s.io/client-go/tools/record"
 
 	"github.com/kongsync/kongsync/informer"
-	"github.com/kongsync/kongsync/internal/metrics"
+	"github.com/kongsync/kongsync/metrics"
 	"github.com/kongsync/kongsync/status"
 	"github.com/kongsync/kongsync/store"
 	kongsync "github.com/kongsync/kongsync/sync"
