@@ -12,8 +12,8 @@ import (
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 
-	"github.com/kongsync/kongsync/internal/metrics"
-	"github.com/kongsync/kongsync/internal/status"
+	"github.com/kongsync/kongsync/metrics"
+	"github.com/kongsync/kongsync/status"
 )
 
 // leadStatus runs the status writer while this replica holds the Lease. Only status writing is

@@ -20,12 +20,12 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/client-go/tools/record"
 
-	"github.com/kongsync/kongsync/internal/admindiscovery"
-	"github.com/kongsync/kongsync/internal/controller"
-	"github.com/kongsync/kongsync/internal/metrics"
-	"github.com/kongsync/kongsync/internal/status"
+	"github.com/kongsync/kongsync/informer"
+	"github.com/kongsync/kongsync/metrics"
+	"github.com/kongsync/kongsync/status"
 	"github.com/kongsync/kongsync/store"
 	kongsync "github.com/kongsync/kongsync/sync"
+	"github.com/kongsync/kongsync/sync/discovery"
 	"github.com/kongsync/kongsync/translator"
 )
 
@@ -60,8 +60,8 @@ func Run(ctx context.Context, cfg Config, log logr.Logger) error {
 		statusWriter.Updated = cfg.Hooks.StatusUpdated
 		notifiers = append(notifiers, statusWriter)
 	}
-	ctrl, err := controller.New(client, st, notifiers, log.WithName("controller"),
-		controller.Options{Namespaces: cfg.WatchNamespaces, Dynamic: dyn, Metadata: meta})
+	ctrl, err := informer.New(client, st, notifiers, log.WithName("controller"),
+		informer.Options{Namespaces: cfg.WatchNamespaces, Dynamic: dyn, Metadata: meta})
 	if err != nil {
 		return err
 	}
@@ -128,7 +128,7 @@ func startDiscovery(ctx context.Context, cfg Config, client kubernetes.Interface
 	if cfg.KongAdminSvc == "" {
 		return nil
 	}
-	d, err := admindiscovery.New(client, cfg.KongAdminSvc, cfg.KongAdminSvcPortNames, loop.SetReplicas, log)
+	d, err := discovery.New(client, cfg.KongAdminSvc, cfg.KongAdminSvcPortNames, loop.SetReplicas, log)
 	if err != nil {
 		return err
 	}
@@ -193,7 +193,7 @@ func restConfig(cfg Config) (*rest.Config, error) {
 }
 
 // multiNotifier fans a store change out to the sync loop and the status writer.
-type multiNotifier []controller.Notifier
+type multiNotifier []informer.Notifier
 
 func (m multiNotifier) Notify() {
 	for _, n := range m {

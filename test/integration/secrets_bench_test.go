@@ -17,7 +17,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/metadata"
 
-	"github.com/kongsync/kongsync/internal/controller"
+	"github.com/kongsync/kongsync/informer"
 	"github.com/kongsync/kongsync/internal/runner"
 	"github.com/kongsync/kongsync/store"
 )
@@ -25,7 +25,7 @@ import (
 // benchSecrets is how many Ingresses each reference their own Secret.
 const benchSecrets = 200
 
-// BenchmarkStartReferencedSecrets measures controller.Start (informer lists, then every
+// BenchmarkStartReferencedSecrets measures Controller.Start (informer lists, then every
 // referenced Secret stored) in a namespace of benchSecrets Ingresses, each referencing its own
 // Secret: of type Opaque, which no full informer covers, so that Start must GET every one of
 // them, with the client rate limit `kongsync run` uses by default (--apiserver-qps 100,
@@ -80,8 +80,8 @@ func startReferencedSecrets(b *testing.B, ns string, qps float32, burst int) {
 	client := kubernetes.NewForConfigOrDie(rc)
 	meta := metadata.NewForConfigOrDie(rc)
 	st := store.New()
-	c, err := controller.New(client, st, make(notifyChan, 1), logr.Discard(),
-		controller.Options{Namespaces: []string{ns}, Metadata: meta})
+	c, err := informer.New(client, st, make(notifyChan, 1), logr.Discard(),
+		informer.Options{Namespaces: []string{ns}, Metadata: meta})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -22,7 +22,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/metadata"
 
-	"github.com/kongsync/kongsync/internal/controller"
+	"github.com/kongsync/kongsync/informer"
 	"github.com/kongsync/kongsync/store"
 )
 
@@ -119,7 +119,7 @@ func startSecretController(t *testing.T, ns string) (*store.Store, notifyChan, *
 	meta := metadata.NewForConfigOrDie(rc)
 	st := store.New()
 	n := make(notifyChan, 1)
-	c, err := controller.New(client, st, n, logr.Discard(), controller.Options{Namespaces: []string{ns}, Metadata: meta})
+	c, err := informer.New(client, st, n, logr.Discard(), informer.Options{Namespaces: []string{ns}, Metadata: meta})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +175,7 @@ func TestUnrelatedSecretDataNeverTransferred(t *testing.T) {
 	// every full watch has delivered it, it has delivered whatever it would of the change.
 	sentinelKey := randomData(t, 32)
 	sentinel := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "sentinel",
-		Labels: map[string]string{controller.CACertLabel: "true", controller.CredentialLabel: "key-auth"}},
+		Labels: map[string]string{informer.CACertLabel: "true", informer.CredentialLabel: "key-auth"}},
 		Type: corev1.SecretTypeTLS, Data: map[string][]byte{"tls.crt": []byte("crt"), "tls.key": sentinelKey}}
 	if _, err := admin.CoreV1().Secrets(ns).Create(ctx, sentinel, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)

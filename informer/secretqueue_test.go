@@ -1,4 +1,4 @@
-package controller
+package informer
 
 import (
 	"context"
@@ -271,7 +271,7 @@ func leakedGoroutines() string {
 		if strings.Contains(g, "TestSecretWorkersShutdown") || strings.Contains(g, "leakedGoroutines") {
 			continue
 		}
-		for _, marker := range []string{"kongsync/internal/controller.", "client-go/util/workqueue.", "client-go/tools/cache."} {
+		for _, marker := range []string{"kongsync/informer.", "client-go/util/workqueue.", "client-go/tools/cache."} {
 			if strings.Contains(g, marker) {
 				out = append(out, g)
 				break

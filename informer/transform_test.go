@@ -1,4 +1,4 @@
-package controller
+package informer
 
 import (
 	"go/ast"
@@ -92,7 +92,7 @@ var annotationLike = regexp.MustCompile(`^[a-z0-9.-]+\.[a-z]+/[A-Za-z0-9._-]*$`)
 func TestKeptAnnotationsCoverReaders(t *testing.T) {
 	labels := map[string]bool{CACertLabel: true, CredentialLabel: true, discoveryv1.LabelServiceName: true}
 	found := 0
-	for _, dir := range []string{"../../translator", "../../store", "../status"} {
+	for _, dir := range []string{"../translator", "../store", "../status"} {
 		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 		if err != nil || len(files) == 0 {
 			t.Fatalf("no sources in %s: %v", dir, err)

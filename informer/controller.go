@@ -1,8 +1,8 @@
-// Package controller feeds the store from the Kubernetes API: client-go shared informers for
+// Package informer feeds the store from the Kubernetes API: client-go shared informers for
 // every kind the translator reads, with transforms that keep only what it reads, handlers that
 // upsert and delete into store.Store and then notify the sync loop. Secrets go through a work
 // queue instead (secretqueue.go), as some of them must be GOT from the API.
-package controller
+package informer
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package admindiscovery
+package discovery
 
 import (
 	"reflect"

@@ -1,6 +1,6 @@
-// Package admindiscovery finds every Kong admin API endpoint behind a Service (KIC's
+// Package discovery finds every Kong admin API endpoint behind a Service (KIC's
 // --kong-admin-svc) from its EndpointSlices, so the sync loop pushes to each Kong replica.
-package admindiscovery
+package discovery
 
 import (
 	"context"
