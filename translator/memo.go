@@ -230,6 +230,7 @@ type entry[V any] struct {
 	reads    reads
 	gen      uint64
 	checked  uint64
+	pos      int // its place in the memo's sequence of the build gen
 }
 
 // memo keeps pieces of one sort by key (the object they are made from). Entries not used by a
@@ -240,6 +241,38 @@ type memo[K comparable, V any] struct {
 	// alive, if set, must hold for a kept piece to be reused: what it refers to outside the
 	// snapshot (a Kong service identity) still exists.
 	alive func(V) bool
+	// seq are the keys asked for by the current build, in order, and prev the previous build's:
+	// builds ask for pieces in nearly the same order, so the key at the same place (after the
+	// shift an insertion or deletion caused) is found without hashing.
+	seq, prev []seqItem[K, V]
+	seqGen    uint64
+	shift     int
+}
+
+type seqItem[K comparable, V any] struct {
+	key K
+	e   *entry[V]
+}
+
+// find returns the kept entry for key, if any, looking at the previous build's sequence first.
+func (m *memo[K, V]) find(gen uint64, key K) (*entry[V], bool) {
+	if m.seqGen != gen {
+		m.prev, m.seq, m.seqGen, m.shift = m.seq, m.prev[:0], gen, 0
+	}
+	if i := len(m.seq) + m.shift; i >= 0 && i < len(m.prev) && m.prev[i].key == key {
+		return m.prev[i].e, true
+	}
+	e, ok := m.m[key]
+	if ok && e.gen == gen-1 {
+		m.shift = e.pos - len(m.seq) // realign with the previous sequence
+	}
+	return e, ok
+}
+
+// put appends key's entry to this build's sequence.
+func (m *memo[K, V]) put(key K, e *entry[V]) {
+	e.pos = len(m.seq)
+	m.seq = append(m.seq, seqItem[K, V]{key, e})
 }
 
 func newMemo[K comparable, V any]() *memo[K, V] { return &memo[K, V]{m: map[K]*entry[V]{}} }
@@ -253,13 +286,17 @@ func piece[K comparable, V any](t *translation, m *memo[K, V], key K, compute fu
 		return compute()
 	}
 	m.used++
-	if e, ok := m.m[key]; ok && (m.alive == nil || m.alive(e.val)) && t.reuse(&e.checked, &e.reads) {
-		e.gen = t.gen
+	if e, ok := m.find(t.gen, key); ok && (m.alive == nil || m.alive(e.val)) && t.reuse(&e.checked, &e.reads) {
+		if e.gen != t.gen {
+			e.gen = t.gen
+			m.put(key, e)
+		}
 		t.replay(e.problems, &e.reads)
 		return e.val
 	}
 	e := record(t, compute)
 	m.m[key] = e
+	m.put(key, e)
 	return e.val
 }
 
@@ -334,4 +371,5 @@ func (m *memo[K, V]) sweep(gen uint64) {
 			delete(m.m, k)
 		}
 	}
+	m.prev = nil // it may name deleted entries
 }
