@@ -3,6 +3,7 @@ package translator
 import (
 	"math/bits"
 	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -44,20 +45,96 @@ func kindBit(k store.Kind) uint32 {
 }
 
 // kindGens knows, per kind, the last build whose snapshot had a different list of it than the
-// build before: no object of a kind whose list is the same changed.
+// build before (no object of a kind whose list is the same changed) and, for that build, which
+// objects changed when they are few: a piece checked at the build before then needs lookups
+// only for what it read of those.
 type kindGens struct {
 	lists [31][]store.Object
 	gen   [32]uint64
+	// delta holds the namespace/name of the objects of each kind that changed in build gen[i]
+	// (nil: unknown, many); sliceSvcs the Services whose EndpointSlices those were.
+	delta     [31]map[[2]string]struct{}
+	sliceSvcs map[[2]string]struct{}
 }
 
-// update records which kinds changed in build gen's snapshot.
+// maxDelta bounds the changed objects of a kind that validation checks one by one.
+const maxDelta = 64
+
+// update records which kinds changed in build gen's snapshot, and how.
 func (k *kindGens) update(snap *store.Snapshot, gen uint64) {
 	for i, kind := range store.Kinds[:min(len(store.Kinds), 31)] {
-		if l := snap.Objects(kind); !sameList(l, k.lists[i]) {
-			k.lists[i], k.gen[i] = l, gen
+		l := snap.Objects(kind)
+		if sameList(l, k.lists[i]) {
+			continue
 		}
+		changed := diffSorted(k.lists[i], l, maxDelta)
+		k.delta[i] = nil
+		if changed != nil || len(l)+len(k.lists[i]) == 0 {
+			k.delta[i] = map[[2]string]struct{}{}
+			for _, o := range changed {
+				k.delta[i][[2]string{o.GetNamespace(), o.GetName()}] = struct{}{}
+			}
+		}
+		if kind == store.KindEndpointSlice {
+			k.sliceSvcs = sliceServices(changed, k.delta[i] != nil)
+		}
+		k.lists[i], k.gen[i] = l, gen
 	}
 	k.gen[31] = gen
+}
+
+// sliceServices are the Services whose EndpointSlices changed (nil: unknown).
+func sliceServices(changed []store.Object, known bool) map[[2]string]struct{} {
+	if !known {
+		return nil
+	}
+	out := make(map[[2]string]struct{}, len(changed))
+	for _, o := range changed {
+		out[[2]string{o.GetNamespace(), o.GetLabels()[discoveryv1.LabelServiceName]}] = struct{}{}
+	}
+	return out
+}
+
+// diffSorted lists the old and new versions of the objects that differ between two lists
+// sorted by namespace/name, or nil when more than limit objects do.
+func diffSorted(a, b []store.Object, limit int) []store.Object {
+	out := []store.Object{}
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		if i < len(a) && j < len(b) && a[i] == b[j] {
+			i, j = i+1, j+1
+			continue
+		}
+		switch c := compareAt(a, b, i, j); {
+		case c == 0:
+			out = append(out, a[i], b[j])
+			i, j = i+1, j+1
+		case c < 0:
+			out = append(out, a[i])
+			i++
+		default:
+			out = append(out, b[j])
+			j++
+		}
+		if len(out) > 2*limit {
+			return nil
+		}
+	}
+	return out
+}
+
+// compareAt orders a[i] and b[j] by namespace, then name; a missing element sorts last.
+func compareAt(a, b []store.Object, i, j int) int {
+	switch {
+	case i >= len(a):
+		return 1
+	case j >= len(b):
+		return -1
+	}
+	if c := strings.Compare(a[i].GetNamespace(), b[j].GetNamespace()); c != 0 {
+		return c
+	}
+	return strings.Compare(a[i].GetName(), b[j].GetName())
 }
 
 // unchangedSince reports whether no kind in mask changed after build checked.
@@ -68,6 +145,53 @@ func (k *kindGens) unchangedSince(mask uint32, checked uint64) bool {
 			return false
 		}
 		mask &^= 1 << i
+	}
+	return true
+}
+
+// validSince reports whether r, valid at build checked, is valid in snap (build cur): only reads
+// of kinds that changed since are looked up, and of those, when checked is the build before
+// and the kind's changes are known, only reads of changed objects.
+func (r *reads) validSince(snap *store.Snapshot, k *kindGens, checked, cur uint64) bool {
+	skip := func(kind store.Kind, key [2]string) bool {
+		i := bits.TrailingZeros32(kindBit(kind))
+		if i == 31 {
+			return false
+		}
+		if k.gen[i] <= checked {
+			return true
+		}
+		if _, hit := k.delta[i][key]; k.delta[i] != nil && checked+1 == cur && !hit {
+			return true
+		}
+		return false
+	}
+	for i := range r.objs {
+		o := &r.objs[i]
+		if skip(o.ref.Kind, [2]string{o.ref.Namespace, o.ref.Name}) {
+			continue
+		}
+		if cur, _ := lookup(snap, o.ref); cur != o.obj {
+			return false
+		}
+	}
+	es := bits.TrailingZeros32(kindBit(store.KindEndpointSlice))
+	for i := range r.lists {
+		l := &r.lists[i]
+		if k.gen[es] <= checked {
+			continue
+		}
+		if _, hit := k.sliceSvcs[[2]string{l.ns, l.svc}]; k.sliceSvcs != nil && checked+1 == cur && !hit {
+			continue
+		}
+		if !slices.Equal(snap.EndpointSlicesFor(l.ns, l.svc), l.list) {
+			return false
+		}
+	}
+	for i := range r.kinds {
+		if !sameList(snap.Objects(r.kinds[i].kind), r.kinds[i].list) {
+			return false
+		}
 	}
 	return true
 }
@@ -97,29 +221,6 @@ func (r *reads) add(o *reads) {
 	r.lists = append(r.lists, o.lists...)
 	r.kinds = append(r.kinds, o.kinds...)
 	r.mask |= o.mask
-}
-
-// valid reports whether every lookup gives the same answer in snap.
-func (r *reads) valid(snap *store.Snapshot) bool {
-	for i := range r.objs {
-		o := &r.objs[i]
-		cur, _ := lookup(snap, o.ref)
-		if cur != o.obj {
-			return false
-		}
-	}
-	for i := range r.lists {
-		l := &r.lists[i]
-		if !slices.Equal(snap.EndpointSlicesFor(l.ns, l.svc), l.list) {
-			return false
-		}
-	}
-	for i := range r.kinds {
-		if !sameList(snap.Objects(r.kinds[i].kind), r.kinds[i].list) {
-			return false
-		}
-	}
-	return true
 }
 
 // lookup is snap.Get with the typed fast paths for the kinds pieces read most; a missing object
@@ -324,10 +425,11 @@ func slotPiece[I comparable, V any](t *translation, s *slot[I, V], in I, compute
 
 // reuse reports whether a piece last checked at build *checked, with reads r, still holds.
 func (t *translation) reuse(checked *uint64, r *reads) bool {
-	if *checked == t.gen || t.memos.kinds.unchangedSince(r.mask, *checked) {
+	if *checked == t.gen {
 		return true
 	}
-	if !r.valid(t.snap.snap) {
+	k := &t.memos.kinds
+	if !k.unchangedSince(r.mask, *checked) && !r.validSince(t.snap.snap, k, *checked, t.gen) {
 		return false
 	}
 	*checked = t.gen

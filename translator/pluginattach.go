@@ -135,15 +135,49 @@ func (t *translation) addRel(rels map[pluginRef]*pluginRels, r pluginRef, kind i
 	}
 }
 
+// pluginServices are the Services with konghq.com/plugins: a piece of the whole kind, reused
+// while no Service changed.
+func (t *translation) pluginServices() map[[2]string]*corev1.Service {
+	return piece(t, t.memos.pluginServices, struct{}{}, func() map[[2]string]*corev1.Service {
+		annotated := map[[2]string]*corev1.Service{}
+		for _, o := range t.snap.Objects(store.KindService) {
+			if svc, ok := o.(*corev1.Service); ok && svc.Annotations[annPlugins] != "" {
+				annotated[[2]string{svc.Namespace, svc.Name}] = svc
+			}
+		}
+		return annotated
+	})
+}
+
+// annotatedIngress is a served Ingress with konghq.com/plugins, its references parsed.
+type annotatedIngress struct {
+	ref  store.Ref
+	refs []pluginRef
+}
+
+// pluginIngresses are the served Ingresses with konghq.com/plugins: a piece of the whole kind,
+// keyed by whether our class is the default (which decides whether an Ingress without a class
+// is served).
+func (t *translation) pluginIngresses() map[[2]string]*annotatedIngress {
+	return piece(t, t.memos.pluginIngresses, t.defaultClass, func() map[[2]string]*annotatedIngress {
+		annotated := map[[2]string]*annotatedIngress{}
+		for _, o := range t.snap.Objects(store.KindIngress) {
+			ing, ok := o.(*networkingv1.Ingress)
+			if !ok {
+				continue
+			}
+			if v := ing.Annotations[annPlugins]; v != "" && t.servesIngress(ing) {
+				annotated[[2]string{ing.Namespace, ing.Name}] = &annotatedIngress{ref: ingressRef(ing), refs: parsePluginRefs(v, ing.Namespace)}
+			}
+		}
+		return annotated
+	})
+}
+
 // collectServiceRels adds the Kong services whose Kubernetes Service has konghq.com/plugins.
 // Output services are scanned only when some Service has the annotation.
 func (t *translation) collectServiceRels(doc *document.Document, rels map[pluginRef]*pluginRels) {
-	annotated := map[[2]string]*corev1.Service{}
-	for _, o := range t.snap.Objects(store.KindService) {
-		if svc, ok := o.(*corev1.Service); ok && svc.Annotations[annPlugins] != "" {
-			annotated[[2]string{svc.Namespace, svc.Name}] = svc
-		}
-	}
+	annotated := t.pluginServices()
 	if len(annotated) == 0 {
 		return
 	}
@@ -163,20 +197,7 @@ func (t *translation) collectServiceRels(doc *document.Document, rels map[plugin
 // collectRouteRels adds every route of each served Ingress with konghq.com/plugins (its
 // references parsed once).
 func (t *translation) collectRouteRels(doc *document.Document, rels map[pluginRef]*pluginRels) {
-	type annotatedIngress struct {
-		ref  store.Ref
-		refs []pluginRef
-	}
-	annotated := map[[2]string]*annotatedIngress{}
-	for _, o := range t.snap.Objects(store.KindIngress) {
-		ing, ok := o.(*networkingv1.Ingress)
-		if !ok {
-			continue
-		}
-		if v := ing.Annotations[annPlugins]; v != "" && t.servesIngress(ing) {
-			annotated[[2]string{ing.Namespace, ing.Name}] = &annotatedIngress{ref: ingressRef(ing), refs: parsePluginRefs(v, ing.Namespace)}
-		}
-	}
+	annotated := t.pluginIngresses()
 	if len(annotated) == 0 {
 		return
 	}

@@ -68,10 +68,43 @@ type ksIdent struct {
 	up   slot[upstreamIn, *upstreamPiece]
 }
 
-// identTable interns Kong service identities by name.
+// identTable interns Kong service identities by name, and keeps them in the two orders the
+// document lists them in (services by name, upstreams by host), so that a build emits them in
+// order without sorting; identities new since the last build are merged in.
 type identTable struct {
-	m    map[string]*ksIdent
-	used int
+	m              map[string]*ksIdent
+	used           int
+	byName, byHost []*ksIdent
+	pending        []*ksIdent // interned, not yet in byName and byHost
+}
+
+// ordered merges the pending identities into byName and byHost.
+func (tb *identTable) ordered() {
+	if len(tb.pending) == 0 {
+		return
+	}
+	byName := func(a, b *ksIdent) int { return strings.Compare(a.name, b.name) }
+	byHost := func(a, b *ksIdent) int { return strings.Compare(a.host, b.host) }
+	tb.byName = mergeSorted(tb.byName, tb.pending, byName)
+	tb.byHost = mergeSorted(tb.byHost, tb.pending, byHost)
+	tb.pending = tb.pending[:0]
+}
+
+// mergeSorted returns sorted list with add merged in; add is sorted in place. A few additions to
+// a long list cost a binary search each and one copy.
+func mergeSorted[T any](list, add []T, cmp func(a, b T) int) []T {
+	slices.SortFunc(add, cmp)
+	if len(list) == 0 {
+		return slices.Clone(add)
+	}
+	out := make([]T, 0, len(list)+len(add))
+	at := 0
+	for _, a := range add {
+		i, _ := slices.BinarySearchFunc(list[at:], a, cmp)
+		out = append(append(out, list[at:at+i]...), a)
+		at += i
+	}
+	return append(out, list[at:]...)
 }
 
 // sweep drops identities build gen did not use, when they are many, and marks them dead so that
@@ -88,6 +121,10 @@ func (tb *identTable) sweep(gen uint64) {
 			delete(tb.m, k)
 		}
 	}
+	dead := func(id *ksIdent) bool { return id.dead }
+	tb.byName = slices.DeleteFunc(tb.byName, dead)
+	tb.byHost = slices.DeleteFunc(tb.byHost, dead)
+	tb.pending = slices.DeleteFunc(tb.pending, dead)
 }
 
 // intern returns the identity of Kong service `<ns>.<backend>.<port>`.
@@ -106,7 +143,9 @@ func (t *translation) intern(ns, backend string, pd portDef) *ksIdent {
 	p.writeBytes(all[n:])
 	id.host = p.take()
 	id.id = p.addID(t.ids.services, id.name)
-	t.memos.idents.m[id.name] = id
+	tb := &t.memos.idents
+	tb.m[id.name] = id
+	tb.pending = append(tb.pending, id)
 	return id
 }
 
@@ -141,6 +180,7 @@ type kongService struct {
 	fromRules  bool // routed to by a rule path (then it has path "/"), not only a default backend
 	routes     []*document.Route
 	routeBuf   [1]*document.Route // routes' first backing array: most Kong services have one route
+	upstream   *document.Upstream // set once the service is emitted
 }
 
 // kongService returns this build's Kong service of a resolved backend, creating it on first use.
@@ -256,19 +296,16 @@ func findPort(svc *corev1.Service, p portDef) (*corev1.ServicePort, string) {
 	return &svc.Spec.Ports[0], ""
 }
 
-// buildServices emits every Kong service with its routes, and its upstream with targets.
-// Services are visited by name (the order certificates are claimed in) and come out in
-// sortDocument's order (by name, descending), which then has no work.
+// buildServices emits every Kong service with its routes, and its upstream with targets, both
+// in sortDocument's order (by name, descending), read off the identity table's orders. Services
+// are visited by name, the order certificates are claimed in.
 func (t *translation) buildServices() ([]*document.Service, []*document.Upstream) {
-	kss := t.kss
-	cmp := func(a, b *kongService) int { return strings.Compare(a.name, b.name) }
-	if !slices.IsSortedFunc(kss, cmp) {
-		slices.SortFunc(kss, cmp)
-	}
-	svcs := make([]*document.Service, 0, len(kss))
-	ups := make([]*document.Upstream, 0, len(kss))
-	for _, ks := range kss {
-		if len(ks.routes) == 0 {
+	tb := &t.memos.idents
+	tb.ordered()
+	svcs := make([]*document.Service, 0, len(t.kss))
+	for _, id := range tb.byName {
+		ks := id.cur
+		if id.gen != t.gen || ks == nil || len(ks.routes) == 0 {
 			continue
 		}
 		if !t.consistentAnnotations(ks.name, []*corev1.Service{ks.svc}) {
@@ -276,10 +313,15 @@ func (t *translation) buildServices() ([]*document.Service, []*document.Upstream
 		}
 		info := t.serviceInfoFor(ks)
 		svcs = append(svcs, t.serviceFor(ks, info))
-		ups = append(ups, t.upstreamFor(ks, info))
+		ks.upstream = t.upstreamFor(ks, info)
 	}
 	slices.Reverse(svcs)
-	slices.Reverse(ups) // by Kong service name, descending: often already sortDocument's order
+	ups := make([]*document.Upstream, 0, len(svcs))
+	for i := len(tb.byHost) - 1; i >= 0; i-- {
+		if id := tb.byHost[i]; id.gen == t.gen && id.cur != nil && id.cur.upstream != nil {
+			ups = append(ups, id.cur.upstream)
+		}
+	}
 	return svcs, ups
 }
 

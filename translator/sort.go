@@ -1,34 +1,23 @@
 package translator
 
 import (
-	"slices"
 	"sort"
 	"strings"
-
-	"github.com/kong/go-kong/kong"
 
 	"github.com/kongsync/kongsync/document"
 )
 
-// sortDocument orders every list the way KIC's deckgen does: services, routes and upstreams
-// by name, targets by target, certificates and CA certificates by PEM, all descending. Where KIC
+// sortDocument orders the lists assemble does not make in order the way KIC's deckgen does:
+// certificates and CA certificates by PEM, descending (services, routes and upstreams by name,
+// targets by target, all descending, are made in order). Where KIC
 // leaves ties to map order (two certificates with one PEM but different keys), kongsync breaks
 // them by key and id, so the output never depends on input order.
 //
 // Lists already in order are not written: entities reused from a Cache share their lists with
 // earlier results.
 func sortDocument(d *document.Document) {
-	sortDesc(d.Services, func(s *document.Service) string { return *s.Name })
-	for _, s := range d.Services {
-		sortRoutes(s.Routes)
-	}
-	sortDesc(d.Upstreams, func(u *document.Upstream) string { return *u.Name })
-	for _, u := range d.Upstreams {
-		cmp := func(a, b *kong.Target) int { return strings.Compare(*b.Target, *a.Target) }
-		if !slices.IsSortedFunc(u.Targets, cmp) {
-			slices.SortFunc(u.Targets, cmp)
-		}
-	}
+	// Services (with their routes) and upstreams (with their targets) are made in this order
+	// by buildServices, serviceFor and the upstream pieces.
 	sort.Slice(d.Certificates, func(i, j int) bool {
 		a, b := d.Certificates[i], d.Certificates[j]
 		if c := strings.Compare(*a.Cert, *b.Cert); c != 0 {
@@ -53,13 +42,4 @@ func deref(s *string) string {
 		return ""
 	}
 	return *s
-}
-
-// sortDesc sorts l by name, descending; a list already in order (as assemble usually makes
-// them) costs one pass.
-func sortDesc[T any](l []T, name func(T) string) {
-	cmp := func(a, b T) int { return strings.Compare(name(b), name(a)) }
-	if !slices.IsSortedFunc(l, cmp) {
-		slices.SortFunc(l, cmp)
-	}
 }
