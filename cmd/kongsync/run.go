@@ -13,7 +13,7 @@ import (
 	"github.com/go-logr/logr/funcr"
 	"k8s.io/klog/v2"
 
-	"github.com/kongsync/kongsync/internal/runner"
+	"github.com/kongsync/kongsync/runner"
 )
 
 // watchListEnv is client-go's switch for WatchListClient (initial lists streamed as watch

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kongsync/kongsync/internal/runner"
+	"github.com/kongsync/kongsync/runner"
 )
 
 // envPrefix is KIC's: every flag can also come from CONTROLLER_<FLAG_IN_CAPS_WITH_UNDERSCORES>.

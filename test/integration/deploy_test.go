@@ -17,7 +17,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kongsync/kongsync/internal/kongdouble"
-	"github.com/kongsync/kongsync/internal/runner"
+	"github.com/kongsync/kongsync/runner"
 )
 
 const deployDir = "../../deploy"

@@ -12,7 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kongsync/kongsync/internal/kongdouble"
-	"github.com/kongsync/kongsync/internal/runner"
+	"github.com/kongsync/kongsync/runner"
 )
 
 // hostIP is a non-loopback IPv4 address of this machine: EndpointSlice validation rejects

@@ -25,8 +25,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kongsync/kongsync/internal/kongdouble"
-	"github.com/kongsync/kongsync/internal/runner"
 	"github.com/kongsync/kongsync/metrics"
+	"github.com/kongsync/kongsync/runner"
 	kongsync "github.com/kongsync/kongsync/sync"
 )
 

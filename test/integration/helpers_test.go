@@ -25,7 +25,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kongsync/kongsync/internal/kongdouble"
-	"github.com/kongsync/kongsync/internal/runner"
+	"github.com/kongsync/kongsync/runner"
 	"github.com/kongsync/kongsync/store"
 )
 

@@ -16,7 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kongsync/kongsync/internal/kongdouble"
-	"github.com/kongsync/kongsync/internal/runner"
+	"github.com/kongsync/kongsync/runner"
 )
 
 func freeAddr(t testing.TB) string {

@@ -18,7 +18,7 @@ import (
 	"k8s.io/client-go/metadata"
 
 	"github.com/kongsync/kongsync/informer"
-	"github.com/kongsync/kongsync/internal/runner"
+	"github.com/kongsync/kongsync/runner"
 	"github.com/kongsync/kongsync/store"
 )
 

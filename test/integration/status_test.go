@@ -10,7 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kongsync/kongsync/internal/kongdouble"
-	"github.com/kongsync/kongsync/internal/runner"
+	"github.com/kongsync/kongsync/runner"
 )
 
 func statusConfig(c *runner.Config) {

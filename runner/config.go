@@ -1,6 +1,9 @@
-// Package runner wires kongsync's live controller together: Kubernetes client, informers into
-// the store, the sync loop to every Kong replica, admin endpoint discovery, the leader-elected
-// status writer, metrics, health and Events. `kongsync run` and the integration tests both call
+// Package runner is the wiring stage of kongsync's live data flow (sources → store → engine →
+// sync → Kong): it builds the Kubernetes clients, feeds the informers into the store, and runs
+// the sync loop, which builds each configuration with translator.Engine and pushes it to every
+// Kong replica (--kong-admin-url, or admin endpoint discovery with --kong-admin-svc). Beside the
+// flow it runs the status writer (leader-elected; only status writing is), the metrics and
+// health endpoints and the Events recorder. `kongsync run` and the integration tests both call
 // Run, so the tests exercise exactly what ships.
 package runner
 
