@@ -52,6 +52,7 @@ type memos struct {
 	// pluginServices and pluginIngresses are the objects with konghq.com/plugins, per kind.
 	pluginServices  *memo[struct{}, map[[2]string]*corev1.Service]
 	pluginIngresses *memo[bool, map[[2]string]*annotatedIngress]
+	served          *memo[bool, []*networkingv1.Ingress] // selectIngresses
 	idents          identTable
 	kinds           kindGens
 	// pluginEntities are the last build's plugin entities by what they were made from.
@@ -69,6 +70,7 @@ func newMemos() *memos {
 		plugins:         newMemo[metav1.Object, *pluginPiece](),
 		pluginServices:  newMemo[struct{}, map[[2]string]*corev1.Service](),
 		pluginIngresses: newMemo[bool, map[[2]string]*annotatedIngress](),
+		served:          newMemo[bool, []*networkingv1.Ingress](),
 		idents:          identTable{m: map[string]*ksIdent{}},
 	}
 }
@@ -82,6 +84,7 @@ func (m *memos) sweep(gen uint64) {
 	m.plugins.sweep(gen)
 	m.pluginServices.sweep(gen)
 	m.pluginIngresses.sweep(gen)
+	m.served.sweep(gen)
 	m.idents.sweep(gen)
 }
 

@@ -25,8 +25,13 @@ func (t *translation) servesIngress(ing *networkingv1.Ingress) bool {
 
 // selectIngresses returns the Ingresses this controller serves in KIC's processing order:
 // by creation time, ties broken by the "namespace/name" string. That order decides which
-// Ingress wins a TLS host and the default backend.
+// Ingress wins a TLS host and the default backend. It is a piece of the whole kind, keyed by
+// whether our class is the default: reused while no Ingress changed.
 func (t *translation) selectIngresses() []*networkingv1.Ingress {
+	return piece(t, t.memos.served, t.defaultClass, t.servedIngresses)
+}
+
+func (t *translation) servedIngresses() []*networkingv1.Ingress {
 	all := t.snap.Objects(store.KindIngress)
 	out := make([]*networkingv1.Ingress, 0, len(all))
 	for _, o := range all {
