@@ -59,6 +59,8 @@ type memos struct {
 	pluginEntities map[pluginMemoKey]*document.Plugin
 	certEntities   map[string]*document.Certificate // the last build's certificates, by id
 	shared         map[uint64]*ksIdent              // mayShare's table, cleared and reused
+	shareSeq       []*ingressPiece                  // the pieces of mayShare's last answer
+	shareAnswer    bool
 }
 
 func newMemos() *memos {

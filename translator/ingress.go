@@ -61,9 +61,10 @@ func ingressRef(ing *networkingv1.Ingress) store.Ref {
 // backends they route to, and its default backend. It reads the Ingress and the Services its
 // backends name; which Ingresses count and how their routes combine is assemble's.
 type ingressPiece struct {
-	rs   *routeSettings
-	uses []ruleUse
-	def  *defaultPiece // nil: no default backend (or the Ingress's routes are skipped)
+	epoch uint64 // the identity table's epoch when its identities were last known alive
+	rs    *routeSettings
+	uses  []ruleUse
+	def   *defaultPiece // nil: no default backend (or the Ingress's routes are skipped)
 }
 
 // ruleUse is one rule route and the backend it routes to.
@@ -86,7 +87,7 @@ type defaultPiece struct {
 // ingressPiece is the piece of ing.
 func (t *translation) ingressPiece(ing *networkingv1.Ingress) *ingressPiece {
 	return piece(t, t.memos.ingresses, ing, func() *ingressPiece {
-		p := &ingressPiece{rs: t.parseRouteSettings(ing)}
+		p := &ingressPiece{epoch: t.memos.idents.epoch, rs: t.parseRouteSettings(ing)}
 		t.translateRules(ing, p)
 		t.defaultBackendPiece(ing, p)
 		return p

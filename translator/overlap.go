@@ -98,6 +98,17 @@ func (t *translation) dropAmbiguousPaths(services []*document.Service, ings []*n
 // the 64-bit hashes of the routes' match keys that their pieces computed, so a collision only
 // sends the caller to the exact check.
 func (t *translation) mayShare(ps []*ingressPiece) bool {
+	if t.keep && slices.Equal(ps, t.memos.shareSeq) {
+		return t.memos.shareAnswer // the same pieces in the same order as the last build's
+	}
+	answer := t.mayShareIn(ps)
+	if t.keep {
+		t.memos.shareSeq, t.memos.shareAnswer = append(t.memos.shareSeq[:0], ps...), answer
+	}
+	return answer
+}
+
+func (t *translation) mayShareIn(ps []*ingressPiece) bool {
 	first := t.memos.shared
 	if first == nil {
 		first = map[uint64]*ksIdent{}

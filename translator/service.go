@@ -63,6 +63,8 @@ type ksIdent struct {
 	ks             kongService  // storage reused by each build
 	out            *document.Service
 	in             serviceInputs
+	route0         *document.Route // out.Routes[0] and len(out.Routes), read without touching out
+	nroutes        int
 	// info and up are the pieces of the Kong service's Service settings and upstream.
 	info slot[*corev1.Service, *serviceInfo]
 	up   slot[upstreamIn, *upstreamPiece]
@@ -73,6 +75,7 @@ type ksIdent struct {
 // order without sorting; identities new since the last build are merged in.
 type identTable struct {
 	m              map[string]*ksIdent
+	epoch          uint64 // counts the sweeps that dropped identities
 	used           int
 	byName, byHost []*ksIdent
 	pending        []*ksIdent // interned, not yet in byName and byHost
@@ -121,6 +124,7 @@ func (tb *identTable) sweep(gen uint64) {
 			delete(tb.m, k)
 		}
 	}
+	tb.epoch++
 	dead := func(id *ksIdent) bool { return id.dead }
 	tb.byName = slices.DeleteFunc(tb.byName, dead)
 	tb.byHost = slices.DeleteFunc(tb.byHost, dead)
@@ -149,14 +153,23 @@ func (t *translation) intern(ns, backend string, pd portDef) *ksIdent {
 	return id
 }
 
-// identsAlive reports whether every identity an Ingress piece routes to is still interned.
-func identsAlive(p *ingressPiece) bool {
+// identsAlive reports whether every identity an Ingress piece routes to is still interned:
+// certainly so when no identity was dropped since the piece last checked (epoch).
+func identsAlive(t *translation, p *ingressPiece) bool {
+	ep := t.memos.idents.epoch
+	if p.epoch == ep {
+		return true
+	}
 	for i := range p.uses {
 		if p.uses[i].be.ident.dead {
 			return false
 		}
 	}
-	return p.def == nil || !p.def.ok || !p.def.be.ident.dead
+	if p.def != nil && p.def.ok && p.def.be.ident.dead {
+		return false
+	}
+	p.epoch = ep
+	return true
 }
 
 // backend is an Ingress backend resolved against its Service: a piece's reference to the Kong
@@ -342,14 +355,22 @@ func (t *translation) serviceFor(ks *kongService, info *serviceInfo) *document.S
 	}
 	in := serviceInputs{svc: ks.svc, info: info, portNum: ks.portNumber, fromRules: ks.fromRules}
 	id := ks.ident
-	if id.out != nil && id.in == in && slices.Equal(id.out.Routes, ks.routes) {
+	if id.out != nil && id.in == in && sameRoutes(id, ks.routes) {
 		return id.out
 	}
 	out := t.buildService(ks, info)
 	if t.keep {
-		id.out, id.in = out, in
+		id.out, id.in, id.route0, id.nroutes = out, in, out.Routes[0], len(out.Routes)
 	}
 	return out
+}
+
+// sameRoutes reports whether routes are the routes of the identity's last entity.
+func sameRoutes(id *ksIdent, routes []*document.Route) bool {
+	if len(routes) == 1 {
+		return id.route0 == routes[0] && id.nroutes == 1
+	}
+	return slices.Equal(id.out.Routes, routes)
 }
 
 // sortRoutes orders routes by name, descending, as sortDocument does; sorted input is left
