@@ -61,17 +61,32 @@ func ingressRef(ing *networkingv1.Ingress) store.Ref {
 // backends they route to, and its default backend. It reads the Ingress and the Services its
 // backends name; which Ingresses count and how their routes combine is assemble's.
 type ingressPiece struct {
-	epoch uint64 // the identity table's epoch when its identities were last known alive
-	rs    *routeSettings
-	uses  []ruleUse
-	def   *defaultPiece // nil: no default backend (or the Ingress's routes are skipped)
+	epoch  uint64 // the identity table's epoch when its identities were last known alive
+	rs     *routeSettings
+	uses   []ruleUse
+	def    *defaultPiece // nil: no default backend (or the Ingress's routes are skipped)
+	useBuf [1]ruleUse    // uses' first backing array: most Ingresses make one route
+	rsBuf  routeSettings // rs's storage
 }
 
 // ruleUse is one rule route and the backend it routes to.
 type ruleUse struct {
 	be    backend
 	route *document.Route
-	keys  []uint64 // hashes of its match keys (overlap.go)
+	// key0 and more are the hashes of its match keys (overlap.go): most routes have one.
+	key0  uint64
+	more  []uint64
+	nkeys int
+}
+
+// setKeys keeps a route's match-key hashes.
+func (u *ruleUse) setKeys(hs []uint64) {
+	u.nkeys = len(hs)
+	if len(hs) == 1 {
+		u.key0, u.more = hs[0], nil
+		return
+	}
+	u.more = slices.Clone(hs)
 }
 
 // defaultPiece is an Ingress's default backend as it would be used: resolved (ok) with its
@@ -87,7 +102,9 @@ type defaultPiece struct {
 // ingressPiece is the piece of ing.
 func (t *translation) ingressPiece(ing *networkingv1.Ingress) *ingressPiece {
 	return piece(t, t.memos.ingresses, ing, func() *ingressPiece {
-		p := &ingressPiece{epoch: t.memos.idents.epoch, rs: t.parseRouteSettings(ing)}
+		p := &ingressPiece{epoch: t.memos.idents.epoch}
+		p.rs = t.parseRouteSettingsInto(ing, &p.rsBuf)
+		p.uses = p.useBuf[:0]
 		t.translateRules(ing, p)
 		t.defaultBackendPiece(ing, p)
 		return p
@@ -122,7 +139,10 @@ func (t *translation) translateRules(ing *networkingv1.Ingress, p *ingressPiece)
 		}
 	}
 	for _, g := range groups {
-		p.uses = append(p.uses, ruleUse{be: g.be, route: &g.route.r, keys: keyHashes(t.seed, &g.route.r)})
+		u := ruleUse{be: g.be, route: &g.route.r}
+		var hb [4]uint64
+		u.setKeys(keyHashes(t.seed, &g.route.r, hb[:0]))
+		p.uses = append(p.uses, u)
 	}
 }
 

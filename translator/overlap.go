@@ -120,7 +120,15 @@ func (t *translation) mayShareIn(ps []*ingressPiece) bool {
 	for _, p := range ps {
 		for i := range p.uses {
 			u := &p.uses[i]
-			for _, h := range u.keys {
+			if u.nkeys == 1 {
+				if id, ok := first[u.key0]; !ok {
+					first[u.key0] = u.be.ident
+				} else if id != u.be.ident {
+					return true
+				}
+				continue
+			}
+			for _, h := range u.more {
 				if id, ok := first[h]; !ok {
 					first[h] = u.be.ident
 				} else if id != u.be.ident {
@@ -132,10 +140,9 @@ func (t *translation) mayShareIn(ps []*ingressPiece) bool {
 	return false
 }
 
-// keyHashes are the hashes of a rule route's match keys, which mayShare compares.
-func keyHashes(seed maphash.Seed, r *document.Route) []uint64 {
+// keyHashes appends the hashes of a rule route's match keys, which mayShare compares, to out.
+func keyHashes(seed maphash.Seed, r *document.Route, out []uint64) []uint64 {
 	var kb [4]matchKey
-	var out []uint64
 	for _, p := range r.Paths {
 		if p == nil {
 			continue

@@ -34,11 +34,12 @@ type routeOptions struct {
 	pathHandling                        *string
 }
 
-// parseRouteSettings reads the route annotations of ing. A value that does not parse is
+// parseRouteSettingsInto reads the route annotations of ing into rs. A value that does not parse is
 // reported and ignored, leaving the default in place.
-func (t *translation) parseRouteSettings(ing *networkingv1.Ingress) *routeSettings {
+// rs is zero and held by the Ingress's piece.
+func (t *translation) parseRouteSettingsInto(ing *networkingv1.Ingress, rs *routeSettings) *routeSettings {
 	a := ing.Annotations
-	rs := &routeSettings{regexMarker: defaultRegexMarker}
+	rs.regexMarker = defaultRegexMarker
 	rs.tags = objectTagsIn(store.KindIngress, ing, &rs.tagData, &t.nsTag)
 	if !hasRouteAnnotations(a) {
 		return rs

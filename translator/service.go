@@ -67,7 +67,7 @@ type ksIdent struct {
 	nroutes        int
 	// info and up are the pieces of the Kong service's Service settings and upstream.
 	info slot[*corev1.Service, *serviceInfo]
-	up   slot[upstreamIn, *upstreamPiece]
+	up   slot[upstreamIn, *document.Upstream]
 }
 
 // identTable interns Kong service identities by name, and keeps them in the two orders the
@@ -391,18 +391,16 @@ type upstreamIn struct {
 	hasPort bool
 }
 
-// upstreamPiece is one Kong upstream with its targets (EndpointSlices read) and policy applied.
-type upstreamPiece struct{ u *document.Upstream }
-
-// upstreamFor is the upstream piece of a Kong service.
+// upstreamFor is the upstream piece of a Kong service: its upstream with targets (from the
+// EndpointSlices read) and policy applied.
 func (t *translation) upstreamFor(ks *kongService, info *serviceInfo) *document.Upstream {
 	in := upstreamIn{svc: ks.svc, info: info}
 	if ks.svcPort != nil {
 		in.svcPort, in.hasPort = *ks.svcPort, true
 	}
-	return slotPiece(t, &ks.ident.up, in, func() *upstreamPiece {
-		return &upstreamPiece{u: t.buildUpstream(ks, info, t.upstreamPolicy(ks.svc))}
-	}).u
+	return slotPiece(t, &ks.ident.up, in, func() *document.Upstream {
+		return t.buildUpstream(ks, info, t.upstreamPolicy(ks.svc))
+	})
 }
 
 // serviceAlloc is a Kong service with the values its own pointer fields point at: one
@@ -432,7 +430,10 @@ func (t *translation) buildService(ks *kongService, info *serviceInfo) *document
 	}
 	info.apply(&s.Service)
 	t.resolveServiceCerts(ks.svc, info, &s.Service)
-	s.Routes = slices.Clone(ks.routes) // ks.routes is reused by the next build
+	s.Routes = ks.routes
+	if t.keep {
+		s.Routes = slices.Clone(ks.routes) // ks.routes is reused by the next build
+	}
 	return s
 }
 
