@@ -254,37 +254,33 @@ func (v *view) note(kind store.Kind, ns, name string, o store.Object) {
 	}
 }
 
+// noted records a typed lookup's answer: the object, or a nil interface when missing (never a
+// typed nil, which would not equal a later "missing").
+func noted[T store.Object](v *view, kind store.Kind, ns, name string, o T, ok bool) (T, bool) {
+	var obj store.Object
+	if ok {
+		obj = o
+	}
+	v.note(kind, ns, name, obj)
+	return o, ok
+}
+
 // Service looks up a Service.
 func (v *view) Service(ns, name string) (*corev1.Service, bool) {
 	s, ok := v.snap.Service(ns, name)
-	if ok {
-		v.note(store.KindService, ns, name, s)
-	} else {
-		v.note(store.KindService, ns, name, nil)
-	}
-	return s, ok
+	return noted(v, store.KindService, ns, name, s, ok)
 }
 
 // Secret looks up a Secret.
 func (v *view) Secret(ns, name string) (*corev1.Secret, bool) {
 	s, ok := v.snap.Secret(ns, name)
-	if ok {
-		v.note(store.KindSecret, ns, name, s)
-	} else {
-		v.note(store.KindSecret, ns, name, nil)
-	}
-	return s, ok
+	return noted(v, store.KindSecret, ns, name, s, ok)
 }
 
 // KongUpstreamPolicy looks up a KongUpstreamPolicy.
 func (v *view) KongUpstreamPolicy(ns, name string) (*kup.KongUpstreamPolicy, bool) {
 	p, ok := v.snap.KongUpstreamPolicy(ns, name)
-	if ok {
-		v.note(store.KindKongUpstreamPolicy, ns, name, p)
-	} else {
-		v.note(store.KindKongUpstreamPolicy, ns, name, nil)
-	}
-	return p, ok
+	return noted(v, store.KindKongUpstreamPolicy, ns, name, p, ok)
 }
 
 // Get looks up any object.
@@ -458,14 +454,20 @@ func record[V any](t *translation, compute func() V) *entry[V] {
 	return e
 }
 
+// stale reports whether the entries of a table of n that the last build did not use (n - *used)
+// are many enough to drop: a fifth of the table, and at least 64. It restarts the count.
+func stale(n int, used *int) bool {
+	u := *used
+	*used = 0
+	return n-u > max(64, u/4)
+}
+
 // sweep drops the entries the build gen did not use, when they are many.
 func (m *memo[K, V]) sweep(gen uint64) {
 	if m == nil {
 		return
 	}
-	used := m.used
-	m.used = 0
-	if len(m.m)-used <= max(64, used/4) {
+	if !stale(len(m.m), &m.used) {
 		return
 	}
 	for k, e := range m.m {

@@ -113,9 +113,7 @@ func mergeSorted[T any](list, add []T, cmp func(a, b T) int) []T {
 // sweep drops identities build gen did not use, when they are many, and marks them dead so that
 // a kept piece still holding one is not reused.
 func (tb *identTable) sweep(gen uint64) {
-	used := tb.used
-	tb.used = 0
-	if len(tb.m)-used <= max(64, used/4) {
+	if !stale(len(tb.m), &tb.used) {
 		return
 	}
 	for k, id := range tb.m {
