@@ -74,6 +74,7 @@ func problemsText(ps []Problem) string {
 // TestGolden translates every testdata/golden/<case>/in.yaml and compares the YAML document with
 // kong.yaml and the problems with problems.txt (absent when there are none). Every output must
 // also pass decK's offline validation. Run with -update to rewrite the files, then review them.
+// These are cold builds (BuildOnce); TestGoldenWarm checks the same files with warm Engines.
 func TestGolden(t *testing.T) {
 	for _, dir := range goldenCases(t) {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
