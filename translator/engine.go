@@ -49,12 +49,11 @@ type memos struct {
 	caCerts   *memo[*corev1.Secret, *caCertPiece]
 	consumers *memo[*configurationv1.KongConsumer, *consumerPiece]
 	plugins   *memo[metav1.Object, *pluginPiece]
-	// pluginServices and pluginIngresses are the objects with konghq.com/plugins, per kind.
-	pluginServices  *memo[struct{}, map[[2]string]*corev1.Service]
-	pluginIngresses *memo[bool, map[[2]string]*annotatedIngress]
-	served          *memo[bool, []*networkingv1.Ingress] // selectIngresses
-	idents          identTable
-	kinds           kindGens
+	// pluginServices are the Services with konghq.com/plugins; served the Ingresses in order.
+	pluginServices *memo[struct{}, map[[2]string]*corev1.Service]
+	served         *memo[bool, *servedIngresses]
+	idents         identTable
+	kinds          kindGens
 	// pluginEntities are the last build's plugin entities by what they were made from.
 	pluginEntities map[pluginMemoKey]*document.Plugin
 	certEntities   map[string]*document.Certificate // the last build's certificates, by id
@@ -65,15 +64,14 @@ type memos struct {
 
 func newMemos() *memos {
 	return &memos{
-		ingresses:       &memo[*networkingv1.Ingress, *ingressPiece]{m: map[*networkingv1.Ingress]*entry[*ingressPiece]{}, alive: identsAlive},
-		certs:           newMemo[*corev1.Secret, *certPiece](),
-		caCerts:         newMemo[*corev1.Secret, *caCertPiece](),
-		consumers:       newMemo[*configurationv1.KongConsumer, *consumerPiece](),
-		plugins:         newMemo[metav1.Object, *pluginPiece](),
-		pluginServices:  newMemo[struct{}, map[[2]string]*corev1.Service](),
-		pluginIngresses: newMemo[bool, map[[2]string]*annotatedIngress](),
-		served:          newMemo[bool, []*networkingv1.Ingress](),
-		idents:          identTable{m: map[string]*ksIdent{}},
+		ingresses:      &memo[*networkingv1.Ingress, *ingressPiece]{m: map[*networkingv1.Ingress]*entry[*ingressPiece]{}, alive: identsAlive},
+		certs:          newMemo[*corev1.Secret, *certPiece](),
+		caCerts:        newMemo[*corev1.Secret, *caCertPiece](),
+		consumers:      newMemo[*configurationv1.KongConsumer, *consumerPiece](),
+		plugins:        newMemo[metav1.Object, *pluginPiece](),
+		pluginServices: newMemo[struct{}, map[[2]string]*corev1.Service](),
+		served:         newMemo[bool, *servedIngresses](),
+		idents:         identTable{m: map[string]*ksIdent{}},
 	}
 }
 
@@ -85,7 +83,6 @@ func (m *memos) sweep(gen uint64) {
 	m.consumers.sweep(gen)
 	m.plugins.sweep(gen)
 	m.pluginServices.sweep(gen)
-	m.pluginIngresses.sweep(gen)
 	m.served.sweep(gen)
 	m.idents.sweep(gen)
 }

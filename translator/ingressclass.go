@@ -27,16 +27,29 @@ func (t *translation) servesIngress(ing *networkingv1.Ingress) bool {
 // by creation time, ties broken by the "namespace/name" string. That order decides which
 // Ingress wins a TLS host and the default backend. It is a piece of the whole kind, keyed by
 // whether our class is the default: reused while no Ingress changed.
-func (t *translation) selectIngresses() []*networkingv1.Ingress {
+func (t *translation) selectIngresses() *servedIngresses {
 	return piece(t, t.memos.served, t.defaultClass, t.servedIngresses)
 }
 
-func (t *translation) servedIngresses() []*networkingv1.Ingress {
+// servedIngresses is the piece of the whole Ingress kind: the served Ingresses in order, and
+// those of them with konghq.com/plugins (one scan for both).
+type servedIngresses struct {
+	list    []*networkingv1.Ingress
+	plugins map[[2]string]*annotatedIngress
+}
+
+func (t *translation) servedIngresses() *servedIngresses {
 	all := t.snap.Objects(store.KindIngress)
 	out := make([]*networkingv1.Ingress, 0, len(all))
+	plugins := map[[2]string]*annotatedIngress{}
 	for _, o := range all {
-		if ing := o.(*networkingv1.Ingress); t.servesIngress(ing) {
-			out = append(out, ing)
+		ing := o.(*networkingv1.Ingress)
+		if !t.servesIngress(ing) {
+			continue
+		}
+		out = append(out, ing)
+		if v := ing.Annotations[annPlugins]; v != "" {
+			plugins[[2]string{ing.Namespace, ing.Name}] = &annotatedIngress{ref: ingressRef(ing), refs: parsePluginRefs(v, ing.Namespace)}
 		}
 	}
 	cmp := func(a, b *networkingv1.Ingress) int {
@@ -48,7 +61,7 @@ func (t *translation) servedIngresses() []*networkingv1.Ingress {
 	if !slices.IsSortedFunc(out, cmp) { // a total order: no ties for stability to keep
 		slices.SortFunc(out, cmp)
 	}
-	return out
+	return &servedIngresses{list: out, plugins: plugins}
 }
 
 // compareNsName compares the strings "ans/aname" and "bns/bname" without building them.

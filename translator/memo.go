@@ -53,8 +53,38 @@ type kindGens struct {
 	gen   [32]uint64
 	// delta holds the namespace/name of the objects of each kind that changed in build gen[i]
 	// (nil: unknown, many); sliceSvcs the Services whose EndpointSlices those were.
-	delta     [31]map[[2]string]struct{}
-	sliceSvcs map[[2]string]struct{}
+	delta     [31]*refSet
+	sliceSvcs *refSet
+}
+
+// refSet is a set of namespace/name pairs; a few are compared one by one, without hashing.
+type refSet struct {
+	small [][2]string
+	m     map[[2]string]struct{}
+}
+
+func newRefSet(keys [][2]string) *refSet {
+	if len(keys) <= 8 {
+		return &refSet{small: keys}
+	}
+	m := make(map[[2]string]struct{}, len(keys))
+	for _, k := range keys {
+		m[k] = struct{}{}
+	}
+	return &refSet{m: m}
+}
+
+func (s *refSet) has(k [2]string) bool {
+	if s.m != nil {
+		_, ok := s.m[k]
+		return ok
+	}
+	for _, x := range s.small {
+		if x == k {
+			return true
+		}
+	}
+	return false
 }
 
 // maxDelta bounds the changed objects of a kind that validation checks one by one.
@@ -69,14 +99,15 @@ func (k *kindGens) update(snap *store.Snapshot, gen uint64) {
 		}
 		changed := diffSorted(k.lists[i], l, maxDelta)
 		k.delta[i] = nil
-		if changed != nil || len(l)+len(k.lists[i]) == 0 {
-			k.delta[i] = map[[2]string]struct{}{}
-			for _, o := range changed {
-				k.delta[i][[2]string{o.GetNamespace(), o.GetName()}] = struct{}{}
+		if changed != nil {
+			keys := make([][2]string, len(changed))
+			for j, o := range changed {
+				keys[j] = [2]string{o.GetNamespace(), o.GetName()}
 			}
+			k.delta[i] = newRefSet(keys)
 		}
 		if kind == store.KindEndpointSlice {
-			k.sliceSvcs = sliceServices(changed, k.delta[i] != nil)
+			k.sliceSvcs = sliceServices(changed)
 		}
 		k.lists[i], k.gen[i] = l, gen
 	}
@@ -84,15 +115,15 @@ func (k *kindGens) update(snap *store.Snapshot, gen uint64) {
 }
 
 // sliceServices are the Services whose EndpointSlices changed (nil: unknown).
-func sliceServices(changed []store.Object, known bool) map[[2]string]struct{} {
-	if !known {
+func sliceServices(changed []store.Object) *refSet {
+	if changed == nil {
 		return nil
 	}
-	out := make(map[[2]string]struct{}, len(changed))
-	for _, o := range changed {
-		out[[2]string{o.GetNamespace(), o.GetLabels()[discoveryv1.LabelServiceName]}] = struct{}{}
+	keys := make([][2]string, len(changed))
+	for i, o := range changed {
+		keys[i] = [2]string{o.GetNamespace(), o.GetLabels()[discoveryv1.LabelServiceName]}
 	}
-	return out
+	return newRefSet(keys)
 }
 
 // diffSorted lists the old and new versions of the objects that differ between two lists
@@ -161,7 +192,7 @@ func (r *reads) validSince(snap *store.Snapshot, k *kindGens, checked, cur uint6
 		if k.gen[i] <= checked {
 			return true
 		}
-		if _, hit := k.delta[i][key]; k.delta[i] != nil && checked+1 == cur && !hit {
+		if d := k.delta[i]; d != nil && checked+1 == cur && !d.has(key) {
 			return true
 		}
 		return false
@@ -181,7 +212,7 @@ func (r *reads) validSince(snap *store.Snapshot, k *kindGens, checked, cur uint6
 		if k.gen[es] <= checked {
 			continue
 		}
-		if _, hit := k.sliceSvcs[[2]string{l.ns, l.svc}]; k.sliceSvcs != nil && checked+1 == cur && !hit {
+		if d := k.sliceSvcs; d != nil && checked+1 == cur && !d.has([2]string{l.ns, l.svc}) {
 			continue
 		}
 		if !slices.Equal(snap.EndpointSlicesFor(l.ns, l.svc), l.list) {

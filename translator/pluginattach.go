@@ -8,7 +8,6 @@ import (
 
 	"github.com/kong/go-kong/kong"
 	corev1 "k8s.io/api/core/v1"
-	networkingv1 "k8s.io/api/networking/v1"
 
 	"github.com/kongsync/kongsync/document"
 	configurationv1 "github.com/kongsync/kongsync/internal/apis/configuration/v1"
@@ -155,25 +154,6 @@ type annotatedIngress struct {
 	refs []pluginRef
 }
 
-// pluginIngresses are the served Ingresses with konghq.com/plugins: a piece of the whole kind,
-// keyed by whether our class is the default (which decides whether an Ingress without a class
-// is served).
-func (t *translation) pluginIngresses() map[[2]string]*annotatedIngress {
-	return piece(t, t.memos.pluginIngresses, t.defaultClass, func() map[[2]string]*annotatedIngress {
-		annotated := map[[2]string]*annotatedIngress{}
-		for _, o := range t.snap.Objects(store.KindIngress) {
-			ing, ok := o.(*networkingv1.Ingress)
-			if !ok {
-				continue
-			}
-			if v := ing.Annotations[annPlugins]; v != "" && t.servesIngress(ing) {
-				annotated[[2]string{ing.Namespace, ing.Name}] = &annotatedIngress{ref: ingressRef(ing), refs: parsePluginRefs(v, ing.Namespace)}
-			}
-		}
-		return annotated
-	})
-}
-
 // collectServiceRels adds the Kong services whose Kubernetes Service has konghq.com/plugins.
 // Output services are scanned only when some Service has the annotation.
 func (t *translation) collectServiceRels(doc *document.Document, rels map[pluginRef]*pluginRels) {
@@ -197,7 +177,7 @@ func (t *translation) collectServiceRels(doc *document.Document, rels map[plugin
 // collectRouteRels adds every route of each served Ingress with konghq.com/plugins (its
 // references parsed once).
 func (t *translation) collectRouteRels(doc *document.Document, rels map[pluginRef]*pluginRels) {
-	annotated := t.pluginIngresses()
+	annotated := t.selectIngresses().plugins
 	if len(annotated) == 0 {
 		return
 	}

@@ -81,7 +81,7 @@ func newIDSpaces() *idSpaces {
 // stays linear in the objects and allocates little when pieces are reused.
 func (t *translation) assemble() Result {
 	doc := document.New()
-	ings := t.selectIngresses()
+	ings := t.selectIngresses().list
 	t.collectTLS(ings)
 	ps := make([]*ingressPiece, len(ings))
 	for i, ing := range ings {
