@@ -54,6 +54,7 @@ type memos struct {
 	served         *memo[bool, *servedIngresses]
 	idents         identTable
 	kinds          kindGens
+	stages         stages // what assemble's per-object stages kept (stages.go)
 	// pluginEntities are the last build's plugin entities by what they were made from.
 	pluginEntities map[pluginMemoKey]*document.Plugin
 	certEntities   map[string]*document.Certificate // the last build's certificates, by id
@@ -84,7 +85,11 @@ func (m *memos) sweep(gen uint64) {
 	m.plugins.sweep(gen)
 	m.pluginServices.sweep(gen)
 	m.served.sweep(gen)
+	epoch := m.idents.epoch
 	m.idents.sweep(gen)
+	if m.idents.epoch != epoch {
+		m.stages.rebuildReaders(&m.idents) // the index may name dropped identities
+	}
 }
 
 // NewEngine returns an Engine with nothing built yet.
@@ -121,11 +126,14 @@ func (e *Engine) Build(snap *store.Snapshot) (Built, error) {
 	if e.keep {
 		e.memos.kinds.update(snap, e.gen)
 	}
-	res := e.newTranslation(snap).assemble()
+	t := e.newTranslation(snap)
+	res := t.assemble()
 	var cfg *document.Config
 	var err error
 	if e.keep {
-		e.memos.sweep(e.gen)
+		if t.complete {
+			e.memos.sweep(e.gen)
+		}
 		cfg, err = e.enc.EncodeConfig(res.Document)
 	} else {
 		cfg, err = document.EncodeConfig(res.Document)

@@ -281,10 +281,12 @@ func (t *translation) defaultBackendPiece(ing *networkingv1.Ingress, p *ingressP
 
 // translateDefaultBackend gives the cluster one catch-all route from the oldest Ingress that has
 // a usable default backend. Younger default backends are reported as ignored.
-func (t *translation) translateDefaultBackend(ings []*networkingv1.Ingress, ps []*ingressPiece) {
+// Only the Ingresses at positions defs can have one; the route is attached to its Kong service
+// when the routes were grouped afresh (attach), else the kept grouping holds it.
+func (t *translation) translateDefaultBackend(ings []*networkingv1.Ingress, ps []*ingressPiece, defs []int, attach bool) {
 	var winner *networkingv1.Ingress
-	for i, p := range ps {
-		d := p.def
+	for _, i := range defs {
+		d := ps[i].def
 		if d == nil {
 			continue
 		}
@@ -299,8 +301,10 @@ func (t *translation) translateDefaultBackend(ings []*networkingv1.Ingress, ps [
 			continue
 		}
 		winner = ing
-		ks := t.kongService(&d.be)
-		ks.routes = append(ks.routes, d.route)
+		if attach {
+			ks := t.kongService(&d.be)
+			ks.routes = append(ks.routes, d.route)
+		}
 		t.defaultRoute = d.route
 	}
 }

@@ -36,6 +36,9 @@ func (t *translation) selectIngresses() *servedIngresses {
 type servedIngresses struct {
 	list    []*networkingv1.Ingress
 	plugins map[[2]string]*annotatedIngress
+	// tls and defs are the positions in list of the Ingresses with TLS entries and with a
+	// default backend: the only ones the TLS claims and the default backend look at.
+	tls, defs []int
 }
 
 func (t *translation) servedIngresses() *servedIngresses {
@@ -61,7 +64,16 @@ func (t *translation) servedIngresses() *servedIngresses {
 	if !slices.IsSortedFunc(out, cmp) { // a total order: no ties for stability to keep
 		slices.SortFunc(out, cmp)
 	}
-	return &servedIngresses{list: out, plugins: plugins}
+	si := &servedIngresses{list: out, plugins: plugins}
+	for i, ing := range out {
+		if len(ing.Spec.TLS) > 0 {
+			si.tls = append(si.tls, i)
+		}
+		if ing.Spec.DefaultBackend != nil {
+			si.defs = append(si.defs, i)
+		}
+	}
+	return si
 }
 
 // compareNsName compares the strings "ans/aname" and "bns/bname" without building them.

@@ -74,6 +74,18 @@ func newRefSet(keys [][2]string) *refSet {
 	return &refSet{m: m}
 }
 
+// keys lists the set's members.
+func (s *refSet) keys() [][2]string {
+	if s.m == nil {
+		return s.small
+	}
+	out := make([][2]string, 0, len(s.m))
+	for k := range s.m {
+		out = append(out, k)
+	}
+	return out
+}
+
 func (s *refSet) has(k [2]string) bool {
 	if s.m != nil {
 		_, ok := s.m[k]
@@ -369,6 +381,8 @@ type memo[K comparable, V any] struct {
 	// alive, if set, must hold for a kept piece to be reused: what it refers to outside the
 	// snapshot (a Kong service identity) still exists.
 	alive func(*translation, V) bool
+	// mask gathers the kinds the pieces handed out read, until takeMask.
+	mask uint32
 	// seq are the keys asked for by the current build, in order, and prev the previous build's:
 	// builds ask for pieces in nearly the same order, so the key at the same place (after the
 	// shift an insertion or deletion caused) is found without hashing.
@@ -420,12 +434,24 @@ func piece[K comparable, V any](t *translation, m *memo[K, V], key K, compute fu
 			m.put(key, e)
 		}
 		t.replay(e.problems, &e.reads)
+		m.mask |= e.reads.mask
 		return e.val
 	}
 	e := record(t, compute)
 	m.m[key] = e
 	m.put(key, e)
+	m.mask |= e.reads.mask
 	return e.val
+}
+
+// takeMask returns the kinds read by the pieces handed out since the last call.
+func (m *memo[K, V]) takeMask() uint32 {
+	if m == nil {
+		return 0
+	}
+	mask := m.mask
+	m.mask = 0
+	return mask
 }
 
 // slot is a memo of one piece held by what it belongs to (a Kong service identity), for pieces

@@ -93,8 +93,10 @@ func (t *translation) useCert(ce *certEntry) {
 // collectTLS assigns every TLS host of the served Ingresses to one Secret: the first claim in
 // Ingress order wins, later claims by other Secrets are reported. Claims whose Secret is missing
 // or unusable are reported and do not block a later valid claim.
-func (t *translation) collectTLS(ings []*networkingv1.Ingress) {
-	for _, ing := range ings {
+// Only the Ingresses at positions idx have TLS entries.
+func (t *translation) collectTLS(ings []*networkingv1.Ingress, idx []int) {
+	for _, n := range idx {
+		ing := ings[n]
 		for i := range ing.Spec.TLS {
 			t.collectTLSEntry(ing, i)
 		}

@@ -68,6 +68,10 @@ type ksIdent struct {
 	// info and up are the pieces of the Kong service's Service settings and upstream.
 	info slot[*corev1.Service, *serviceInfo]
 	up   slot[upstreamIn, *document.Upstream]
+	// svcPos and upPos are its places in the last emitted lists (-1: not emitted); emitGen the
+	// last build that emitted it again without walking every Kong service (stages.go).
+	svcPos, upPos int
+	emitGen       uint64
 }
 
 // identTable interns Kong service identities by name, and keeps them in the two orders the
@@ -141,7 +145,7 @@ func (t *translation) intern(ns, backend string, pd portDef) *ksIdent {
 	var p strPack
 	p.grow(len(all) + 36)
 	p.writeBytes(all[:n])
-	id := &ksIdent{name: p.take()}
+	id := &ksIdent{name: p.take(), svcPos: -1, upPos: -1}
 	p.writeBytes(all[n:])
 	id.host = p.take()
 	id.id = p.addID(t.ids.services, id.name)
@@ -197,7 +201,7 @@ type kongService struct {
 // kongService returns this build's Kong service of a resolved backend, creating it on first use.
 func (t *translation) kongService(be *backend) *kongService {
 	id := be.ident
-	if id.gen == t.gen && id.cur != nil {
+	if id.gen == t.groupGen && id.cur != nil {
 		return id.cur
 	}
 	ks := &id.ks
@@ -207,7 +211,7 @@ func (t *translation) kongService(be *backend) *kongService {
 	if be.svcPort != nil {
 		ks.portNumber = be.svcPort.Port
 	}
-	id.gen, id.cur = t.gen, ks
+	id.gen, id.cur = t.groupGen, ks
 	t.memos.idents.used++
 	t.kss = append(t.kss, ks)
 	return ks
@@ -309,31 +313,39 @@ func findPort(svc *corev1.Service, p portDef) (*corev1.ServicePort, string) {
 
 // buildServices emits every Kong service with its routes, and its upstream with targets, both
 // in sortDocument's order (by name, descending), read off the identity table's orders. Services
-// are visited by name, the order certificates are claimed in.
-func (t *translation) buildServices() ([]*document.Service, []*document.Upstream) {
+// are visited by name, the order certificates are claimed in. It also returns the identities
+// emitted, by name ascending and by host descending (the upstreams' order).
+func (t *translation) buildServices() (svcs []*document.Service, ups []*document.Upstream, byName, byHost []*ksIdent) {
 	tb := &t.memos.idents
 	tb.ordered()
-	svcs := make([]*document.Service, 0, len(t.kss))
+	svcs = make([]*document.Service, 0, len(t.kss))
 	for _, id := range tb.byName {
 		ks := id.cur
-		if id.gen != t.gen || ks == nil || len(ks.routes) == 0 {
+		if id.gen != t.groupGen || ks == nil {
 			continue
 		}
-		if !t.consistentAnnotations(ks.name, []*corev1.Service{ks.svc}) {
+		ks.upstream = nil // a kept grouping's Kong service may have lost its routes
+		if len(ks.routes) == 0 || !t.consistentAnnotations(ks.name, []*corev1.Service{ks.svc}) {
 			continue
 		}
 		info := t.serviceInfoFor(ks)
 		svcs = append(svcs, t.serviceFor(ks, info))
 		ks.upstream = t.upstreamFor(ks, info)
-	}
-	slices.Reverse(svcs)
-	ups := make([]*document.Upstream, 0, len(svcs))
-	for i := len(tb.byHost) - 1; i >= 0; i-- {
-		if id := tb.byHost[i]; id.gen == t.gen && id.cur != nil && id.cur.upstream != nil {
-			ups = append(ups, id.cur.upstream)
+		if t.keep {
+			byName = append(byName, id)
 		}
 	}
-	return svcs, ups
+	slices.Reverse(svcs)
+	ups = make([]*document.Upstream, 0, len(svcs))
+	for i := len(tb.byHost) - 1; i >= 0; i-- {
+		if id := tb.byHost[i]; id.gen == t.groupGen && id.cur != nil && id.cur.upstream != nil {
+			ups = append(ups, id.cur.upstream)
+			if t.keep {
+				byHost = append(byHost, id)
+			}
+		}
+	}
+	return svcs, ups, byName, byHost
 }
 
 // serviceInputs is what a Kong service entity is made from besides its identity and routes.
@@ -396,9 +408,15 @@ func (t *translation) upstreamFor(ks *kongService, info *serviceInfo) *document.
 	if ks.svcPort != nil {
 		in.svcPort, in.hasPort = *ks.svcPort, true
 	}
-	return slotPiece(t, &ks.ident.up, in, func() *document.Upstream {
+	id := ks.ident
+	before := id.up.e
+	u := slotPiece(t, &id.up, in, func() *document.Upstream {
 		return t.buildUpstream(ks, info, t.upstreamPolicy(ks.svc))
 	})
+	if e := id.up.e; e != nil {
+		t.noteReads(id, &e.reads, e != before)
+	}
+	return u
 }
 
 // serviceAlloc is a Kong service with the values its own pointer fields point at: one

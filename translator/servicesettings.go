@@ -43,8 +43,9 @@ func serviceRef(s *corev1.Service) store.Ref {
 // serviceInfoFor is the piece of a Kong service's Service: its tags and annotation settings. Bad values are
 // reported and ignored, keeping KIC's defaults.
 func (t *translation) serviceInfoFor(ks *kongService) *serviceInfo {
-	svc := ks.svc
-	return slotPiece(t, &ks.ident.info, svc, func() *serviceInfo {
+	svc, id := ks.svc, ks.ident
+	before := id.info.e
+	info := slotPiece(t, &id.info, svc, func() *serviceInfo {
 		info := &serviceInfo{}
 		info.tags = objectTagsIn(store.KindService, svc, &info.tagData, &t.nsTag)
 		if hasKeyPrefix(svc.Annotations, annPrefix) {
@@ -52,6 +53,10 @@ func (t *translation) serviceInfoFor(ks *kongService) *serviceInfo {
 		}
 		return info
 	})
+	if e := id.info.e; e != nil {
+		t.noteReads(id, &e.reads, e != before)
+	}
+	return info
 }
 
 // hasKeyPrefix reports whether any key of m starts with prefix.

@@ -57,7 +57,10 @@ type translation struct {
 	seed         maphash.Seed
 	nsTag        [2]string // the last namespace tag made, shared by objects of that namespace
 
-	kss []*kongService // this build's Kong services, in first-use order
+	kss      []*kongService // the Kong services made in this build, in first-use order
+	groupGen uint64         // the build whose grouping of routes the identities hold (stages.go)
+	svcMask  uint32         // what the Service-settings and upstream pieces used read (kinds)
+	complete bool           // every piece was looked up and every route grouped: memos may be swept
 
 	certs      map[string]*certEntry // by "namespace/name" of the Secret
 	certOrder  []*certEntry          // Secrets that produce certificates, in claim order
@@ -81,16 +84,16 @@ func newIDSpaces() *idSpaces {
 // stays linear in the objects and allocates little when pieces are reused.
 func (t *translation) assemble() Result {
 	doc := document.New()
-	ings := t.selectIngresses().list
-	t.collectTLS(ings)
-	ps := make([]*ingressPiece, len(ings))
-	for i, ing := range ings {
-		ps[i] = t.ingressPiece(ing)
-		t.attachRules(ps[i])
-	}
-	t.translateDefaultBackend(ings, ps)
+	served := t.selectIngresses()
+	ings := served.list
+	t.collectTLS(ings, served.tls)
+	ps, changed, full := t.servedPieces(served)
+	dirty, regrouped := t.group(ps, changed, full)
+	t.translateDefaultBackend(ings, ps, served.defs, regrouped)
 	doc.CACertificates = t.caCertificates()
-	doc.Services, doc.Upstreams = t.buildServices()
+	doc.Services, doc.Upstreams = t.emit(dirty, regrouped)
+	t.settle(served, ps, regrouped)
+	t.complete = full && regrouped
 	doc.Certificates = t.buildCertificates()
 	doc.Consumers = t.translateConsumers()
 	sortDocument(doc)

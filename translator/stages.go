@@ -1,0 +1,413 @@
+package translator
+
+import (
+	"math/bits"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+
+	"github.com/kongsync/kongsync/document"
+	"github.com/kongsync/kongsync/store"
+)
+
+// Assemble is linear, but most of a build's objects are unchanged, and walking 10,000 Kong
+// services to find that each is what it was costs more than the change itself. So assemble's
+// stages that work per Ingress piece or per Kong service — the pieces of the served Ingresses,
+// grouping their routes into Kong services, emitting service and upstream entities — keep what
+// they produced and, on the next build, redo only what the changes reach:
+//
+//   - which objects changed comes from the snapshot diff the memos already use (kindGens);
+//   - which stage outputs that reaches comes from what the pieces record: the Ingress pieces in
+//     the served order, the identities their routes use, and, for upstream pieces, what they
+//     read (an index from each read to the identities whose upstream read it).
+//
+// Every decision across objects (TLS claims, the default backend, certificates, ambiguous
+// paths, plugins, consumers) still runs whole on every build; these stages only avoid
+// recomputing per-object results nothing changed. Whenever a change is not of a shape a stage
+// can follow (a different number of served Ingresses, a default backend involved, a Kong
+// service appearing or disappearing, a kind whose changes are unknown), the stage runs whole.
+// The property and warm golden tests compare every build with a cold one.
+
+// stages is what the last build's stages produced, for the next build to reuse.
+type stages struct {
+	gen    uint64 // the build they describe; 0: none
+	served *servedIngresses
+	ps     []*ingressPiece
+	probs  []posProblems // the problems of the pieces in ps that have some
+	mask   uint32        // what the pieces in ps read (kinds)
+	epoch  uint64        // the identity table's epoch then
+	// groupGen is the build whose grouping of routes the identities' Kong services hold.
+	groupGen uint64
+	svcs     []*document.Service // before ambiguous paths are dropped
+	ups      []*document.Upstream
+	svcMask  uint32     // what the Service-settings and upstream pieces read (kinds)
+	always   []*ksIdent // Kong services whose entity depends on assemble (certificates)
+	// withProblems are the emitted Kong services whose Service-settings or upstream piece
+	// reported problems, which a build that does not emit them again reports again.
+	withProblems []*ksIdent
+	readers      map[readKey][]*ksIdent
+	// defaultRoute is the default backend's route in the kept grouping.
+	defaultRoute *document.Route
+}
+
+// posProblems are the problems of the piece at a position of the served order.
+type posProblems struct {
+	pos      int
+	problems []Problem
+}
+
+// readKey names one read an upstream piece made: an object, or an EndpointSlice index entry
+// (kind EndpointSlice, the Service's namespace and name).
+type readKey struct {
+	kind     store.Kind
+	ns, name string
+}
+
+// servedPieces returns the pieces of the served Ingresses, in order, and the positions whose
+// piece differs from the last build's (nil with full: every position).
+func (t *translation) servedPieces(served *servedIngresses) (ps []*ingressPiece, changed []int, full bool) {
+	st := &t.memos.stages
+	ings := served.list
+	if t.keep && st.gen != 0 && st.gen == t.gen-1 && st.epoch == t.memos.idents.epoch && len(ings) == len(st.served.list) &&
+		t.memos.kinds.unchangedSince(st.mask, st.gen) {
+		prev := st.served.list
+		if served == st.served {
+			t.replayPieceProblems(nil, nil)
+			return st.ps, nil, false
+		}
+		t.memos.ingresses.takeMask()
+		ps = make([]*ingressPiece, len(ings))
+		for i, ing := range ings {
+			if ing == prev[i] {
+				ps[i] = st.ps[i]
+				continue
+			}
+			if changed = append(changed, i); len(changed) > maxDelta {
+				break
+			}
+		}
+		if len(changed) <= maxDelta {
+			t.replayPieceProblems(changed, func(i int) { ps[i] = t.ingressPiece(ings[i]) })
+			st.mask |= t.memos.ingresses.takeMask()
+			return ps, changed, false
+		}
+	}
+	t.memos.ingresses.takeMask()
+	ps = t.allPieces(ings)
+	st.mask = t.memos.ingresses.takeMask()
+	return ps, nil, true
+}
+
+// allPieces looks up the piece of every served Ingress, noting which have problems.
+func (t *translation) allPieces(ings []*networkingv1.Ingress) []*ingressPiece {
+	st := &t.memos.stages
+	ps := make([]*ingressPiece, len(ings))
+	st.probs = st.probs[:0]
+	for i, ing := range ings {
+		before := len(t.problems)
+		ps[i] = t.ingressPiece(ing)
+		if t.keep && len(t.problems) > before {
+			st.probs = append(st.probs, posProblems{i, slices.Clone(t.problems[before:])})
+		}
+	}
+	return ps
+}
+
+// replayPieceProblems reports the kept pieces' problems again, those at the changed positions
+// from their pieces, looked up by lookup(i).
+func (t *translation) replayPieceProblems(changed []int, lookup func(int)) {
+	st := &t.memos.stages
+	var next []posProblems
+	c := 0
+	for _, pp := range st.probs {
+		for c < len(changed) && changed[c] < pp.pos {
+			next = t.lookupNoting(changed[c], lookup, next)
+			c++
+		}
+		if c < len(changed) && changed[c] == pp.pos {
+			next = t.lookupNoting(changed[c], lookup, next)
+			c++
+			continue
+		}
+		t.problems = append(t.problems, pp.problems...)
+		next = append(next, pp)
+	}
+	for ; c < len(changed); c++ {
+		next = t.lookupNoting(changed[c], lookup, next)
+	}
+	st.probs = next
+}
+
+func (t *translation) lookupNoting(i int, lookup func(int), next []posProblems) []posProblems {
+	before := len(t.problems)
+	lookup(i)
+	if len(t.problems) > before {
+		next = append(next, posProblems{i, slices.Clone(t.problems[before:])})
+	}
+	return next
+}
+
+// group attaches the pieces' routes to this build's Kong services. After a build whose grouping
+// the identities still hold, it moves only the routes of the changed positions, provided no
+// default backend is involved, and returns the identities whose routes changed; otherwise it
+// groups every piece afresh (regrouped). The default backend's route is attached by
+// translateDefaultBackend when regrouped.
+func (t *translation) group(ps []*ingressPiece, changed []int, full bool) (dirty []*ksIdent, regrouped bool) {
+	st := &t.memos.stages
+	if !full && st.groupGen != 0 {
+		t.groupGen = st.groupGen
+		if dirty, ok := t.moveRoutes(st.ps, ps, changed); ok {
+			return dirty, false
+		}
+	}
+	t.groupGen = t.gen
+	t.memos.idents.used = 0
+	for _, p := range ps {
+		t.attachRules(p)
+	}
+	return nil, true
+}
+
+// moveRoutes detaches the routes of the old pieces at the changed positions from their Kong
+// services and attaches the new pieces' ones. false: a default backend is involved, or the
+// grouping is not what the old pieces made; the caller then regroups (which resets every Kong
+// service, so a half-done move leaves nothing behind).
+func (t *translation) moveRoutes(old, cur []*ingressPiece, changed []int) ([]*ksIdent, bool) {
+	var dirty []*ksIdent
+	for _, i := range changed {
+		if old[i].def != nil || cur[i].def != nil {
+			return nil, false
+		}
+	}
+	for _, i := range changed {
+		for j := range old[i].uses {
+			u := &old[i].uses[j]
+			id := u.be.ident
+			if id.gen != t.groupGen || !id.ks.detach(u.route, t.memos.stages.defaultRoute) {
+				return nil, false
+			}
+			dirty = append(dirty, id)
+		}
+	}
+	for _, i := range changed {
+		for j := range cur[i].uses {
+			u := &cur[i].uses[j]
+			ks := t.kongService(&u.be)
+			ks.fromRules = true
+			ks.routes = append(ks.routes, u.route)
+			dirty = append(dirty, u.be.ident)
+		}
+	}
+	return dirty, true
+}
+
+// detach removes a rule route from the Kong service; def is the default backend's route.
+func (ks *kongService) detach(r, def any) bool {
+	i := slices.IndexFunc(ks.routes, func(x *document.Route) bool { return x == r })
+	if i < 0 {
+		return false
+	}
+	ks.routes = slices.Delete(ks.routes, i, i+1)
+	ks.fromRules = slices.ContainsFunc(ks.routes, func(x *document.Route) bool { return x != def })
+	return true
+}
+
+// emit emits the Kong services and upstreams: the last build's lists with the entities of the
+// dirty identities (and those depending on certificates) replaced, when the grouping was kept
+// or moved, no Kong service appears or disappears, and what Service-settings and upstream
+// pieces read changed only in known objects; otherwise buildServices walks every identity.
+func (t *translation) emit(dirty []*ksIdent, regrouped bool) ([]*document.Service, []*document.Upstream) {
+	st := &t.memos.stages
+	if !t.keep || regrouped || st.svcs == nil || len(t.memos.idents.pending) > 0 {
+		return t.fullEmit()
+	}
+	readDirty, ok := t.readDirty()
+	if !ok {
+		return t.fullEmit()
+	}
+	svcs, ups := slices.Clone(st.svcs), slices.Clone(st.ups)
+	var again []*ksIdent
+	for _, list := range [][]*ksIdent{dirty, readDirty, st.always} {
+		for _, id := range list {
+			if id.emitGen == t.gen {
+				continue
+			}
+			if !t.reemit(id, svcs, ups) {
+				return t.fullEmit()
+			}
+			id.emitGen = t.gen
+			again = append(again, id)
+		}
+	}
+	t.replaySlotProblems(again)
+	st.svcs, st.ups = svcs, ups
+	return svcs, ups
+}
+
+// replaySlotProblems reports again the problems of the Service-settings and upstream pieces of
+// the Kong services not emitted again in this build, and notes which have problems now.
+func (t *translation) replaySlotProblems(again []*ksIdent) {
+	st := &t.memos.stages
+	kept := st.withProblems[:0]
+	for _, id := range st.withProblems {
+		if id.emitGen != t.gen {
+			t.problems = append(t.problems, slotProblems(id.info.e)...)
+			t.problems = append(t.problems, slotProblems(id.up.e)...)
+			kept = append(kept, id)
+		}
+	}
+	for _, id := range again {
+		if id.svcPos >= 0 && len(slotProblems(id.info.e))+len(slotProblems(id.up.e)) > 0 {
+			kept = append(kept, id)
+		}
+	}
+	st.withProblems = kept
+}
+
+func slotProblems[V any](e *entry[V]) []Problem {
+	if e == nil {
+		return nil
+	}
+	return e.problems
+}
+
+// reemit replaces one Kong service's entities in place; false when it appears or disappears.
+func (t *translation) reemit(id *ksIdent, svcs []*document.Service, ups []*document.Upstream) bool {
+	ks := id.cur
+	present := id.gen == t.groupGen && ks != nil && len(ks.routes) > 0
+	if present != (id.svcPos >= 0) || (present && !t.consistentAnnotations(ks.name, []*corev1.Service{ks.svc})) {
+		return false
+	}
+	if !present {
+		return true
+	}
+	info := t.serviceInfoFor(ks)
+	svcs[id.svcPos] = t.serviceFor(ks, info)
+	ks.upstream = t.upstreamFor(ks, info)
+	ups[id.upPos] = ks.upstream
+	return true
+}
+
+// fullEmit is buildServices, remembering its lists and each identity's place in them.
+func (t *translation) fullEmit() ([]*document.Service, []*document.Upstream) {
+	svcs, ups, byName, byHost := t.buildServices()
+	if !t.keep {
+		return svcs, ups
+	}
+	st := &t.memos.stages
+	st.svcs, st.ups, st.always = svcs, ups, st.always[:0]
+	for _, id := range t.memos.idents.byName {
+		id.svcPos, id.upPos = -1, -1
+	}
+	st.withProblems = st.withProblems[:0]
+	for i, id := range byName { // ascending; svcs is descending
+		id.svcPos = len(svcs) - 1 - i
+		if len(slotProblems(id.info.e))+len(slotProblems(id.up.e)) > 0 {
+			st.withProblems = append(st.withProblems, id)
+		}
+		if info := id.info.e; info != nil && (info.val.clientCertName != "" || len(info.val.caCerts) > 0) {
+			st.always = append(st.always, id)
+		}
+	}
+	for i, id := range byHost {
+		id.upPos = i
+	}
+	return svcs, ups
+}
+
+// readDirty are the identities whose Service-settings or upstream piece read an object that
+// changed since the last build (through the readers index); false when that is not known.
+func (t *translation) readDirty() ([]*ksIdent, bool) {
+	st, k := &t.memos.stages, &t.memos.kinds
+	if k.unchangedSince(st.svcMask, st.gen) {
+		return nil, true
+	}
+	if st.gen != t.gen-1 {
+		return nil, false
+	}
+	var out []*ksIdent
+	for mask := st.svcMask; mask != 0; mask &= mask - 1 {
+		i := bits.TrailingZeros32(mask)
+		if i == 31 || k.gen[i] <= st.gen {
+			continue
+		}
+		kind := store.Kinds[i]
+		if k.delta[i] == nil || (kind == store.KindEndpointSlice && k.sliceSvcs == nil) {
+			return nil, false
+		}
+		for _, key := range k.delta[i].keys() {
+			out = append(out, st.readers[readKey{kind, key[0], key[1]}]...)
+		}
+		if kind == store.KindEndpointSlice {
+			for _, key := range k.sliceSvcs.keys() {
+				out = append(out, st.readers[readKey{indexRead, key[0], key[1]}]...)
+			}
+		}
+	}
+	return out, true
+}
+
+// indexRead is the readKey kind of an EndpointSlice index lookup (by Service).
+const indexRead store.Kind = "EndpointSlice index"
+
+// noteReads adds the kinds a Kong service's piece read to what the emitted pieces read and,
+// when it was computed in this build, records its reads in the readers index.
+func (t *translation) noteReads(id *ksIdent, r *reads, computed bool) {
+	if !t.keep {
+		return
+	}
+	t.svcMask |= r.mask
+	if computed {
+		t.memos.stages.index(id, r)
+	}
+}
+
+// index records, for readDirty, that id's piece read what r holds.
+func (st *stages) index(id *ksIdent, r *reads) {
+	if st.readers == nil {
+		st.readers = map[readKey][]*ksIdent{}
+	}
+	for _, o := range r.objs {
+		k := readKey{o.ref.Kind, o.ref.Namespace, o.ref.Name}
+		st.readers[k] = append(st.readers[k], id)
+	}
+	for _, l := range r.lists {
+		k := readKey{indexRead, l.ns, l.svc}
+		st.readers[k] = append(st.readers[k], id)
+	}
+}
+
+// rebuildReaders rebuilds the readers index from the identities' pieces, after identities were
+// dropped (the index only ever grows otherwise: a stale entry costs a needless re-emit).
+func (st *stages) rebuildReaders(tb *identTable) {
+	st.readers = map[readKey][]*ksIdent{}
+	for _, id := range tb.byName {
+		for _, r := range []*reads{readsOf(id.info.e), readsOf(id.up.e)} {
+			if r != nil {
+				st.index(id, r)
+			}
+		}
+	}
+}
+
+func readsOf[V any](e *entry[V]) *reads {
+	if e == nil {
+		return nil
+	}
+	return &e.reads
+}
+
+// settle records this build's stages for the next one.
+func (t *translation) settle(served *servedIngresses, ps []*ingressPiece, regrouped bool) {
+	if !t.keep {
+		return
+	}
+	st := &t.memos.stages
+	if regrouped {
+		st.svcMask = 0
+	}
+	st.gen, st.served, st.ps, st.epoch = t.gen, served, ps, t.memos.idents.epoch
+	st.groupGen, st.defaultRoute = t.groupGen, t.defaultRoute
+	st.svcMask |= t.svcMask
+}
