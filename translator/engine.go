@@ -58,9 +58,7 @@ type memos struct {
 	// pluginEntities are the last build's plugin entities by what they were made from.
 	pluginEntities map[pluginMemoKey]*document.Plugin
 	certEntities   map[string]*document.Certificate // the last build's certificates, by id
-	shared         map[uint64]*ksIdent              // mayShare's table, cleared and reused
-	shareSeq       []*ingressPiece                  // the pieces of mayShare's last answer
-	shareAnswer    bool
+	share          shareTable                       // mayShare's table (share.go)
 }
 
 func newMemos() *memos {

@@ -94,52 +94,6 @@ func (t *translation) dropAmbiguousPaths(services []*document.Service, ings []*n
 	return applyDrops(services, drop)
 }
 
-// mayShare is a quick, allocation-free superset of anyShared over every rule route: it compares
-// the 64-bit hashes of the routes' match keys that their pieces computed, so a collision only
-// sends the caller to the exact check.
-func (t *translation) mayShare(ps []*ingressPiece) bool {
-	if t.keep && slices.Equal(ps, t.memos.shareSeq) {
-		return t.memos.shareAnswer // the same pieces in the same order as the last build's
-	}
-	answer := t.mayShareIn(ps)
-	if t.keep {
-		t.memos.shareSeq, t.memos.shareAnswer = append(t.memos.shareSeq[:0], ps...), answer
-	}
-	return answer
-}
-
-func (t *translation) mayShareIn(ps []*ingressPiece) bool {
-	first := t.memos.shared
-	if first == nil {
-		first = map[uint64]*ksIdent{}
-		if t.keep {
-			t.memos.shared = first
-		}
-	}
-	clear(first)
-	for _, p := range ps {
-		for i := range p.uses {
-			u := &p.uses[i]
-			if u.nkeys == 1 {
-				if id, ok := first[u.key0]; !ok {
-					first[u.key0] = u.be.ident
-				} else if id != u.be.ident {
-					return true
-				}
-				continue
-			}
-			for _, h := range u.more {
-				if id, ok := first[h]; !ok {
-					first[h] = u.be.ident
-				} else if id != u.be.ident {
-					return true
-				}
-			}
-		}
-	}
-	return false
-}
-
 // keyHashes appends the hashes of a rule route's match keys, which mayShare compares, to out.
 func keyHashes(seed maphash.Seed, r *document.Route, out []uint64) []uint64 {
 	var kb [4]matchKey

@@ -61,6 +61,7 @@ type translation struct {
 	groupGen uint64         // the build whose grouping of routes the identities hold (stages.go)
 	svcMask  uint32         // what the Service-settings and upstream pieces used read (kinds)
 	complete bool           // every piece was looked up and every route grouped: memos may be swept
+	changed  []int          // the served positions whose piece changed since the last build
 
 	certs      map[string]*certEntry // by "namespace/name" of the Secret
 	certOrder  []*certEntry          // Secrets that produce certificates, in claim order
@@ -88,6 +89,7 @@ func (t *translation) assemble() Result {
 	ings := served.list
 	t.collectTLS(ings, served.tls)
 	ps, changed, full := t.servedPieces(served)
+	t.changed = changed
 	dirty, regrouped := t.group(ps, changed, full)
 	t.translateDefaultBackend(ings, ps, served.defs, regrouped)
 	doc.CACertificates = t.caCertificates()
