@@ -329,7 +329,10 @@ func (t *translation) readDirty() ([]*ksIdent, bool) {
 	var out []*ksIdent
 	for mask := st.svcMask; mask != 0; mask &= mask - 1 {
 		i := bits.TrailingZeros32(mask)
-		if i == 31 || k.gen[i] <= st.gen {
+		if i == 31 {
+			return nil, false // a kind kindGens does not follow
+		}
+		if k.gen[i] <= st.gen {
 			continue
 		}
 		kind := store.Kinds[i]
