@@ -186,8 +186,7 @@ type backend struct {
 // kongService is one Kong service of a build: one Kubernetes Service port, as Ingress backends
 // name it, with the routes of every Ingress that uses it.
 type kongService struct {
-	ident      *ksIdent
-	name, host string
+	ident      *ksIdent // its name, host and id
 	port       portDef
 	svc        *corev1.Service
 	svcPort    *corev1.ServicePort
@@ -205,8 +204,7 @@ func (t *translation) kongService(be *backend) *kongService {
 		return id.cur
 	}
 	ks := &id.ks
-	*ks = kongService{ident: id, name: id.name, host: id.host, port: be.port, svc: be.svc, svcPort: be.svcPort,
-		portNumber: be.port.number}
+	*ks = kongService{ident: id, port: be.port, svc: be.svc, svcPort: be.svcPort, portNumber: be.port.number}
 	ks.routes = ks.routeBuf[:0]
 	if be.svcPort != nil {
 		ks.portNumber = be.svcPort.Port
@@ -325,7 +323,7 @@ func (t *translation) buildServices() (svcs []*document.Service, ups []*document
 			continue
 		}
 		ks.upstream = nil // a kept grouping's Kong service may have lost its routes
-		if len(ks.routes) == 0 || !t.consistentAnnotations(ks.name, []*corev1.Service{ks.svc}) {
+		if len(ks.routes) == 0 || !t.consistentAnnotations(ks.ident.name, []*corev1.Service{ks.svc}) {
 			continue
 		}
 		info := t.serviceInfoFor(ks)
@@ -427,7 +425,7 @@ type serviceAlloc struct {
 }
 
 func (t *translation) buildService(ks *kongService, info *serviceInfo) *document.Service {
-	a := &serviceAlloc{name: ks.name, host: ks.host, id: ks.ident.id}
+	a := &serviceAlloc{name: ks.ident.name, host: ks.ident.host, id: ks.ident.id}
 	s := &a.s
 	s.Service = kong.Service{
 		ID:             &a.id,
@@ -464,7 +462,7 @@ type upstreamAlloc struct {
 // buildUpstream makes the upstream of a Kong service, with the KongUpstreamPolicy pr found for
 // its Service applied over the defaults.
 func (t *translation) buildUpstream(ks *kongService, info *serviceInfo, pr policyRead) *document.Upstream {
-	a := &upstreamAlloc{name: ks.host}
+	a := &upstreamAlloc{name: ks.ident.host}
 	a.u = document.Upstream{
 		Upstream: kong.Upstream{
 			Name:       &a.name,

@@ -46,9 +46,32 @@ type stages struct {
 	// withProblems are the emitted Kong services whose Service-settings or upstream piece
 	// reported problems, which a build that does not emit them again reports again.
 	withProblems []*ksIdent
-	readers      map[readKey][]*ksIdent
+	readers      map[readKey]readers
 	// defaultRoute is the default backend's route in the kept grouping.
 	defaultRoute *document.Route
+}
+
+// readers are the Kong services whose pieces made one read: most reads have one.
+type readers struct {
+	first *ksIdent
+	more  []*ksIdent
+}
+
+func (r readers) add(id *ksIdent) readers {
+	if r.first == nil {
+		r.first = id
+	} else if r.first != id {
+		r.more = append(r.more, id)
+	}
+	return r
+}
+
+// appendTo appends the readers to out.
+func (r readers) appendTo(out []*ksIdent) []*ksIdent {
+	if r.first != nil {
+		out = append(out, r.first)
+	}
+	return append(out, r.more...)
 }
 
 // posProblems are the problems of the piece at a position of the served order.
@@ -276,7 +299,7 @@ func slotProblems[V any](e *entry[V]) []Problem {
 func (t *translation) reemit(id *ksIdent, svcs []*document.Service, ups []*document.Upstream) bool {
 	ks := id.cur
 	present := id.gen == t.groupGen && ks != nil && len(ks.routes) > 0
-	if present != (id.svcPos >= 0) || (present && !t.consistentAnnotations(ks.name, []*corev1.Service{ks.svc})) {
+	if present != (id.svcPos >= 0) || (present && !t.consistentAnnotations(ks.ident.name, []*corev1.Service{ks.svc})) {
 		return false
 	}
 	if !present {
@@ -340,11 +363,11 @@ func (t *translation) readDirty() ([]*ksIdent, bool) {
 			return nil, false
 		}
 		for _, key := range k.delta[i].keys() {
-			out = append(out, st.readers[readKey{kind, key[0], key[1]}]...)
+			out = st.readers[readKey{kind, key[0], key[1]}].appendTo(out)
 		}
 		if kind == store.KindEndpointSlice {
 			for _, key := range k.sliceSvcs.keys() {
-				out = append(out, st.readers[readKey{indexRead, key[0], key[1]}]...)
+				out = st.readers[readKey{indexRead, key[0], key[1]}].appendTo(out)
 			}
 		}
 	}
@@ -369,22 +392,22 @@ func (t *translation) noteReads(id *ksIdent, r *reads, computed bool) {
 // index records, for readDirty, that id's piece read what r holds.
 func (st *stages) index(id *ksIdent, r *reads) {
 	if st.readers == nil {
-		st.readers = map[readKey][]*ksIdent{}
+		st.readers = map[readKey]readers{}
 	}
 	for _, o := range r.objs {
 		k := readKey{o.ref.Kind, o.ref.Namespace, o.ref.Name}
-		st.readers[k] = append(st.readers[k], id)
+		st.readers[k] = st.readers[k].add(id)
 	}
 	for _, l := range r.lists {
 		k := readKey{indexRead, l.ns, l.svc}
-		st.readers[k] = append(st.readers[k], id)
+		st.readers[k] = st.readers[k].add(id)
 	}
 }
 
 // rebuildReaders rebuilds the readers index from the identities' pieces, after identities were
 // dropped (the index only ever grows otherwise: a stale entry costs a needless re-emit).
 func (st *stages) rebuildReaders(tb *identTable) {
-	st.readers = map[readKey][]*ksIdent{}
+	st.readers = map[readKey]readers{}
 	for _, id := range tb.byName {
 		for _, r := range []*reads{readsOf(id.info.e), readsOf(id.up.e)} {
 			if r != nil {
