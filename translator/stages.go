@@ -80,8 +80,9 @@ type posProblems struct {
 	problems []Problem
 }
 
-// readKey names one read an upstream piece made: an object, or an EndpointSlice index entry
-// (kind EndpointSlice, the Service's namespace and name).
+// readKey names one read a Service-settings or upstream piece made: an object (its kind,
+// namespace and name), or an EndpointSlice index entry (kind indexRead, the Service's namespace
+// and name).
 type readKey struct {
 	kind     store.Kind
 	ns, name string
