@@ -17,7 +17,7 @@ import (
 )
 
 // JSONCache encodes a sequence of documents whose entities are largely shared, as the
-// translator's Cache produces them: the bytes of every list item (service with its routes,
+// translator's Engine produces them: the bytes of every list item (service with its routes,
 // upstream with its targets, certificate, consumer ...) are kept, keyed by the item's pointer,
 // and reused while the item appears in later documents. EncodeConfig returns exactly JSON's
 // bytes (fragments_test.go and the translator's incremental tests check this) as a Config of

@@ -32,8 +32,8 @@ type pluginCombo struct{ service, route, consumer string }
 
 // buildPlugins translates konghq.com/plugins on the served Ingresses (each of their routes),
 // Services (each Kong service made from them) and KongConsumers of the final document, then the
-// global KongClusterPlugins, into KIC's top-level plugin list. It reads only doc and the
-// snapshot, so a full translation recomputes it whole and the fast path can too.
+// global KongClusterPlugins, into KIC's top-level plugin list. It is part of assemble and runs
+// whole on every build, from doc and the pieces (templates, the objects with the annotation).
 func (t *translation) buildPlugins(doc *document.Document) []*document.Plugin {
 	rels := map[pluginRef]*pluginRels{}
 	t.collectServiceRels(doc, rels)

@@ -1,11 +1,14 @@
-// Package translator turns an immutable store snapshot into one Kong declarative config. It is
-// pure: no clients, clocks or loggers; the same snapshot always yields the same document, byte
-// for byte, and every object it cannot translate becomes a Problem instead of an error.
+// Package translator is the one translation engine: an immutable store snapshot in, one Kong
+// declarative config out (Engine.Build; BuildOnce for a cold build). It is pure: no clients,
+// clocks or loggers; the same snapshot always yields the same document, byte for byte, and
+// every object it cannot translate becomes a Problem instead of an error. A build is per-object
+// pieces, memoised by what they read, and one assemble pass (engine.go, memo.go, stages.go;
+// docs/architecture.md).
 //
 // Semantics follow KIC v3.5.13's traditional router with FillIDs on, for the Ingress v1 family
-// (Ingress, IngressClass, Service, EndpointSlice, Secret). Where KIC produces a configuration
-// Kong rejects, or depends on map order, kongsync differs on purpose; docs/kic-differences.md
-// lists every such case.
+// (Ingress, IngressClass, Service, EndpointSlice, Secret) and the Kong CRDs kongsync reads.
+// Where KIC produces a configuration Kong rejects, or depends on map order, kongsync differs on
+// purpose; docs/kic-differences.md lists every such case.
 package translator
 
 import (
