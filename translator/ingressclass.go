@@ -1,6 +1,7 @@
 package translator
 
 import (
+	"maps"
 	"slices"
 	"strings"
 
@@ -28,7 +29,80 @@ func (t *translation) servesIngress(ing *networkingv1.Ingress) bool {
 // Ingress wins a TLS host and the default backend. It is a piece of the whole kind, keyed by
 // whether our class is the default: reused while no Ingress changed.
 func (t *translation) selectIngresses() *servedIngresses {
+	if si, ok := t.patchServed(); ok {
+		return si
+	}
 	return piece(t, t.memos.served, t.defaultClass, t.servedIngresses)
+}
+
+// patchServed updates the last build's served list in place, without scanning the kind, when
+// the only Ingress changes since are new versions of served Ingresses that stay served at their
+// place (the same creation time): the common single edit. Anything else scans.
+func (t *translation) patchServed() (*servedIngresses, bool) {
+	if !t.keep {
+		return nil, false
+	}
+	e, ok := t.memos.served.m[t.defaultClass]
+	k, i := &t.memos.kinds, kindIndex(store.KindIngress)
+	if !ok || e.checked != t.gen-1 || k.gen[i] != t.gen || k.changes[i] == nil || e.reads.mask != kindBit(store.KindIngress) || len(e.reads.kinds) != 1 {
+		return nil, false
+	}
+	prev := e.val
+	si := &servedIngresses{list: slices.Clone(prev.list), plugins: prev.plugins, tls: prev.tls, defs: prev.defs}
+	for _, c := range k.changes[i] {
+		old, _ := c.old.(*networkingv1.Ingress)
+		cur, _ := c.cur.(*networkingv1.Ingress)
+		if old == nil || cur == nil || !t.servesIngress(old) || !t.servesIngress(cur) ||
+			!old.CreationTimestamp.Equal(&cur.CreationTimestamp) {
+			return nil, false
+		}
+		pos, found := slices.BinarySearchFunc(si.list, old, compareServed)
+		if !found || si.list[pos] != old {
+			return nil, false
+		}
+		si.list[pos] = cur
+		si.replaced(pos, old, cur)
+	}
+	e.val, e.gen, e.checked = si, t.gen, t.gen
+	e.reads.kinds[0].list = t.snap.snap.Objects(store.KindIngress)
+	return si, true
+}
+
+// replaced updates the positions and plugin references for old replaced by cur at pos; the
+// lists and map are copied before they change (the last build's value still holds them).
+func (si *servedIngresses) replaced(pos int, old, cur *networkingv1.Ingress) {
+	si.tls = setPos(si.tls, pos, len(cur.Spec.TLS) > 0)
+	si.defs = setPos(si.defs, pos, cur.Spec.DefaultBackend != nil)
+	a, b := old.Annotations[annPlugins], cur.Annotations[annPlugins]
+	if a == "" && b == "" {
+		return
+	}
+	si.plugins = maps.Clone(si.plugins)
+	key := [2]string{cur.Namespace, cur.Name}
+	delete(si.plugins, key)
+	if b != "" {
+		si.plugins[key] = &annotatedIngress{ref: ingressRef(cur), refs: parsePluginRefs(b, cur.Namespace)}
+	}
+}
+
+// setPos returns the sorted positions with pos in or out, copying them when that changes them.
+func setPos(ps []int, pos int, in bool) []int {
+	i, has := slices.BinarySearch(ps, pos)
+	switch {
+	case in && !has:
+		return slices.Insert(slices.Clone(ps), i, pos)
+	case !in && has:
+		return slices.Delete(slices.Clone(ps), i, i+1)
+	}
+	return ps
+}
+
+// compareServed is the served order: creation time, then "namespace/name".
+func compareServed(a, b *networkingv1.Ingress) int {
+	if c := a.CreationTimestamp.Compare(b.CreationTimestamp.Time); c != 0 {
+		return c
+	}
+	return compareNsName(a.Namespace, a.Name, b.Namespace, b.Name)
 }
 
 // servedIngresses is the piece of the whole Ingress kind: the served Ingresses in order, and
@@ -55,14 +129,8 @@ func (t *translation) servedIngresses() *servedIngresses {
 			plugins[[2]string{ing.Namespace, ing.Name}] = &annotatedIngress{ref: ingressRef(ing), refs: parsePluginRefs(v, ing.Namespace)}
 		}
 	}
-	cmp := func(a, b *networkingv1.Ingress) int {
-		if c := a.CreationTimestamp.Compare(b.CreationTimestamp.Time); c != 0 {
-			return c
-		}
-		return compareNsName(a.Namespace, a.Name, b.Namespace, b.Name)
-	}
-	if !slices.IsSortedFunc(out, cmp) { // a total order: no ties for stability to keep
-		slices.SortFunc(out, cmp)
+	if !slices.IsSortedFunc(out, compareServed) { // a total order: no ties for stability to keep
+		slices.SortFunc(out, compareServed)
 	}
 	si := &servedIngresses{list: out, plugins: plugins}
 	for i, ing := range out {

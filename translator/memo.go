@@ -54,6 +54,7 @@ type kindGens struct {
 	// delta holds the namespace/name of the objects of each kind that changed in build gen[i]
 	// (nil: unknown, many); sliceSvcs the Services whose EndpointSlices those were.
 	delta     [31]*refSet
+	changes   [31][]objectChange // the changes delta names, old and new versions
 	sliceSvcs *refSet
 }
 
@@ -102,6 +103,9 @@ func (s *refSet) has(k [2]string) bool {
 // maxDelta bounds the changed objects of a kind that validation checks one by one.
 const maxDelta = 64
 
+// kindIndex is a kind's index in kindGens (31 for a kind it does not follow).
+func kindIndex(k store.Kind) int { return bits.TrailingZeros32(kindBit(k)) }
+
 // update records which kinds changed in build gen's snapshot, and how.
 func (k *kindGens) update(snap *store.Snapshot, gen uint64) {
 	for i, kind := range store.Kinds[:min(len(store.Kinds), 31)] {
@@ -110,10 +114,11 @@ func (k *kindGens) update(snap *store.Snapshot, gen uint64) {
 			continue
 		}
 		changed := diffSorted(k.lists[i], l, maxDelta)
-		k.delta[i] = nil
+		k.delta[i], k.changes[i] = nil, changed
 		if changed != nil {
 			keys := make([][2]string, len(changed))
-			for j, o := range changed {
+			for j, c := range changed {
+				o := c.versions()[0]
 				keys[j] = [2]string{o.GetNamespace(), o.GetName()}
 			}
 			k.delta[i] = newRefSet(keys)
@@ -127,21 +132,27 @@ func (k *kindGens) update(snap *store.Snapshot, gen uint64) {
 }
 
 // sliceServices are the Services whose EndpointSlices changed (nil: unknown).
-func sliceServices(changed []store.Object) *refSet {
+func sliceServices(changed []objectChange) *refSet {
 	if changed == nil {
 		return nil
 	}
-	keys := make([][2]string, len(changed))
-	for i, o := range changed {
-		keys[i] = [2]string{o.GetNamespace(), o.GetLabels()[discoveryv1.LabelServiceName]}
+	keys := make([][2]string, 0, len(changed))
+	for _, c := range changed {
+		for _, o := range c.versions() {
+			keys = append(keys, [2]string{o.GetNamespace(), o.GetLabels()[discoveryv1.LabelServiceName]})
+		}
 	}
 	return newRefSet(keys)
 }
 
-// diffSorted lists the old and new versions of the objects that differ between two lists
-// sorted by namespace/name, or nil when more than limit objects do.
-func diffSorted(a, b []store.Object, limit int) []store.Object {
-	out := []store.Object{}
+// objectChange is one object that differs between two snapshots: its old and new versions
+// (nil: absent).
+type objectChange struct{ old, cur store.Object }
+
+// diffSorted lists the objects that differ between two lists sorted by namespace/name, or nil
+// when more than limit do.
+func diffSorted(a, b []store.Object, limit int) []objectChange {
+	out := []objectChange{}
 	i, j := 0, 0
 	for i < len(a) || j < len(b) {
 		if i < len(a) && j < len(b) && a[i] == b[j] {
@@ -150,20 +161,31 @@ func diffSorted(a, b []store.Object, limit int) []store.Object {
 		}
 		switch c := compareAt(a, b, i, j); {
 		case c == 0:
-			out = append(out, a[i], b[j])
+			out = append(out, objectChange{a[i], b[j]})
 			i, j = i+1, j+1
 		case c < 0:
-			out = append(out, a[i])
+			out = append(out, objectChange{old: a[i]})
 			i++
 		default:
-			out = append(out, b[j])
+			out = append(out, objectChange{cur: b[j]})
 			j++
 		}
-		if len(out) > 2*limit {
+		if len(out) > limit {
 			return nil
 		}
 	}
 	return out
+}
+
+// versions are a change's non-nil versions.
+func (c objectChange) versions() []store.Object {
+	switch {
+	case c.old == nil:
+		return []store.Object{c.cur}
+	case c.cur == nil:
+		return []store.Object{c.old}
+	}
+	return []store.Object{c.old, c.cur}
 }
 
 // compareAt orders a[i] and b[j] by namespace, then name; a missing element sorts last.
