@@ -227,7 +227,7 @@ func (t *translation) moveRoutes(old, cur []*ingressPiece, changed []int) ([]*ks
 }
 
 // detach removes a rule route from the Kong service; def is the default backend's route.
-func (ks *kongService) detach(r, def any) bool {
+func (ks *kongService) detach(r, def *document.Route) bool {
 	i := slices.IndexFunc(ks.routes, func(x *document.Route) bool { return x == r })
 	if i < 0 {
 		return false
