@@ -57,10 +57,9 @@ func newDefaultValues() defaultValues {
 // also keeps the entity the last build made for that name, and what it was made from.
 type ksIdent struct {
 	name, host, id string
-	gen            uint64       // the last build that used it
-	dead           bool         // dropped from the table: pieces holding it are recomputed
-	cur            *kongService // the Kong service of build gen (ks, or a new one in a cold build)
-	ks             kongService  // storage reused by each build
+	gen            uint64      // the grouping (build) whose Kong service ks holds
+	dead           bool        // dropped from the table: pieces holding it are recomputed
+	ks             kongService // its Kong service in grouping gen, storage reused
 	out            *document.Service
 	in             serviceInputs
 	route0         *document.Route // out.Routes[0] and len(out.Routes), read without touching out
@@ -72,6 +71,14 @@ type ksIdent struct {
 	// last build that emitted it again without walking every Kong service (stages.go).
 	svcPos, upPos int
 	emitGen       uint64
+}
+
+// current is the identity's Kong service in the grouping of build groupGen, or nil.
+func (id *ksIdent) current(groupGen uint64) *kongService {
+	if id.gen == groupGen {
+		return &id.ks
+	}
+	return nil
 }
 
 // identTable interns Kong service identities by name, and keeps them in the two orders the
@@ -200,8 +207,8 @@ type kongService struct {
 // kongService returns this build's Kong service of a resolved backend, creating it on first use.
 func (t *translation) kongService(be *backend) *kongService {
 	id := be.ident
-	if id.gen == t.groupGen && id.cur != nil {
-		return id.cur
+	if ks := id.current(t.groupGen); ks != nil {
+		return ks
 	}
 	ks := &id.ks
 	*ks = kongService{ident: id, port: be.port, svc: be.svc, svcPort: be.svcPort, portNumber: be.port.number}
@@ -209,7 +216,7 @@ func (t *translation) kongService(be *backend) *kongService {
 	if be.svcPort != nil {
 		ks.portNumber = be.svcPort.Port
 	}
-	id.gen, id.cur = t.groupGen, ks
+	id.gen = t.groupGen
 	t.memos.idents.used++
 	t.kss = append(t.kss, ks)
 	return ks
@@ -318,8 +325,8 @@ func (t *translation) buildServices() (svcs []*document.Service, ups []*document
 	tb.ordered()
 	svcs = make([]*document.Service, 0, len(t.kss))
 	for _, id := range tb.byName {
-		ks := id.cur
-		if id.gen != t.groupGen || ks == nil {
+		ks := id.current(t.groupGen)
+		if ks == nil {
 			continue
 		}
 		ks.upstream = nil // a kept grouping's Kong service may have lost its routes
@@ -336,10 +343,10 @@ func (t *translation) buildServices() (svcs []*document.Service, ups []*document
 	slices.Reverse(svcs)
 	ups = make([]*document.Upstream, 0, len(svcs))
 	for i := len(tb.byHost) - 1; i >= 0; i-- {
-		if id := tb.byHost[i]; id.gen == t.groupGen && id.cur != nil && id.cur.upstream != nil {
-			ups = append(ups, id.cur.upstream)
+		if ks := tb.byHost[i].current(t.groupGen); ks != nil && ks.upstream != nil {
+			ups = append(ups, ks.upstream)
 			if t.keep {
-				byHost = append(byHost, id)
+				byHost = append(byHost, tb.byHost[i])
 			}
 		}
 	}

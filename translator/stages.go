@@ -298,8 +298,8 @@ func slotProblems[V any](e *entry[V]) []Problem {
 
 // reemit replaces one Kong service's entities in place; false when it appears or disappears.
 func (t *translation) reemit(id *ksIdent, svcs []*document.Service, ups []*document.Upstream) bool {
-	ks := id.cur
-	present := id.gen == t.groupGen && ks != nil && len(ks.routes) > 0
+	ks := id.current(t.groupGen)
+	present := ks != nil && len(ks.routes) > 0
 	if present != (id.svcPos >= 0) || (present && !t.consistentAnnotations(ks.ident.name, []*corev1.Service{ks.svc})) {
 		return false
 	}
