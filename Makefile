@@ -5,8 +5,10 @@ CP_BIN    ?= $(HOME)/.cache/kongsync/control-plane/bin
 
 .PHONY: build dump test test-unit test-integration test-integration-race control-plane bench bench-live kic-compat fmt vet
 
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+
 build:
-	$(GO) build -o $(BIN)/kongsync ./cmd/kongsync
+	$(GO) build -buildvcs=auto -ldflags "-X main.version=$(VERSION)" -o $(BIN)/kongsync ./cmd/kongsync
 
 # Builds kongsync and prints the kong.yaml of the bundled examples.
 dump: build

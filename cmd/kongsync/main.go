@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 )
 
@@ -21,7 +22,7 @@ Usage:
 Run "kongsync COMMAND -h" for a command's flags.
 `
 
-// version is set at build time with -ldflags "-X main.version=...".
+// version is set at build time with -ldflags "-X main.version=..." (make build: git describe).
 var version = "dev"
 
 func main() {
@@ -43,7 +44,8 @@ func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	case "run":
 		return runCommand(ctx, args[1:], stdout, stderr)
 	case "version", "--version":
-		fmt.Fprintln(stdout, "kongsync", version)
+		info, ok := debug.ReadBuildInfo()
+		fmt.Fprintln(stdout, versionLine(version, info, ok))
 		return 0
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
