@@ -56,7 +56,7 @@ type memos struct {
 	kinds          kindGens
 	stages         stages // what assemble's per-object stages kept (stages.go)
 	// pluginEntities are the last build's plugin entities by what they were made from.
-	pluginEntities map[pluginMemoKey]*document.Plugin
+	pluginEntities map[pluginMemoKey]*pluginEntity
 	certEntities   map[string]*document.Certificate // the last build's certificates, by id
 	share          shareTable                       // mayShare's table (share.go)
 }

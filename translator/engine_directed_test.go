@@ -83,6 +83,8 @@ func directedPluginAnnotation(t *testing.T) {
 		{"Ingress references only a missing plugin", "missing"},
 		{"Ingress references a broken KongPlugin", "broken"},
 		{"Ingress stops referencing it", first.Annotations[annPlugins]},
+		{"path of the Ingress with plugins", first.Annotations[annPlugins]},
+		{"host of the Ingress with plugins (its route renamed)", first.Annotations[annPlugins]},
 		{"Ingress loses konghq.com/plugins", ""},
 	} {
 		ing := first.DeepCopy()

@@ -74,8 +74,8 @@ func (si *servedIngresses) replaced(pos int, old, cur *networkingv1.Ingress) {
 	si.tls = setPos(si.tls, pos, len(cur.Spec.TLS) > 0)
 	si.defs = setPos(si.defs, pos, cur.Spec.DefaultBackend != nil)
 	a, b := old.Annotations[annPlugins], cur.Annotations[annPlugins]
-	if a == "" && b == "" {
-		return
+	if a == b {
+		return // the same references from the same Ingress: the entry stands
 	}
 	si.plugins = maps.Clone(si.plugins)
 	key := [2]string{cur.Namespace, cur.Name}

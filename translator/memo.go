@@ -375,9 +375,6 @@ func (v *view) Objects(k store.Kind) []store.Object {
 	return l
 }
 
-// Len is the number of objects of a kind (assemble sizes its maps with it; not recorded).
-func (v *view) Len(k store.Kind) int { return v.snap.Len(k) }
-
 // Secrets scans every Secret.
 func (v *view) Secrets() []*corev1.Secret {
 	v.Objects(store.KindSecret)

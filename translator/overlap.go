@@ -91,6 +91,7 @@ func (t *translation) dropAmbiguousPaths(services []*document.Service, ings []*n
 	if len(drop) == 0 {
 		return services
 	}
+	t.dropped = true
 	return applyDrops(services, drop)
 }
 

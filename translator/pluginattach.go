@@ -46,11 +46,11 @@ func (t *translation) buildPlugins(doc *document.Document) []*document.Plugin {
 	slices.SortFunc(keys, func(a, b pluginRef) int {
 		return strings.Compare(nsNameKey(a.namespace, a.name), nsNameKey(b.namespace, b.name))
 	})
-	pass := &pluginPass{ids: t.ids.plugins, owner: map[string]store.Ref{}}
+	pass := &pluginPass{ids: t.ids.plugins, owner: map[string]store.Ref{}, idOwner: map[string]store.Ref{}}
 	if t.keep {
-		pass.prev, pass.next = t.memos.pluginEntities, make(map[pluginMemoKey]*document.Plugin, len(t.memos.pluginEntities))
+		pass.prev, pass.next = t.memos.pluginEntities, make(map[pluginMemoKey]*pluginEntity, len(t.memos.pluginEntities))
 	}
-	var out []*document.Plugin
+	var out []*pluginEntity
 	for _, k := range keys {
 		out = t.attachPlugin(k, rels[k], pass, out)
 	}
@@ -58,8 +58,7 @@ func (t *translation) buildPlugins(doc *document.Document) []*document.Plugin {
 	if t.keep {
 		t.memos.pluginEntities = pass.next
 	}
-	sortPlugins(out)
-	return out
+	return sortPlugins(out)
 }
 
 // Entity kinds a plugin reference attaches to.
@@ -69,12 +68,14 @@ const (
 	relConsumer
 )
 
-// pluginPass is the state of one buildPlugins call: the id space, which source took each plugin
-// id and instance_name first, and (with a Cache) the entities of the previous call and this one.
+// pluginPass is the state of one buildPlugins call: the id space, which source took each
+// instance_name (owner) and each plugin id (idOwner, by the id's input: the id itself, a SHA-1,
+// is computed only for a new entity) first, and (when the engine keeps entities) the entities
+// of the previous call and this one.
 type pluginPass struct {
-	ids        idSpace
-	owner      map[string]store.Ref
-	prev, next map[pluginMemoKey]*document.Plugin
+	ids            idSpace
+	owner, idOwner map[string]store.Ref
+	prev, next     map[pluginMemoKey]*pluginEntity
 }
 
 // pluginMemoKey is what a plugin entity is made from: its template (the source's piece, the
@@ -86,27 +87,28 @@ type pluginMemoKey struct {
 	instance string
 }
 
-// entity returns the plugin made from src's template for attachment c, reusing the previous
-// call's entity when a Cache holds one for the same inputs.
-func (pass *pluginPass) entity(src pluginSource, tmpl *kong.Plugin, c pluginCombo, id, instance string) *document.Plugin {
+// entity returns the plugin made from src's template for attachment c (idInput: pluginIDInput),
+// reusing the previous call's entity when the engine keeps one for the same inputs.
+func (pass *pluginPass) entity(tmpl *kong.Plugin, c pluginCombo, idInput, instance string) *pluginEntity {
 	memo := pass.next != nil
 	key := pluginMemoKey{tmpl: tmpl, combo: c, instance: instance}
 	if memo {
-		if p := pass.prev[key]; p != nil {
-			pass.next[key] = p
-			return p
+		if e := pass.prev[key]; e != nil {
+			pass.next[key] = e
+			return e
 		}
 	}
-	e := &pluginEntity{Plugin: document.Plugin{Plugin: *tmpl}, id: id, instance: instance} // config, tags shared
+	e := &pluginEntity{Plugin: document.Plugin{Plugin: *tmpl}, id: pass.ids.id(idInput), instance: instance} // config, tags shared
 	e.ID = &e.id
 	if tmpl.InstanceName != nil {
 		e.InstanceName = &e.instance
 	}
 	e.setRefs(c)
+	e.sortKey = deref(tmpl.Name) + c.consumer + c.route + c.service
 	if memo {
-		pass.next[key] = &e.Plugin
+		pass.next[key] = e
 	}
-	return &e.Plugin
+	return e
 }
 
 // addRel records that referrer asks for plugin item r on an entity of kind relService,
@@ -224,7 +226,7 @@ func (t *translation) collectConsumerRels(doc *document.Document, rels map[plugi
 // attachPlugin resolves one referenced plugin and appends a Kong plugin per combination of the
 // entities referencing it. A missing plugin is a problem on every referrer; a plugin that
 // cannot be built, one on the plugin.
-func (t *translation) attachPlugin(k pluginRef, rels *pluginRels, pass *pluginPass, out []*document.Plugin) []*document.Plugin {
+func (t *translation) attachPlugin(k pluginRef, rels *pluginRels, pass *pluginPass, out []*pluginEntity) []*pluginEntity {
 	src, found := t.lookupPlugin(k.namespace, k.name)
 	if !found {
 		for _, list := range [][]pluginTarget{rels.services, rels.routes, rels.consumers} {
@@ -242,8 +244,8 @@ func (t *translation) attachPlugin(k pluginRef, rels *pluginRels, pass *pluginPa
 	}
 	used := map[string]bool{}
 	for _, c := range rels.combinations() {
-		id := pluginID(pass.ids, *tmpl.Name, c)
-		if prev, taken := pass.owner[id]; taken {
+		in := pluginIDInput(*tmpl.Name, c)
+		if prev, taken := pass.idOwner[in]; taken {
 			t.problem(src.ref, "plugin", "plugin %s is already configured by %s on %s; not attached there",
 				*tmpl.Name, prev, c.describe())
 			continue
@@ -255,8 +257,8 @@ func (t *translation) attachPlugin(k pluginRef, rels *pluginRels, pass *pluginPa
 				continue
 			}
 		}
-		pass.owner[id] = src.ref
-		out = append(out, pass.entity(src, tmpl, c, id, instance))
+		pass.idOwner[in] = src.ref
+		out = append(out, pass.entity(tmpl, c, in, instance))
 	}
 	return out
 }
@@ -305,6 +307,9 @@ func (r *pluginRels) combinations() []pluginCombo {
 
 // uniqueTargets sorts targets by name and keeps the first of each name.
 func uniqueTargets(ts []pluginTarget) []pluginTarget {
+	if len(ts) <= 1 {
+		return ts
+	}
 	out := slices.Clone(ts)
 	slices.SortStableFunc(out, func(a, b pluginTarget) int { return strings.Compare(a.name, b.name) })
 	return slices.CompactFunc(out, func(a, b pluginTarget) bool { return a.name == b.name })
@@ -314,6 +319,7 @@ func uniqueTargets(ts []pluginTarget) []pluginTarget {
 type pluginEntity struct {
 	document.Plugin
 	id, instance string
+	sortKey      string // plugin name, then the consumer, route and service names (sortPlugins)
 	combo        pluginCombo
 	service      kong.Service
 	route        kong.Route
@@ -354,6 +360,12 @@ func (c pluginCombo) describe() string {
 // pluginID is go-kong's FillID for a plugin: the UUIDv5 of its name and the names of its
 // service, route and consumer, in that order.
 func pluginID(ids idSpace, name string, c pluginCombo) string {
+	return ids.id(pluginIDInput(name, c))
+}
+
+// pluginIDInput is what pluginID hashes: the name and the names of its service, route and
+// consumer. Two attachments with one input are one plugin id.
+func pluginIDInput(name string, c pluginCombo) string {
 	var buf [256]byte
 	b := append(buf[:0], name...)
 	if c.service != "" {
@@ -365,9 +377,7 @@ func pluginID(ids idSpace, name string, c pluginCombo) string {
 	if c.consumer != "" {
 		b = append(append(b, ":consumer/"...), c.consumer...)
 	}
-	var out [36]byte
-	ids.put(&out, string(b))
-	return string(out[:])
+	return string(b)
 }
 
 // suffixedInstanceName keeps instance_name unique across the entities one KongPlugin attaches

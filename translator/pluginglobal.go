@@ -17,7 +17,7 @@ const globalLabel = "global"
 // globalPlugins are the served KongClusterPlugins labelled global: "true", attached to nothing.
 // Two valid ones for the same plugin cancel each other out, as in KIC (a problem on each here;
 // KIC only logs); one that cannot be built does not count. They keep their instance_name.
-func (t *translation) globalPlugins(pass *pluginPass) []*document.Plugin {
+func (t *translation) globalPlugins(pass *pluginPass) []*pluginEntity {
 	byName := map[string][]*configurationv1.KongClusterPlugin{}
 	var names []string
 	for _, o := range t.snap.Objects(store.KindKongClusterPlugin) {
@@ -35,7 +35,7 @@ func (t *translation) globalPlugins(pass *pluginPass) []*document.Plugin {
 		byName[p.PluginName] = append(byName[p.PluginName], p)
 	}
 	slices.Sort(names)
-	var out []*document.Plugin
+	var out []*pluginEntity
 	for _, name := range names {
 		var valid []*kong.Plugin
 		var srcs []pluginSource
@@ -57,40 +57,28 @@ func (t *translation) globalPlugins(pass *pluginPass) []*document.Plugin {
 			if valid[i].InstanceName != nil && !claimInstanceName(t, pass.owner, srcs[i], instance) {
 				continue
 			}
-			out = append(out, pass.entity(srcs[i], valid[i], pluginCombo{}, pluginID(pass.ids, name, pluginCombo{}), instance))
+			out = append(out, pass.entity(valid[i], pluginCombo{}, pluginIDInput(name, pluginCombo{}), instance))
 		}
 	}
 	return out
 }
 
 // sortPlugins orders plugins as KIC's deckgen does: by plugin name followed by the names of
-// its consumer, route and service, descending; ties (which KIC leaves to map order) by id.
-func sortPlugins(ps []*document.Plugin) {
-	type keyed struct {
-		key string
-		p   *document.Plugin
-	}
-	list := make([]keyed, len(ps))
-	for i, p := range ps {
-		parts := [4]string{deref(p.Name)}
-		if p.Consumer != nil {
-			parts[1] = deref(p.Consumer.ID)
-		}
-		if p.Route != nil {
-			parts[2] = deref(p.Route.Name)
-		}
-		if p.Service != nil {
-			parts[3] = deref(p.Service.Name)
-		}
-		list[i] = keyed{strings.Join(parts[:], ""), p}
-	}
-	slices.SortStableFunc(list, func(a, b keyed) int {
-		if c := strings.Compare(b.key, a.key); c != 0 {
+// its consumer, route and service (the entity's sortKey), descending; ties (which KIC leaves to
+// map order) by id.
+func sortPlugins(es []*pluginEntity) []*document.Plugin {
+	slices.SortStableFunc(es, func(a, b *pluginEntity) int {
+		if c := strings.Compare(b.sortKey, a.sortKey); c != 0 {
 			return c
 		}
-		return strings.Compare(deref(b.p.ID), deref(a.p.ID))
+		return strings.Compare(b.id, a.id)
 	})
-	for i := range list {
-		ps[i] = list[i].p
+	if len(es) == 0 {
+		return nil
 	}
+	out := make([]*document.Plugin, len(es))
+	for i, e := range es {
+		out[i] = &e.Plugin
+	}
+	return out
 }

@@ -218,7 +218,6 @@ func (t *translation) kongService(be *backend) *kongService {
 	}
 	id.gen = t.groupGen
 	t.memos.idents.used++
-	t.kss = append(t.kss, ks)
 	return ks
 }
 
@@ -323,7 +322,7 @@ func findPort(svc *corev1.Service, p portDef) (*corev1.ServicePort, string) {
 func (t *translation) buildServices() (svcs []*document.Service, ups []*document.Upstream, byName, byHost []*ksIdent) {
 	tb := &t.memos.idents
 	tb.ordered()
-	svcs = make([]*document.Service, 0, len(t.kss))
+	svcs = make([]*document.Service, 0, len(tb.byName))
 	for _, id := range tb.byName {
 		ks := id.current(t.groupGen)
 		if ks == nil {

@@ -2,6 +2,7 @@ package translator
 
 import (
 	"math/bits"
+	"reflect"
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
@@ -49,6 +50,10 @@ type stages struct {
 	readers      map[readKey]readers
 	// defaultRoute is the default backend's route in the kept grouping.
 	defaultRoute *document.Route
+	// plugins and pluginProblems are the last plugin stage's output; pluginsGen its build.
+	plugins        []*document.Plugin
+	pluginProblems []Problem
+	pluginsGen     uint64
 }
 
 // readers are the Kong services whose pieces made one read: most reads have one.
@@ -266,6 +271,7 @@ func (t *translation) emit(dirty []*ksIdent, regrouped bool) ([]*document.Servic
 	}
 	t.replaySlotProblems(again)
 	st.svcs, st.ups = svcs, ups
+	t.emitted = true
 	return svcs, ups
 }
 
@@ -434,7 +440,69 @@ func (t *translation) settle(served *servedIngresses, ps []*ingressPiece, regrou
 	if regrouped {
 		st.svcMask = 0
 	}
+	t.prevPS, t.prevServed = st.ps, st.served
 	st.gen, st.served, st.ps, st.epoch = t.gen, served, ps, t.memos.idents.epoch
 	st.groupGen, st.defaultRoute = t.groupGen, t.defaultRoute
 	st.svcMask |= t.svcMask
+}
+
+// pluginKinds are the kinds plugin attachment reads besides the Ingresses: plugin sources,
+// consumers, the Secrets plugin configs come from, annotated Services, our IngressClass.
+var pluginKinds = kindBit(store.KindKongPlugin) | kindBit(store.KindKongClusterPlugin) |
+	kindBit(store.KindKongConsumer) | kindBit(store.KindSecret) | kindBit(store.KindService) |
+	kindBit(store.KindIngressClass)
+
+// plugins is buildPlugins, or the last build's plugins and problems when nothing they are made
+// of changed: no kind in pluginKinds, the same annotated Ingresses (served.plugins), the same
+// Kong services (the emit stage patched, nothing dropped either time), and the changed pieces'
+// routes of the same names where their Ingress is annotated.
+func (t *translation) plugins(doc *document.Document, served *servedIngresses, ps []*ingressPiece) []*document.Plugin {
+	st := &t.memos.stages
+	if t.keep && st.pluginsGen == t.gen-1 && t.emitted && !t.dropped && t.prevServed != nil &&
+		sameMap(served.plugins, t.prevServed.plugins) &&
+		t.memos.kinds.unchangedSince(pluginKinds, st.pluginsGen) && samePluginRoutes(served, t.prevPS, ps, t.changed) {
+		t.problems = append(t.problems, st.pluginProblems...)
+		st.pluginsGen = t.gen
+		return st.plugins
+	}
+	before := len(t.problems)
+	out := t.buildPlugins(doc)
+	if t.keep {
+		st.plugins, st.pluginProblems = out, slices.Clone(t.problems[before:])
+		st.pluginsGen = 0
+		if !t.dropped {
+			st.pluginsGen = t.gen
+		}
+	}
+	return out
+}
+
+// samePluginRoutes reports whether the pieces at the changed positions make routes of the same
+// names as the old ones, where their Ingress carries konghq.com/plugins (served is this build's
+// and already equal to the last one's in its annotated Ingresses).
+func samePluginRoutes(served *servedIngresses, old, cur []*ingressPiece, changed []int) bool {
+	if len(old) != len(cur) {
+		return false
+	}
+	for _, i := range changed {
+		ing := served.list[i]
+		if _, annotated := served.plugins[[2]string{ing.Namespace, ing.Name}]; !annotated {
+			continue
+		}
+		a, b := old[i].uses, cur[i].uses
+		if len(a) != len(b) {
+			return false
+		}
+		for j := range a {
+			if *a[j].route.Name != *b[j].route.Name {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// sameMap reports whether two maps are the same map (not merely equal).
+func sameMap[K comparable, V any](a, b map[K]V) bool {
+	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
 }

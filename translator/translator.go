@@ -60,11 +60,15 @@ type translation struct {
 	seed         maphash.Seed
 	nsTag        [2]string // the last namespace tag made, shared by objects of that namespace
 
-	kss      []*kongService // the Kong services made in this build, in first-use order
-	groupGen uint64         // the build whose grouping of routes the identities hold (stages.go)
-	svcMask  uint32         // what the Service-settings and upstream pieces used read (kinds)
-	complete bool           // every piece was looked up and every route grouped: memos may be swept
-	changed  []int          // the served positions whose piece changed since the last build
+	groupGen uint64 // the build whose grouping of routes the identities hold (stages.go)
+	svcMask  uint32 // what the Service-settings and upstream pieces used read (kinds)
+	complete bool   // every piece was looked up and every route grouped: memos may be swept
+	changed  []int  // the served positions whose piece changed since the last build
+	emitted  bool   // the service and upstream lists were patched, not walked (stages.go)
+	dropped  bool   // dropAmbiguousPaths dropped paths
+	// prevPS and prevServed are the last build's served pieces and list (stages.go).
+	prevPS     []*ingressPiece
+	prevServed *servedIngresses
 
 	certs      map[string]*certEntry // by "namespace/name" of the Secret
 	certOrder  []*certEntry          // Secrets that produce certificates, in claim order
@@ -103,7 +107,7 @@ func (t *translation) assemble() Result {
 	doc.Consumers = t.translateConsumers()
 	sortDocument(doc)
 	doc.Services = t.dropAmbiguousPaths(doc.Services, ings, ps)
-	doc.Plugins = t.buildPlugins(doc)
+	doc.Plugins = t.plugins(doc, served, ps)
 	if document.IsEmpty(doc) {
 		doc.Upstreams = []*document.Upstream{{Upstream: kong.Upstream{Name: kong.String(stubUpstream)}}}
 	}
