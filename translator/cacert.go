@@ -22,6 +22,19 @@ const caCertLabel = "konghq.com/ca-cert"
 // a UUID, which Kong requires) and one PEM CA certificate under "cert" or "ca.crt". Secrets sharing an id: the oldest wins (then namespace,
 // then name). Unlike KIC, expiry is not checked: the translator reads no clock.
 func (t *translation) caCertificates() []*kong.CACertificate {
+	ca := piece(t, t.memos.allCACerts, struct{}{}, t.caCertificatesOf)
+	t.caCertIDs = ca.ids
+	return ca.list
+}
+
+// caCerts is the piece of the Secret kind caCertificates is: the CA certificates and their ids.
+type caCerts struct {
+	list []*kong.CACertificate
+	ids  map[string]bool
+}
+
+func (t *translation) caCertificatesOf() *caCerts {
+	known := map[string]bool{}
 	winners := map[string]*corev1.Secret{}
 	pieces := map[*corev1.Secret]*caCertPiece{}
 	var ids []string
@@ -55,10 +68,10 @@ func (t *translation) caCertificates() []*kong.CACertificate {
 			t.problem(secretRef(sec), "data", "invalid CA certificate: %s; Secret skipped", p.err)
 			continue
 		}
-		t.caCertIDs[id] = true
+		known[id] = true
 		out = append(out, p.entity)
 	}
-	return out
+	return &caCerts{list: out, ids: known}
 }
 
 // caCertPiece is a CA certificate Secret's piece: its id, checked, and its entity, or why its

@@ -38,8 +38,14 @@ type credentialUse struct {
 
 // translateConsumers builds the Kong consumers, credentials nested, of the KongConsumers this
 // controller serves. Output order is KIC's deckgen order: by username, then custom_id, both
-// ascending, a missing value first.
+// ascending, a missing value first. The whole of it is a piece of the KongConsumer kind (and of
+// the credential Secrets its consumers' pieces read), keyed by whether our class is the default:
+// reused while none of those changed.
 func (t *translation) translateConsumers() []*document.Consumer {
+	return piece(t, t.memos.allConsumers, t.defaultClass, t.consumers)
+}
+
+func (t *translation) consumers() []*document.Consumer {
 	entries := t.claimConsumers(t.selectConsumers())
 	for _, e := range entries {
 		p := piece(t, t.memos.consumers, e.obj, func() *consumerPiece {

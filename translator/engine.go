@@ -52,6 +52,8 @@ type memos struct {
 	// pluginServices are the Services with konghq.com/plugins; served the Ingresses in order.
 	pluginServices *memo[struct{}, map[[2]string]*corev1.Service]
 	served         *memo[bool, *servedIngresses]
+	allConsumers   *memo[bool, []*document.Consumer] // translateConsumers, whole
+	allCACerts     *memo[struct{}, *caCerts]         // caCertificates, whole
 	idents         identTable
 	kinds          kindGens
 	stages         stages // what assemble's per-object stages kept (stages.go)
@@ -70,6 +72,8 @@ func newMemos() *memos {
 		plugins:        newMemo[metav1.Object, *pluginPiece](),
 		pluginServices: newMemo[struct{}, map[[2]string]*corev1.Service](),
 		served:         newMemo[bool, *servedIngresses](),
+		allConsumers:   newMemo[bool, []*document.Consumer](),
+		allCACerts:     newMemo[struct{}, *caCerts](),
 		idents:         identTable{m: map[string]*ksIdent{}},
 	}
 }
@@ -83,6 +87,8 @@ func (m *memos) sweep(gen uint64) {
 	m.plugins.sweep(gen)
 	m.pluginServices.sweep(gen)
 	m.served.sweep(gen)
+	m.allConsumers.sweep(gen)
+	m.allCACerts.sweep(gen)
 	epoch := m.idents.epoch
 	m.idents.sweep(gen)
 	if m.idents.epoch != epoch {
@@ -145,16 +151,15 @@ func (e *Engine) Build(snap *store.Snapshot) (Built, error) {
 // newTranslation is the state of build e.gen of snap.
 func (e *Engine) newTranslation(snap *store.Snapshot) *translation {
 	t := &translation{
-		snap:      view{snap: snap},
-		opts:      e.opts,
-		gen:       e.gen,
-		memos:     e.memos,
-		keep:      e.keep,
-		defaults:  e.defaults,
-		ids:       e.ids,
-		certs:     map[string]*certEntry{},
-		sniOwner:  map[string]*certEntry{},
-		caCertIDs: map[string]bool{},
+		snap:     view{snap: snap},
+		opts:     e.opts,
+		gen:      e.gen,
+		memos:    e.memos,
+		keep:     e.keep,
+		defaults: e.defaults,
+		ids:      e.ids,
+		certs:    map[string]*certEntry{},
+		sniOwner: map[string]*certEntry{},
 	}
 	if snap != nil {
 		t.defaultClass = snap.IsDefaultClass(e.opts.IngressClass)
