@@ -198,16 +198,32 @@ func (m *metrics) lastProbe() string {
 	return m.probes[len(m.probes)-1]
 }
 
-// logSink collects log lines from a funcr logger.
+// logSink collects log lines from a funcr logger; changed is closed (and replaced) on each line
+// so that wait can re-check a condition on the log without polling.
 type logSink struct {
-	mu gosync.Mutex
-	b  strings.Builder
+	mu      gosync.Mutex
+	b       strings.Builder
+	changed chan struct{}
 }
 
 func (s *logSink) write(prefix, args string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.b.WriteString(prefix + " " + args + "\n")
+	if s.changed != nil {
+		close(s.changed)
+		s.changed = nil
+	}
+}
+
+// ch returns a channel closed at the next log line.
+func (s *logSink) ch() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.changed == nil {
+		s.changed = make(chan struct{})
+	}
+	return s.changed
 }
 
 func (s *logSink) String() string {
@@ -296,13 +312,14 @@ func (e *env) upsert(name string, ann map[string]string) {
 	e.loop.Notify()
 }
 
-// wait blocks until cond holds, re-checking whenever a loop event or a double request happens.
+// wait blocks until cond holds, re-checking whenever a loop event, a double request or a log
+// line happens.
 func (e *env) wait(what string, timeout time.Duration, cond func() bool) {
 	e.t.Helper()
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
 	for {
-		evc := e.ev.ch()
+		evc, lc := e.ev.ch(), e.logs.ch()
 		var kc []<-chan struct{}
 		for _, k := range e.kongs {
 			kc = append(kc, k.Changed())
@@ -312,6 +329,7 @@ func (e *env) wait(what string, timeout time.Duration, cond func() bool) {
 		}
 		select {
 		case <-evc:
+		case <-lc:
 		case <-chanAt(kc, 0):
 		case <-chanAt(kc, 1):
 		case <-deadline.C:

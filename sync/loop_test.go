@@ -417,9 +417,10 @@ func TestBodyOverNginxLimit(t *testing.T) {
 	if document.Hash([]byte(e.kongs[0].Config())) != prev {
 		t.Error("previous config not kept")
 	}
-	if !strings.Contains(e.logs.String(), "KONG_NGINX_ADMIN_CLIENT_MAX_BODY_SIZE") {
-		t.Errorf("the log does not name the setting to raise:\n%s", e.logs.String())
-	}
+	// The counter moves before the worker logs the outcome: wait for the line, don't assume it.
+	e.wait("the 413 logged with the setting to raise", wait, func() bool {
+		return strings.Contains(e.logs.String(), "KONG_NGINX_ADMIN_CLIENT_MAX_BODY_SIZE")
+	})
 	for i := range 6 {
 		e.store.Delete(store.Ref{Kind: store.KindService, Namespace: "default", Name: fmt.Sprintf("big-%d", i)})
 	}
