@@ -13,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
 	configurationv1 "github.com/kongsync/kongsync/internal/apis/configuration/v1"
 	configurationv1beta1 "github.com/kongsync/kongsync/internal/apis/configuration/v1beta1"
 )
@@ -40,16 +42,42 @@ const (
 	KindKongClusterPlugin Kind = "KongClusterPlugin"
 
 	KindKongUpstreamPolicy Kind = "KongUpstreamPolicy"
+
+	KindGatewayClass   Kind = "GatewayClass"
+	KindGateway        Kind = "Gateway"
+	KindHTTPRoute      Kind = "HTTPRoute"
+	KindGRPCRoute      Kind = "GRPCRoute"
+	KindTCPRoute       Kind = "TCPRoute"
+	KindUDPRoute       Kind = "UDPRoute"
+	KindTLSRoute       Kind = "TLSRoute"
+	KindReferenceGrant Kind = "ReferenceGrant"
 )
+
+// GatewayGroup is the Gateway API's group.
+const GatewayGroup = "gateway.networking.k8s.io"
 
 // Kinds lists every kind the store holds, in a fixed order (used for deterministic iteration).
 var Kinds = []Kind{KindIngress, KindIngressClass, KindService, KindEndpointSlice, KindSecret,
-	KindKongConsumer, KindKongPlugin, KindKongClusterPlugin, KindKongUpstreamPolicy}
+	KindKongConsumer, KindKongPlugin, KindKongClusterPlugin, KindKongUpstreamPolicy,
+	KindGatewayClass, KindGateway, KindHTTPRoute, KindGRPCRoute, KindTCPRoute, KindUDPRoute, KindTLSRoute,
+	KindReferenceGrant}
+
+// GatewayKinds are the Gateway API kinds, all held as sigs.k8s.io/gateway-api/apis/v1 types
+// whatever version they were read at (the versions' schemas are the same for what is read).
+var GatewayKinds = []Kind{KindGatewayClass, KindGateway, KindHTTPRoute, KindGRPCRoute, KindTCPRoute,
+	KindUDPRoute, KindTLSRoute, KindReferenceGrant}
 
 // GVK is the group/version/kind of each stored kind; tags and events need it because objects
-// fetched by informers carry no TypeMeta.
+// fetched by informers carry no TypeMeta. The Gateway API versions are the ones KIC v3.5.13
+// reads (its k8s-version tags): v1alpha2 for the L4 and TLS routes, v1beta1 for ReferenceGrant.
 func (k Kind) GVK() schema.GroupVersionKind {
 	switch k {
+	case KindGatewayClass, KindGateway, KindHTTPRoute, KindGRPCRoute:
+		return schema.GroupVersionKind{Group: GatewayGroup, Version: "v1", Kind: string(k)}
+	case KindTCPRoute, KindUDPRoute, KindTLSRoute:
+		return schema.GroupVersionKind{Group: GatewayGroup, Version: "v1alpha2", Kind: string(k)}
+	case KindReferenceGrant:
+		return schema.GroupVersionKind{Group: GatewayGroup, Version: "v1beta1", Kind: string(k)}
 	case KindIngress, KindIngressClass:
 		return networkingv1.SchemeGroupVersion.WithKind(string(k))
 	case KindEndpointSlice:
@@ -84,6 +112,28 @@ func KindOf(obj runtime.Object) (Kind, error) {
 		return KindKongClusterPlugin, nil
 	case *configurationv1beta1.KongUpstreamPolicy:
 		return KindKongUpstreamPolicy, nil
+	}
+	return gatewayKindOf(obj)
+}
+
+func gatewayKindOf(obj runtime.Object) (Kind, error) {
+	switch obj.(type) {
+	case *gatewayv1.GatewayClass:
+		return KindGatewayClass, nil
+	case *gatewayv1.Gateway:
+		return KindGateway, nil
+	case *gatewayv1.HTTPRoute:
+		return KindHTTPRoute, nil
+	case *gatewayv1.GRPCRoute:
+		return KindGRPCRoute, nil
+	case *gatewayv1.TCPRoute:
+		return KindTCPRoute, nil
+	case *gatewayv1.UDPRoute:
+		return KindUDPRoute, nil
+	case *gatewayv1.TLSRoute:
+		return KindTLSRoute, nil
+	case *gatewayv1.ReferenceGrant:
+		return KindReferenceGrant, nil
 	}
 	return "", fmt.Errorf("store: unsupported object type %T", obj)
 }

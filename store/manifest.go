@@ -17,6 +17,7 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 	"sigs.k8s.io/yaml"
 
 	configurationv1 "github.com/kongsync/kongsync/internal/apis/configuration/v1"
@@ -47,7 +48,7 @@ func (n Note) String() string {
 // factories maps apiVersion + kind to a constructor of the typed object. Only versions whose
 // schema the translator reads are accepted; others (extensions/v1beta1 Ingress) are skipped with
 // a note, since decoding them into v1 types would silently drop or misread fields.
-var factories = map[string]func() Object{
+var factories = withGatewayKinds(map[string]func() Object{
 	"networking.k8s.io/v1/Ingress":                  func() Object { return &networkingv1.Ingress{} },
 	"networking.k8s.io/v1/IngressClass":             func() Object { return &networkingv1.IngressClass{} },
 	"v1/Service":                                    func() Object { return &corev1.Service{} },
@@ -59,14 +60,49 @@ var factories = map[string]func() Object{
 	"configuration.konghq.com/v1beta1/KongUpstreamPolicy": func() Object {
 		return &configurationv1beta1.KongUpstreamPolicy{}
 	},
+})
+
+// gatewayFactories are the Gateway API kinds at every version a cluster serves them (standard
+// and experimental channels); all decode into the v1 types, whose schema is the same for what
+// the translator reads.
+var gatewayFactories = map[string][]string{
+	"GatewayClass":   {"v1", "v1beta1"},
+	"Gateway":        {"v1", "v1beta1"},
+	"HTTPRoute":      {"v1", "v1beta1"},
+	"GRPCRoute":      {"v1", "v1alpha2"},
+	"TCPRoute":       {"v1", "v1alpha2"},
+	"UDPRoute":       {"v1", "v1alpha2"},
+	"TLSRoute":       {"v1", "v1alpha2", "v1alpha3"},
+	"ReferenceGrant": {"v1", "v1beta1", "v1alpha2"},
+}
+
+func withGatewayKinds(factories map[string]func() Object) map[string]func() Object {
+	mk := map[string]func() Object{
+		"GatewayClass":   func() Object { return &gatewayv1.GatewayClass{} },
+		"Gateway":        func() Object { return &gatewayv1.Gateway{} },
+		"HTTPRoute":      func() Object { return &gatewayv1.HTTPRoute{} },
+		"GRPCRoute":      func() Object { return &gatewayv1.GRPCRoute{} },
+		"TCPRoute":       func() Object { return &gatewayv1.TCPRoute{} },
+		"UDPRoute":       func() Object { return &gatewayv1.UDPRoute{} },
+		"TLSRoute":       func() Object { return &gatewayv1.TLSRoute{} },
+		"ReferenceGrant": func() Object { return &gatewayv1.ReferenceGrant{} },
+	}
+	for kind, versions := range gatewayFactories {
+		for _, v := range versions {
+			factories[GatewayGroup+"/"+v+"/"+kind] = mk[kind]
+		}
+	}
+	return factories
 }
 
 // knownKinds are kinds the reader recognises even at an unsupported apiVersion, to say so.
 var knownKinds = map[string]bool{"Ingress": true, "IngressClass": true, "Service": true, "EndpointSlice": true, "Secret": true,
-	"KongConsumer": true, "KongPlugin": true, "KongClusterPlugin": true, "KongUpstreamPolicy": true}
+	"KongConsumer": true, "KongPlugin": true, "KongClusterPlugin": true, "KongUpstreamPolicy": true,
+	"GatewayClass": true, "Gateway": true, "HTTPRoute": true, "GRPCRoute": true, "TCPRoute": true, "UDPRoute": true,
+	"TLSRoute": true, "ReferenceGrant": true}
 
 // clusterScoped kinds keep an empty namespace.
-var clusterScoped = map[string]bool{"IngressClass": true, "KongClusterPlugin": true}
+var clusterScoped = map[string]bool{"IngressClass": true, "KongClusterPlugin": true, "GatewayClass": true}
 
 // DecodeManifests reads every object in one multi-document YAML or JSON stream. Documents it
 // cannot use become notes and are skipped; the error is only for a stream it cannot read at all.

