@@ -51,6 +51,9 @@ const (
 	KindUDPRoute       Kind = "UDPRoute"
 	KindTLSRoute       Kind = "TLSRoute"
 	KindReferenceGrant Kind = "ReferenceGrant"
+
+	// KindNamespace is read for its labels only (Gateway listeners' allowedRoutes selectors).
+	KindNamespace Kind = "Namespace"
 )
 
 // GatewayGroup is the Gateway API's group.
@@ -60,7 +63,7 @@ const GatewayGroup = "gateway.networking.k8s.io"
 var Kinds = []Kind{KindIngress, KindIngressClass, KindService, KindEndpointSlice, KindSecret,
 	KindKongConsumer, KindKongPlugin, KindKongClusterPlugin, KindKongUpstreamPolicy,
 	KindGatewayClass, KindGateway, KindHTTPRoute, KindGRPCRoute, KindTCPRoute, KindUDPRoute, KindTLSRoute,
-	KindReferenceGrant}
+	KindReferenceGrant, KindNamespace}
 
 // GatewayKinds are the Gateway API kinds, all held as sigs.k8s.io/gateway-api/apis/v1 types
 // whatever version they were read at (the versions' schemas are the same for what is read).
@@ -104,6 +107,8 @@ func KindOf(obj runtime.Object) (Kind, error) {
 		return KindEndpointSlice, nil
 	case *corev1.Secret:
 		return KindSecret, nil
+	case *corev1.Namespace:
+		return KindNamespace, nil
 	case *configurationv1.KongConsumer:
 		return KindKongConsumer, nil
 	case *configurationv1.KongPlugin:

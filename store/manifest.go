@@ -54,6 +54,7 @@ var factories = withGatewayKinds(map[string]func() Object{
 	"v1/Service":                                    func() Object { return &corev1.Service{} },
 	"discovery.k8s.io/v1/EndpointSlice":             func() Object { return &discoveryv1.EndpointSlice{} },
 	"v1/Secret":                                     func() Object { return &corev1.Secret{} },
+	"v1/Namespace":                                  func() Object { return &corev1.Namespace{} },
 	"configuration.konghq.com/v1/KongConsumer":      func() Object { return &configurationv1.KongConsumer{} },
 	"configuration.konghq.com/v1/KongPlugin":        func() Object { return &configurationv1.KongPlugin{} },
 	"configuration.konghq.com/v1/KongClusterPlugin": func() Object { return &configurationv1.KongClusterPlugin{} },
@@ -99,10 +100,10 @@ func withGatewayKinds(factories map[string]func() Object) map[string]func() Obje
 var knownKinds = map[string]bool{"Ingress": true, "IngressClass": true, "Service": true, "EndpointSlice": true, "Secret": true,
 	"KongConsumer": true, "KongPlugin": true, "KongClusterPlugin": true, "KongUpstreamPolicy": true,
 	"GatewayClass": true, "Gateway": true, "HTTPRoute": true, "GRPCRoute": true, "TCPRoute": true, "UDPRoute": true,
-	"TLSRoute": true, "ReferenceGrant": true}
+	"TLSRoute": true, "ReferenceGrant": true, "Namespace": true}
 
 // clusterScoped kinds keep an empty namespace.
-var clusterScoped = map[string]bool{"IngressClass": true, "KongClusterPlugin": true, "GatewayClass": true}
+var clusterScoped = map[string]bool{"IngressClass": true, "KongClusterPlugin": true, "GatewayClass": true, "Namespace": true}
 
 // DecodeManifests reads every object in one multi-document YAML or JSON stream. Documents it
 // cannot use become notes and are skipped; the error is only for a stream it cannot read at all.

@@ -19,11 +19,14 @@ import (
 // port has the Service port's name.
 // Targets of up to two endpoints (the usual Deployment) live in small, the upstream's storage.
 func (t *translation) targets(ks *kongService, small *smallTargets) []*kong.Target {
-	svc := ks.svc
 	if ks.svcPort == nil {
 		return nil
 	}
-	port := ks.svcPort
+	return t.serviceTargets(ks.svc, ks.svcPort, small)
+}
+
+// serviceTargets are the targets of one Service port (see targets); small may be nil.
+func (t *translation) serviceTargets(svc *corev1.Service, port *corev1.ServicePort, small *smallTargets) []*kong.Target {
 	if svc.Annotations[annServiceUpstream] == "true" {
 		host := svc.Name + "." + svc.Namespace + ".svc"
 		if t.opts.ClusterDomain != "" {
@@ -189,4 +192,9 @@ func hostPort(addr, port string) string {
 		return "[" + addr + "]:" + port
 	}
 	return addr + ":" + port
+}
+
+// sortTargets orders targets by target, descending (KIC's order).
+func sortTargets(ts []*kong.Target) {
+	slices.SortFunc(ts, func(a, b *kong.Target) int { return strings.Compare(*b.Target, *a.Target) })
 }

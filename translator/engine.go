@@ -52,6 +52,7 @@ type memos struct {
 	// pluginServices are the Services with konghq.com/plugins; served the Ingresses in order.
 	pluginServices *memo[struct{}, map[[2]string]*corev1.Service]
 	served         *memo[bool, *servedIngresses]
+	routes         *memo[store.Object, *routePiece]  // Gateway API routes
 	allConsumers   *memo[bool, []*document.Consumer] // translateConsumers, whole
 	allCACerts     *memo[struct{}, *caCerts]         // caCertificates, whole
 	idents         identTable
@@ -72,6 +73,7 @@ func newMemos() *memos {
 		plugins:        newMemo[metav1.Object, *pluginPiece](),
 		pluginServices: newMemo[struct{}, map[[2]string]*corev1.Service](),
 		served:         newMemo[bool, *servedIngresses](),
+		routes:         newMemo[store.Object, *routePiece](),
 		allConsumers:   newMemo[bool, []*document.Consumer](),
 		allCACerts:     newMemo[struct{}, *caCerts](),
 		idents:         identTable{m: map[string]*ksIdent{}},
@@ -87,6 +89,7 @@ func (m *memos) sweep(gen uint64) {
 	m.plugins.sweep(gen)
 	m.pluginServices.sweep(gen)
 	m.served.sweep(gen)
+	m.routes.sweep(gen)
 	m.allConsumers.sweep(gen)
 	m.allCACerts.sweep(gen)
 	epoch := m.idents.epoch

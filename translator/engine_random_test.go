@@ -76,7 +76,7 @@ func TestEngineRandomChanges(t *testing.T) {
 		return
 	}
 	for _, k := range store.Kinds {
-		if slices.Contains(store.GatewayKinds, k) {
+		if slices.Contains(store.GatewayKinds, k) || k == store.KindNamespace {
 			continue // TODO(issue 12): the world makes Gateway API objects once they translate
 		}
 		for _, action := range []string{"edit", "delete"} {

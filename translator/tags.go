@@ -21,6 +21,8 @@ const (
 	TagUID       = "k8s-uid:"
 	TagGroup     = "k8s-group:"
 	TagVersion   = "k8s-version:"
+	// TagNamedRouteRule names the Gateway API route rule (spec.rules[].name) a Kong route came from.
+	TagNamedRouteRule = "k8s-named-route-rule:"
 )
 
 // objectTags returns KIC's tags for an object: name, namespace, kind, uid, group (not for the

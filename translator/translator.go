@@ -27,17 +27,27 @@ type Options struct {
 	// ClusterDomain completes the DNS name of Services annotated
 	// ingress.kubernetes.io/service-upstream (KIC's --cluster-domain, default "cluster.local").
 	ClusterDomain string
+	// GatewayControllerName is the GatewayClass controllerName whose Gateways kongsync serves
+	// (KIC's --gateway-api-controller-name); empty means DefaultGatewayControllerName.
+	GatewayControllerName string
+	// AssumeMissingGateways is for manifests that never met a cluster (`kongsync dump`): a
+	// route's parent Gateway, or that Gateway's GatewayClass, that is not among the objects is
+	// assumed to exist and be kongsync's, and only the checks that need it are skipped.
+	AssumeMissingGateways bool
 }
 
 // DefaultOptions are KIC v3.5.13's defaults.
 func DefaultOptions() Options {
-	return Options{IngressClass: "kong", ClusterDomain: "cluster.local"}
+	return Options{IngressClass: "kong", ClusterDomain: "cluster.local", GatewayControllerName: DefaultGatewayControllerName}
 }
 
 // Result is a translation's output: the document and the problems met on the way.
 type Result struct {
 	Document *document.Document
 	Problems []Problem
+	// Parents are the Gateway API routes' parentRefs to Gateways of kongsync's classes and how
+	// each was admitted, by route kind, namespace, name and parentRef index (status/ writes them).
+	Parents []ParentStatus
 }
 
 // stubUpstream is the entity KIC sends when a configuration would otherwise be empty: DB-less
@@ -55,6 +65,7 @@ type translation struct {
 	keep         bool // the engine keeps entities for the next build
 	defaultClass bool
 	problems     []Problem
+	parents      []ParentStatus // of the Gateway API routes, in visiting order (gateway.go)
 	defaults     *defaultValues
 	ids          *idSpaces
 	seed         maphash.Seed
@@ -101,6 +112,7 @@ func (t *translation) assemble() Result {
 	t.translateDefaultBackend(ings, ps, served.defs, regrouped)
 	doc.CACertificates = t.caCertificates()
 	doc.Services, doc.Upstreams = t.emit(dirty, regrouped)
+	doc.Services, doc.Upstreams = t.gatewayPart(doc.Services, doc.Upstreams)
 	t.settle(served, ps, regrouped)
 	t.complete = full && regrouped
 	doc.Certificates = t.buildCertificates()
@@ -111,7 +123,7 @@ func (t *translation) assemble() Result {
 	if document.IsEmpty(doc) {
 		doc.Upstreams = []*document.Upstream{{Upstream: kong.Upstream{Name: kong.String(stubUpstream)}}}
 	}
-	return Result{Document: doc, Problems: finishProblems(t.problems)}
+	return Result{Document: doc, Problems: finishProblems(t.problems), Parents: t.parents}
 }
 
 // problem records one rejected object or field.

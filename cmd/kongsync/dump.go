@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/kongsync/kongsync/document"
@@ -39,6 +40,7 @@ func dumpCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	format := fs.String("format", "yaml", "output format: yaml or json")
 	allow := fs.Bool("allow-problems", false, "exit 0 even when objects were rejected")
 	opts := translator.DefaultOptions()
+	opts.AssumeMissingGateways = true // manifests rarely carry the cluster's Gateways (issue 12)
 	fs.StringVar(&opts.IngressClass, "ingress-class", opts.IngressClass, "the ingress class to translate")
 	if err := fs.Parse(args); err != nil {
 		return exitError
@@ -71,6 +73,9 @@ func dumpCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err := write(*out, body, stdout); err != nil {
 		fmt.Fprintln(stderr, "kongsync dump:", err)
 		return exitError
+	}
+	if n := assumedGateways(res.Parents); n != "" {
+		notes = append(notes, store.Note{Source: "gateway-api", Msg: n})
 	}
 	rejected := report(stderr, notes, res.Problems)
 	if rejected && !*allow {
@@ -112,4 +117,20 @@ func report(stderr io.Writer, notes []store.Note, problems []translator.Problem)
 		fmt.Fprintf(stderr, "kongsync dump: %d problem(s), %d note(s); the config of everything else was written\n", len(problems), len(notes))
 	}
 	return rejected
+}
+
+// assumedGateways words, once, the offline exception: routes whose parent Gateway or
+// GatewayClass is not among the manifests were translated as if it existed and were kongsync's.
+func assumedGateways(parents []translator.ParentStatus) string {
+	var gws []string
+	for _, p := range parents {
+		if p.Assumed && !slices.Contains(gws, p.Gateway) {
+			gws = append(gws, p.Gateway)
+		}
+	}
+	if len(gws) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d parent Gateway(s) (%s) or their GatewayClass are not among the manifests; "+
+		"assumed to exist and be served by kongsync, their checks skipped", len(gws), strings.Join(gws, ", "))
 }

@@ -1,0 +1,123 @@
+package translator
+
+import (
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/kongsync/kongsync/document"
+	"github.com/kongsync/kongsync/store"
+)
+
+// DefaultGatewayControllerName is KIC's GatewayClass controllerName (--gateway-api-controller-name).
+const DefaultGatewayControllerName = "konghq.com/kic-gateway-controller"
+
+// routeKinds are the Gateway API route kinds, in the order assemble visits them (the order does
+// not reach the output: services and upstreams are merged by name).
+var routeKinds = []store.Kind{store.KindHTTPRoute, store.KindGRPCRoute, store.KindTCPRoute, store.KindUDPRoute,
+	store.KindTLSRoute}
+
+// routePiece is what one Gateway API route contributes: its Kong services (routes and plugins
+// nested), their upstreams, and how each of its parentRefs was admitted. Kong services of routes
+// are named after the route and rule (KIC's scheme), so no two routes share one: a route's
+// services are whole in its piece.
+type routePiece struct {
+	services  []*document.Service  // by name, descending
+	upstreams []*document.Upstream // by name, descending
+	// certs are the positions in services of Kong services whose backend Service names
+	// certificates through annotations; assemble resolves those on a copy.
+	certs   []routeCertUse
+	parents []ParentStatus
+	served  bool // attached to at least one Gateway of ours
+}
+
+// routeCertUse is a Kong service of a route piece whose Service's annotations name a client
+// certificate or CA certificates: assemble resolves their ids.
+type routeCertUse struct {
+	pos  int
+	svc  *corev1.Service // whose annotations the Kong service took
+	info *serviceInfo
+}
+
+// gatewayPart is assemble's Gateway API part: the piece of every route, their Kong services and
+// upstreams merged into the Ingress ones (both lists are by name, descending), and the route
+// statuses.
+func (t *translation) gatewayPart(svcs []*document.Service, ups []*document.Upstream) ([]*document.Service, []*document.Upstream) {
+	var gsvcs []*document.Service
+	var gups []*document.Upstream
+	for _, kind := range routeKinds {
+		for _, obj := range t.snap.snap.Objects(kind) {
+			p := piece(t, t.memos.routes, obj, func() *routePiece { return t.routePiece(kind, obj) })
+			t.parents = append(t.parents, p.parents...)
+			if !p.served {
+				continue
+			}
+			gsvcs = append(gsvcs, t.resolvedRouteServices(p)...)
+			gups = append(gups, p.upstreams...)
+		}
+	}
+	if len(gsvcs) == 0 && len(gups) == 0 {
+		return svcs, ups
+	}
+	desc := func(a, b string) int { return strings.Compare(b, a) }
+	slices.SortFunc(gsvcs, func(a, b *document.Service) int { return desc(*a.Name, *b.Name) })
+	slices.SortFunc(gups, func(a, b *document.Upstream) int { return desc(*a.Name, *b.Name) })
+	return mergeDesc(svcs, gsvcs, func(s *document.Service) string { return *s.Name }),
+		mergeDesc(ups, gups, func(u *document.Upstream) string { return *u.Name })
+}
+
+// mergeDesc merges two lists sorted by key, descending, into a new list.
+func mergeDesc[T any](a, b []T, key func(T) string) []T {
+	out := make([]T, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		if key(a[i]) >= key(b[j]) {
+			out = append(out, a[i])
+			i++
+		} else {
+			out = append(out, b[j])
+			j++
+		}
+	}
+	return append(append(out, a[i:]...), b[j:]...)
+}
+
+// routePiece translates one route of any kind.
+func (t *translation) routePiece(kind store.Kind, obj store.Object) *routePiece {
+	switch r := obj.(type) {
+	case *gatewayv1.HTTPRoute:
+		return t.httpRoutePiece(r)
+	case *gatewayv1.GRPCRoute:
+		return t.grpcRoutePiece(r)
+	case *gatewayv1.TCPRoute:
+		return t.l4RoutePiece(kind, r, r.Spec.CommonRouteSpec, l4Rules(r.Spec.Rules, func(x gatewayv1.TCPRouteRule) l4Rule {
+			return l4Rule{name: x.Name, backends: x.BackendRefs}
+		}), nil)
+	case *gatewayv1.UDPRoute:
+		return t.l4RoutePiece(kind, r, r.Spec.CommonRouteSpec, l4Rules(r.Spec.Rules, func(x gatewayv1.UDPRouteRule) l4Rule {
+			return l4Rule{name: x.Name, backends: x.BackendRefs}
+		}), nil)
+	case *gatewayv1.TLSRoute:
+		return t.l4RoutePiece(kind, r, r.Spec.CommonRouteSpec, l4Rules(r.Spec.Rules, func(x gatewayv1.TLSRouteRule) l4Rule {
+			return l4Rule{name: x.Name, backends: x.BackendRefs}
+		}), r.Spec.Hostnames)
+	}
+	return &routePiece{}
+}
+
+// resolvedRouteServices are a piece's Kong services with the certificates their Services'
+// annotations name resolved (on copies: piece entities are shared between builds).
+func (t *translation) resolvedRouteServices(p *routePiece) []*document.Service {
+	if len(p.certs) == 0 {
+		return p.services
+	}
+	out := slices.Clone(p.services)
+	for _, c := range p.certs {
+		cp := *out[c.pos]
+		t.resolveServiceCerts(c.svc, c.info, &cp.Service)
+		out[c.pos] = &cp
+	}
+	return out
+}

@@ -1,0 +1,294 @@
+package translator
+
+import (
+	"strconv"
+
+	"github.com/kong/go-kong/kong"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/kongsync/kongsync/document"
+	"github.com/kongsync/kongsync/store"
+)
+
+// Reasons of the Gateway API's route conditions (Accepted, ResolvedRefs) that problems cite and
+// statuses carry.
+const (
+	ReasonAccepted               = "Accepted"
+	ReasonResolvedRefs           = "ResolvedRefs"
+	ReasonInvalidKind            = "InvalidKind"
+	ReasonBackendNotFound        = "BackendNotFound"
+	ReasonRefNotPermitted        = "RefNotPermitted"
+	ReasonNotAllowedByListeners  = "NotAllowedByListeners"
+	ReasonNoMatchingListenerHost = "NoMatchingListenerHostname"
+	ReasonNoMatchingParent       = "NoMatchingParent"
+	ReasonUnsupportedValue       = "UnsupportedValue"
+)
+
+// gwBackend is one backendRef of a rule that names a Service kongsync may route to.
+type gwBackend struct {
+	svc    *corev1.Service
+	port   *corev1.ServicePort // nil: no port given, or the Service does not declare it
+	weight *int32
+}
+
+// routeRef is the ref of a route object of kind.
+func routeRef(kind store.Kind, obj store.Object) store.Ref {
+	return store.Ref{Kind: kind, Namespace: obj.GetNamespace(), Name: obj.GetName()}
+}
+
+// resolveBackendRefs resolves a rule's backendRefs as KIC does, keeping spec order. A ref
+// without a kind (an API server defaults it to Service; only manifests lack it), of a kind or
+// group other than core Service, to a missing Service, or into another namespace that no
+// ReferenceGrant opens is skipped with a problem on the route. A ref whose port is missing or
+// not declared by the Service stays (its Service's tags and annotations count) without targets.
+// It returns the ResolvedRefs reason of the first skipped ref ("" when all resolved).
+func (t *translation) resolveBackendRefs(ref store.Ref, refs []gatewayv1.BackendRef, field string) ([]gwBackend, string) {
+	var out []gwBackend
+	reason := ""
+	fail := func(r string) {
+		if reason == "" {
+			reason = r
+		}
+	}
+	for i := range refs {
+		br := &refs[i]
+		f := field + ".backendRefs[" + strconv.Itoa(i) + "]"
+		ns := ref.Namespace
+		if br.Namespace != nil && *br.Namespace != "" {
+			ns = string(*br.Namespace)
+		}
+		switch {
+		case br.Kind == nil:
+			t.problem(ref, f+".kind", "not set (an API server defaults it to Service; this manifest was not defaulted); backend skipped, as KIC skips it")
+			fail(ReasonInvalidKind)
+			continue
+		case *br.Kind != "Service" || (br.Group != nil && *br.Group != "" && *br.Group != "core"):
+			t.problem(ref, f+".kind", "%s is not supported, only core Service; backend skipped", groupKind(br.Group, *br.Kind))
+			fail(ReasonInvalidKind)
+			continue
+		}
+		svc, ok := t.snap.Service(ns, string(br.Name))
+		if !ok {
+			t.problem(ref, f+".name", "Service %s/%s not found; backend skipped", ns, br.Name)
+			fail(ReasonBackendNotFound)
+			continue
+		}
+		if ns != ref.Namespace && !t.grantAllows(ref, ns, "", "Service", string(br.Name)) {
+			t.problem(ref, f+".namespace", "no ReferenceGrant in namespace %s allows %s from namespace %s to Service %s; backend skipped",
+				ns, ref.Kind, ref.Namespace, br.Name)
+			fail(ReasonRefNotPermitted)
+			continue
+		}
+		b := gwBackend{svc: svc, weight: br.Weight}
+		switch {
+		case br.Port == nil:
+			t.problem(ref, f+".port", "not set; a Service backend needs a port: its Kong service gets no targets from it")
+			fail(ReasonBackendNotFound)
+		default:
+			if b.port = servicePortByNumber(svc, int32(*br.Port)); b.port == nil {
+				t.problem(ref, f+".port", "Service %s/%s has no port %d; its Kong service gets no targets from it", ns, br.Name, *br.Port)
+				fail(ReasonBackendNotFound)
+			}
+		}
+		out = append(out, b)
+	}
+	return out, reason
+}
+
+func groupKind(g *gatewayv1.Group, k gatewayv1.Kind) string {
+	if g == nil || *g == "" {
+		return string(k)
+	}
+	return string(k) + "." + string(*g)
+}
+
+// servicePortByNumber is KIC's port lookup by number: an ExternalName Service takes any port.
+func servicePortByNumber(svc *corev1.Service, n int32) *corev1.ServicePort {
+	if svc.Spec.Type == corev1.ServiceTypeExternalName {
+		return &corev1.ServicePort{Port: n, TargetPort: intstr.FromInt32(n)}
+	}
+	for i := range svc.Spec.Ports {
+		if svc.Spec.Ports[i].Port == n {
+			return &svc.Spec.Ports[i]
+		}
+	}
+	return nil
+}
+
+// grantAllows reports whether a ReferenceGrant in namespace ns lets route (from its namespace)
+// refer to the object of group/kind/name there. Only routes that refer across namespaces read
+// the ReferenceGrants.
+func (t *translation) grantAllows(from store.Ref, ns, group, kind, name string) bool {
+	for _, o := range t.snap.Objects(store.KindReferenceGrant) {
+		g := o.(*gatewayv1.ReferenceGrant)
+		if g.Namespace != ns || !grantFrom(g, from) {
+			continue
+		}
+		for _, to := range g.Spec.To {
+			if string(to.Group) == group && string(to.Kind) == kind && (to.Name == nil || string(*to.Name) == name) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func grantFrom(g *gatewayv1.ReferenceGrant, from store.Ref) bool {
+	gvk := from.Kind.GVK()
+	for _, f := range g.Spec.From {
+		if string(f.Group) == gvk.Group && string(f.Kind) == gvk.Kind && string(f.Namespace) == from.Namespace {
+			return true
+		}
+	}
+	return false
+}
+
+// routeService is the Kong service (and upstream) KIC makes for some rules of a route: named
+// name, with the backends' targets weighted into one upstream. Its tags are its one Service's
+// when the backends name one Service, the route's when several, and KIC's placeholder when none
+// (no Service at all: then HTTP and gRPC services answer 500, as the Gateway API asks).
+type routeService struct {
+	name, protocol string
+	backends       []gwBackend
+	refs           int // backendRefs given (resolved or not)
+	routes         []*document.Route
+}
+
+// buildRouteService makes the Kong service and upstream of rs for route obj of kind. It returns
+// nils when the Services behind it disagree on konghq.com/ annotations (problems on them).
+func (t *translation) buildRouteService(p *routePiece, kind store.Kind, obj store.Object, rs *routeService) {
+	svcs := distinctServices(rs.backends)
+	if !t.consistentAnnotations(rs.name, svcs) {
+		return
+	}
+	var tags []*string
+	info := &serviceInfo{}
+	switch len(svcs) {
+	case 0:
+		tags = unknownServiceTags()
+	case 1:
+		tags = objectTags(store.KindService, svcs[0])
+	default:
+		tags = objectTags(kind, obj)
+	}
+	if len(svcs) > 0 && hasKeyPrefix(svcs[0].Annotations, annPrefix) {
+		t.parseServiceOptions(svcs[0], info)
+	}
+	s := &document.Service{Service: kong.Service{
+		ID:             kong.String(t.ids.services.id(rs.name)),
+		Name:           kong.String(rs.name),
+		Host:           kong.String(rs.name),
+		Protocol:       kong.String(rs.protocol),
+		ConnectTimeout: t.defaults.timeout,
+		ReadTimeout:    t.defaults.timeout,
+		WriteTimeout:   t.defaults.timeout,
+		Retries:        t.defaults.retries,
+		Tags:           tags,
+	}}
+	for _, b := range rs.backends {
+		if b.port != nil {
+			s.Port = kong.Int(int(b.port.Port)) // the last backend's port wins, as in KIC
+		}
+	}
+	info.apply(&s.Service)
+	if len(rs.backends) == 0 && rs.refs > 0 && (rs.protocol == "http" || rs.protocol == "https" || rs.protocol == "grpc" || rs.protocol == "grpcs") {
+		s.Plugins = []*kong.Plugin{{Name: kong.String("request-termination"), Config: kong.Configuration{
+			"status_code": 500, "message": "no existing backendRef provided"}}}
+	}
+	sortRoutes(rs.routes)
+	s.Routes = rs.routes
+	if len(svcs) > 0 && (info.clientCertName != "" || len(info.caCerts) > 0) {
+		p.certs = append(p.certs, routeCertUse{pos: len(p.services), svc: svcs[0], info: info})
+	}
+	p.services = append(p.services, s)
+	p.upstreams = append(p.upstreams, t.routeUpstream(rs, svcs, tags, info))
+}
+
+// distinctServices are the Services of backends, each once, in order.
+func distinctServices(bs []gwBackend) []*corev1.Service {
+	var out []*corev1.Service
+	for _, b := range bs {
+		dup := false
+		for _, s := range out {
+			dup = dup || s == b.svc
+		}
+		if !dup {
+			out = append(out, b.svc)
+		}
+	}
+	return out
+}
+
+// unknownServiceTags are the tags KIC gives a Kong service no Kubernetes Service backs.
+func unknownServiceTags() []*string {
+	return kong.StringSlice(TagName+"UNKNOWN", TagNamespace+"UNKNOWN", TagKind+"Service",
+		TagUID+"00000000-0000-0000-0000-000000000000", TagGroup+"core", TagVersion+"v1")
+}
+
+// routeUpstream is the upstream of a route's Kong service: every backend's targets, a
+// backend's weight split evenly over its targets (at least 1 each unless the weight is 0),
+// targets shared by backends merged with their weights summed (an unset weight counts as
+// Kong's 100), and the KongUpstreamPolicy of the (first) Service applied.
+func (t *translation) routeUpstream(rs *routeService, svcs []*corev1.Service, tags []*string, info *serviceInfo) *document.Upstream {
+	u := &document.Upstream{Upstream: kong.Upstream{
+		Name:       kong.String(rs.name),
+		Algorithm:  t.defaults.roundRobin,
+		HostHeader: info.hostHeader,
+		Tags:       tags,
+	}}
+	var ts []*kong.Target
+	for _, b := range rs.backends {
+		if b.port == nil {
+			continue
+		}
+		ts = mergeTargets(ts, weighted(t.serviceTargets(b.svc, b.port, nil), b.weight))
+	}
+	sortTargets(ts)
+	u.Targets = ts
+	if len(svcs) > 0 {
+		t.applyUpstreamPolicy(&u.Upstream, t.upstreamPolicy(svcs[0]).policy)
+	}
+	return u
+}
+
+// weighted sets a backend's weight on its targets, KIC's way.
+func weighted(ts []*kong.Target, w *int32) []*kong.Target {
+	if w == nil || len(ts) == 0 {
+		return ts
+	}
+	each := int(*w)
+	if each != 0 {
+		each = max(each/len(ts), 1)
+	}
+	for _, x := range ts {
+		x.Weight = kong.Int(each)
+	}
+	return ts
+}
+
+// mergeTargets adds ts to acc; a target already there gets the sum of both weights.
+func mergeTargets(acc, ts []*kong.Target) []*kong.Target {
+	for _, x := range ts {
+		found := false
+		for _, a := range acc {
+			if *a.Target == *x.Target {
+				a.Weight = kong.Int(weightOr100(a.Weight) + weightOr100(x.Weight))
+				found = true
+				break
+			}
+		}
+		if !found {
+			acc = append(acc, x)
+		}
+	}
+	return acc
+}
+
+func weightOr100(w *int) int {
+	if w == nil {
+		return 100
+	}
+	return *w
+}

@@ -1,0 +1,143 @@
+package translator
+
+import (
+	"strconv"
+
+	"github.com/kong/go-kong/kong"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/kongsync/kongsync/document"
+	"github.com/kongsync/kongsync/store"
+)
+
+// l4Rule is what TCPRoute, UDPRoute and TLSRoute rules share.
+type l4Rule struct {
+	name     *gatewayv1.SectionName
+	backends []gatewayv1.BackendRef
+}
+
+func l4Rules[R any](rules []R, f func(R) l4Rule) []l4Rule {
+	out := make([]l4Rule, len(rules))
+	for i, r := range rules {
+		out[i] = f(r)
+	}
+	return out
+}
+
+// routePrefix is the first label of the names of a route kind's Kong entities.
+func routePrefix(k store.Kind) string {
+	switch k {
+	case store.KindHTTPRoute:
+		return "httproute"
+	case store.KindGRPCRoute:
+		return "grpcroute"
+	case store.KindTCPRoute:
+		return "tcproute"
+	case store.KindUDPRoute:
+		return "udproute"
+	}
+	return "tlsroute"
+}
+
+// l4RoutePiece translates a TCPRoute, UDPRoute or TLSRoute as KIC does: one Kong service per
+// rule, `<kind>.<ns>.<name>.<rule>`, with one route `….<rule>.0` matching the ports of the
+// Gateway listeners the parentRefs name (TCP and UDP) or the route's hostnames as SNIs (TLS
+// passthrough). A TCP or UDP rule without backendRefs is skipped, as KIC skips it.
+func (t *translation) l4RoutePiece(kind store.Kind, obj store.Object, spec gatewayv1.CommonRouteSpec, rules []l4Rule,
+	hostnames []gatewayv1.Hostname) *routePiece {
+	ref := routeRef(kind, obj)
+	b := t.bindParents(ref, obj, spec.ParentRefs, hostnames)
+	p := &routePiece{parents: b.parents, served: b.served()}
+	if !p.served {
+		return p
+	}
+	base := routePrefix(kind) + "." + ref.Namespace + "." + ref.Name + "."
+	protocol := map[store.Kind]string{store.KindTCPRoute: "tcp", store.KindUDPRoute: "udp", store.KindTLSRoute: "tcp"}[kind]
+	ports := t.parentPorts(ref, spec.ParentRefs, routeProtocols(kind)[0])
+	resolved := ""
+	for i, r := range rules {
+		field := "spec.rules[" + strconv.Itoa(i) + "]"
+		if kind != store.KindTLSRoute && len(r.backends) == 0 {
+			t.problem(ref, field+".backendRefs", "a %s rule needs at least one backendRef; rule skipped", kind)
+			continue
+		}
+		bes, reason := t.resolveBackendRefs(ref, r.backends, field)
+		if resolved == "" {
+			resolved = reason
+		}
+		name := base + strconv.Itoa(i)
+		route := t.l4Route(kind, obj, name+".0", r.name, ports, hostnames)
+		t.buildRouteService(p, kind, obj, &routeService{name: name, protocol: protocol, backends: bes,
+			refs: len(r.backends), routes: []*document.Route{route}})
+	}
+	setResolvedRefs(p, resolved)
+	return p
+}
+
+// l4Route is the one Kong route of an L4 or TLS rule.
+func (t *translation) l4Route(kind store.Kind, obj store.Object, name string, rule *gatewayv1.SectionName,
+	ports []int32, hostnames []gatewayv1.Hostname) *document.Route {
+	r := &document.Route{Route: kong.Route{
+		ID:                      kong.String(t.ids.routes.id(name)),
+		Name:                    kong.String(name),
+		HTTPSRedirectStatusCode: kong.Int(426),
+		PathHandling:            kong.String("v0"),
+		Tags:                    routeTags(kind, obj, rule),
+	}}
+	switch kind {
+	case store.KindTLSRoute:
+		r.Protocols = kong.StringSlice("tls")
+		for _, h := range hostnames {
+			r.SNIs = append(r.SNIs, kong.String(string(h)))
+		}
+	default:
+		r.Protocols = kong.StringSlice(map[store.Kind]string{store.KindTCPRoute: "tcp", store.KindUDPRoute: "udp"}[kind])
+		for _, p := range ports {
+			r.Destinations = append(r.Destinations, &kong.CIDRPort{Port: kong.Int(int(p))})
+		}
+	}
+	return r
+}
+
+// routeTags are a route object's tags, with KIC's k8s-named-route-rule tag for a named rule.
+func routeTags(kind store.Kind, obj store.Object, rule *gatewayv1.SectionName) []*string {
+	tags := objectTags(kind, obj)
+	if rule != nil && *rule != "" {
+		tags = append(tags, kong.String(TagNamedRouteRule+string(*rule)))
+	}
+	return tags
+}
+
+// parentPorts are the ports of the listeners of protocol that the route's parentRefs name
+// (sectionName, when given), over every parent Gateway found, in parentRef and listener order:
+// KIC's getGatewayListeningPorts, which neither checks the class nor allowedRoutes.
+func (t *translation) parentPorts(ref store.Ref, parents []gatewayv1.ParentReference, protocol gatewayv1.ProtocolType) []int32 {
+	var ports []int32
+	for i := range parents {
+		pr := &parents[i]
+		ns := ref.Namespace
+		if pr.Namespace != nil && *pr.Namespace != "" {
+			ns = string(*pr.Namespace)
+		}
+		o, ok := t.snap.Get(store.Ref{Kind: store.KindGateway, Namespace: ns, Name: string(pr.Name)})
+		if !ok {
+			continue
+		}
+		for _, l := range o.(*gatewayv1.Gateway).Spec.Listeners {
+			if (pr.SectionName == nil || *pr.SectionName == l.Name) && l.Protocol == protocol {
+				ports = append(ports, int32(l.Port))
+			}
+		}
+	}
+	return ports
+}
+
+// setResolvedRefs records the route's ResolvedRefs condition on each of its parents.
+func setResolvedRefs(p *routePiece, reason string) {
+	for i := range p.parents {
+		p.parents[i].ResolvedRefs, p.parents[i].ResolvedRefsReason = reason == "", reason
+		if reason == "" {
+			p.parents[i].ResolvedRefsReason = ReasonResolvedRefs
+		}
+	}
+}

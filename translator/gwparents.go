@@ -1,0 +1,260 @@
+package translator
+
+import (
+	"strconv"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/kongsync/kongsync/store"
+)
+
+// ParentStatus is how one parentRef of a route was admitted: the route's status.parents entry
+// kongsync owns (status/ writes it). Only parentRefs to Gateways of kongsync's classes get one.
+type ParentStatus struct {
+	Route       store.Ref
+	Index       int    // in spec.parentRefs
+	Gateway     string // "namespace/name"
+	SectionName string
+	Port        int32
+	Accepted    bool
+	Reason      string // Accepted's reason: Accepted, NotAllowedByListeners, NoMatchingListenerHostname, NoMatchingParent
+	Message     string
+	// ResolvedRefs is the route's ResolvedRefs condition: true, or false with its reason
+	// (InvalidKind, BackendNotFound, RefNotPermitted).
+	ResolvedRefs       bool
+	ResolvedRefsReason string
+	Assumed            bool // offline: the Gateway or its class is not among the manifests
+}
+
+// bound is what a route's accepted parents give its translation.
+type bound struct {
+	listeners []*gatewayv1.Listener // the listeners the route attached to
+	assumed   bool                  // a parent was assumed (offline, Gateway missing): listeners unknown
+	parents   []ParentStatus
+}
+
+// served reports whether a parent of kongsync's accepted the route.
+func (b *bound) served() bool {
+	for i := range b.parents {
+		if b.parents[i].Accepted {
+			return true
+		}
+	}
+	return false
+}
+
+// routeProtocols are the listener protocols a route kind attaches to.
+func routeProtocols(k store.Kind) []gatewayv1.ProtocolType {
+	switch k {
+	case store.KindHTTPRoute, store.KindGRPCRoute:
+		return []gatewayv1.ProtocolType{gatewayv1.HTTPProtocolType, gatewayv1.HTTPSProtocolType}
+	case store.KindTCPRoute:
+		return []gatewayv1.ProtocolType{gatewayv1.TCPProtocolType}
+	case store.KindUDPRoute:
+		return []gatewayv1.ProtocolType{gatewayv1.UDPProtocolType}
+	case store.KindTLSRoute:
+		return []gatewayv1.ProtocolType{gatewayv1.TLSProtocolType}
+	}
+	return nil
+}
+
+// bindParents admits a route to its parent Gateways as the Gateway API specifies: each
+// parentRef to a Gateway of kongsync's class (controllerName) binds to the listeners it
+// selects (sectionName, port) whose protocol and allowedRoutes (kinds, namespaces) admit the
+// route and whose hostname intersects the route's. Refusals are problems naming the parentRef
+// and the spec's reason. Offline, a Gateway or GatewayClass missing from the manifests is
+// assumed to exist and be kongsync's; the checks that need it are skipped.
+func (t *translation) bindParents(ref store.Ref, obj metav1.Object, parents []gatewayv1.ParentReference, hostnames []gatewayv1.Hostname) bound {
+	var b bound
+	for i := range parents {
+		pr := &parents[i]
+		if (pr.Group != nil && *pr.Group != store.GatewayGroup) || (pr.Kind != nil && *pr.Kind != "Gateway") {
+			continue // not a Gateway: no parent kongsync knows
+		}
+		ns := ref.Namespace
+		if pr.Namespace != nil && *pr.Namespace != "" {
+			ns = string(*pr.Namespace)
+		}
+		ps := ParentStatus{Route: ref, Index: i, Gateway: ns + "/" + string(pr.Name)}
+		if pr.SectionName != nil {
+			ps.SectionName = string(*pr.SectionName)
+		}
+		if pr.Port != nil {
+			ps.Port = int32(*pr.Port)
+		}
+		field := "spec.parentRefs[" + strconv.Itoa(i) + "]"
+		o, ok := t.snap.Get(store.Ref{Kind: store.KindGateway, Namespace: ns, Name: string(pr.Name)})
+		if !ok {
+			if !t.opts.AssumeMissingGateways {
+				t.problem(ref, field, "Gateway %s not found; the route is not attached to it", ps.Gateway)
+				continue
+			}
+			ps.Accepted, ps.Reason, ps.Assumed = true, ReasonAccepted, true
+			b.assumed = true
+			b.parents = append(b.parents, ps)
+			continue
+		}
+		gw := o.(*gatewayv1.Gateway)
+		ours, assumed := t.ourGateway(gw)
+		if !ours {
+			continue // another controller's Gateway
+		}
+		ps.Assumed = assumed
+		ls, reason, msg := t.selectListeners(ref, gw, pr, hostnames, assumed)
+		if reason != "" {
+			ps.Reason, ps.Message = reason, msg
+			t.problem(ref, field, "%s (%s); the route is not attached to Gateway %s", msg, reason, ps.Gateway)
+		} else {
+			ps.Accepted, ps.Reason = true, ReasonAccepted
+			b.listeners = append(b.listeners, ls...)
+		}
+		b.parents = append(b.parents, ps)
+	}
+	return b
+}
+
+// ourGateway reports whether gw's GatewayClass is kongsync's; assumed when offline and the
+// class is not among the manifests.
+func (t *translation) ourGateway(gw *gatewayv1.Gateway) (ours, assumed bool) {
+	o, ok := t.snap.Get(store.Ref{Kind: store.KindGatewayClass, Name: string(gw.Spec.GatewayClassName)})
+	if !ok {
+		return t.opts.AssumeMissingGateways, t.opts.AssumeMissingGateways
+	}
+	gc := o.(*gatewayv1.GatewayClass)
+	return string(gc.Spec.ControllerName) == t.gatewayController(), false
+}
+
+func (t *translation) gatewayController() string {
+	if t.opts.GatewayControllerName != "" {
+		return t.opts.GatewayControllerName
+	}
+	return DefaultGatewayControllerName
+}
+
+// selectListeners returns the listeners of gw that parentRef pr selects and that admit the
+// route, or the reason none does.
+// With the Gateway's class assumed (offline, not among the manifests), the Gateway's own
+// admission rules (allowedRoutes) are its controller's and are not applied; protocol, section,
+// port and hostnames are.
+func (t *translation) selectListeners(ref store.Ref, gw *gatewayv1.Gateway, pr *gatewayv1.ParentReference,
+	hostnames []gatewayv1.Hostname, assumedClass bool) ([]*gatewayv1.Listener, string, string) {
+	var picked, allowed, matched []*gatewayv1.Listener
+	for i := range gw.Spec.Listeners {
+		l := &gw.Spec.Listeners[i]
+		if (pr.SectionName == nil || *pr.SectionName == l.Name) && (pr.Port == nil || *pr.Port == l.Port) {
+			picked = append(picked, l)
+		}
+	}
+	if len(picked) == 0 {
+		return nil, ReasonNoMatchingParent, "no listener of the Gateway matches sectionName/port"
+	}
+	for _, l := range picked {
+		if t.listenerAllows(ref, gw, l, assumedClass) {
+			allowed = append(allowed, l)
+		}
+	}
+	if len(allowed) == 0 {
+		return nil, ReasonNotAllowedByListeners, "no selected listener allows a " + string(ref.Kind) + " from namespace " + ref.Namespace
+	}
+	if ref.Kind == store.KindTCPRoute || ref.Kind == store.KindUDPRoute {
+		return allowed, "", ""
+	}
+	for _, l := range allowed {
+		if l.Hostname == nil || len(hostnames) == 0 || anyHostIntersects(hostnames, string(*l.Hostname)) {
+			matched = append(matched, l)
+		}
+	}
+	if len(matched) == 0 {
+		return nil, ReasonNoMatchingListenerHost, "no hostname of the route matches a selected listener's hostname"
+	}
+	return matched, "", ""
+}
+
+// listenerAllows applies a listener's protocol and allowedRoutes (kinds, namespaces) to a route.
+func (t *translation) listenerAllows(ref store.Ref, gw *gatewayv1.Gateway, l *gatewayv1.Listener, protocolOnly bool) bool {
+	okProto := false
+	for _, p := range routeProtocols(ref.Kind) {
+		okProto = okProto || l.Protocol == p
+	}
+	if !okProto || protocolOnly {
+		return okProto
+	}
+	ar := l.AllowedRoutes
+	if ar == nil {
+		return ref.Namespace == gw.Namespace
+	}
+	if len(ar.Kinds) > 0 {
+		okKind := false
+		for _, k := range ar.Kinds {
+			okKind = okKind || (string(k.Kind) == string(ref.Kind) && (k.Group == nil || string(*k.Group) == store.GatewayGroup))
+		}
+		if !okKind {
+			return false
+		}
+	}
+	from := gatewayv1.NamespacesFromSame
+	if ar.Namespaces != nil && ar.Namespaces.From != nil {
+		from = *ar.Namespaces.From
+	}
+	switch from {
+	case gatewayv1.NamespacesFromAll:
+		return true
+	case gatewayv1.NamespacesFromSelector:
+		return t.namespaceSelected(ref.Namespace, ar.Namespaces.Selector)
+	default:
+		return ref.Namespace == gw.Namespace
+	}
+}
+
+// namespaceSelected matches a namespace's labels against a listener's selector. A namespace not
+// in the store matches only an empty selector (offline, manifests rarely carry Namespaces).
+func (t *translation) namespaceSelected(ns string, sel *metav1.LabelSelector) bool {
+	if sel == nil {
+		return false
+	}
+	s, err := metav1.LabelSelectorAsSelector(sel)
+	if err != nil {
+		return false
+	}
+	o, ok := t.snap.Get(store.Ref{Kind: store.KindNamespace, Name: ns})
+	if !ok {
+		return s.Empty()
+	}
+	return s.Matches(labels.Set(o.GetLabels()))
+}
+
+// anyHostIntersects reports whether one of a route's hostnames intersects a listener hostname
+// (either may be a wildcard "*.example.com", matching one or more labels).
+func anyHostIntersects(hs []gatewayv1.Hostname, listener string) bool {
+	for _, h := range hs {
+		if hostIntersection(string(h), listener) != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// hostIntersection is the more specific of two intersecting hostnames, or "".
+func hostIntersection(a, b string) string {
+	switch {
+	case a == b:
+		return a
+	case wildcardMatches(a, b):
+		return b
+	case wildcardMatches(b, a):
+		return a
+	}
+	return ""
+}
+
+// wildcardMatches reports whether wildcard w ("*.example.com") matches host h (which may itself
+// be a narrower wildcard).
+func wildcardMatches(w, h string) bool {
+	if len(w) < 2 || w[:2] != "*." {
+		return false
+	}
+	suffix := w[1:]
+	return len(h) > len(suffix) && h[len(h)-len(suffix):] == suffix
+}
