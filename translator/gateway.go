@@ -31,6 +31,16 @@ type routePiece struct {
 	certs   []routeCertUse
 	parents []ParentStatus
 	served  bool // attached to at least one Gateway of ours
+	// plugins are the KongPlugins its routes name (konghq.com/plugins, ExtensionRef filters):
+	// assemble's plugin stage attaches them.
+	plugins []routePluginRef
+}
+
+// routePluginRef is a plugin a Kong route of a Gateway API route asks for.
+type routePluginRef struct {
+	route  string // Kong route name
+	plugin pluginRef
+	field  string // what asks: the annotation or the filter
 }
 
 // routeCertUse is a Kong service of a route piece whose Service's annotations name a client
@@ -120,4 +130,27 @@ func (t *translation) resolvedRouteServices(p *routePiece) []*document.Service {
 		out[c.pos] = &cp
 	}
 	return out
+}
+
+// annotationPlugins records the KongPlugins a route's konghq.com/plugins names for each of its
+// Kong routes.
+func (t *translation) annotationPlugins(p *routePiece, ref store.Ref, obj store.Object) {
+	v := obj.GetAnnotations()[annPlugins]
+	if v == "" {
+		return
+	}
+	refs := parsePluginRefs(v, ref.Namespace)
+	for _, s := range p.services {
+		for _, r := range s.Routes {
+			for _, pr := range refs {
+				p.plugins = append(p.plugins, routePluginRef{route: *r.Name, plugin: pr, field: annotationField(annPlugins)})
+			}
+		}
+	}
+}
+
+// routeSettingsFor parses the route annotations KIC reads on Gateway API routes (the Ingress
+// ones, applied to each Kong route the object makes).
+func (t *translation) routeSettingsFor(ref store.Ref, obj store.Object) *routeSettings {
+	return t.parseRouteSettingsFor(ref, obj, &routeSettings{})
 }

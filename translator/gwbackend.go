@@ -154,6 +154,7 @@ type routeService struct {
 	backends       []gwBackend
 	refs           int // backendRefs given (resolved or not)
 	routes         []*document.Route
+	timeout        int // an HTTPRoute rule's backendRequest timeout (ms), 0 for the default
 }
 
 // buildRouteService makes the Kong service and upstream of rs for route obj of kind. It returns
@@ -187,6 +188,10 @@ func (t *translation) buildRouteService(p *routePiece, kind store.Kind, obj stor
 		Retries:        t.defaults.retries,
 		Tags:           tags,
 	}}
+	if rs.timeout > 0 {
+		to := kong.Int(rs.timeout)
+		s.ConnectTimeout, s.ReadTimeout, s.WriteTimeout = to, to, to
+	}
 	for _, b := range rs.backends {
 		if b.port != nil {
 			s.Port = kong.Int(int(b.port.Port)) // the last backend's port wins, as in KIC

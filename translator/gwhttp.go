@@ -1,9 +1,288 @@
 package translator
 
 import (
+	"encoding/json"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kong/go-kong/kong"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/kongsync/kongsync/document"
+	"github.com/kongsync/kongsync/store"
 )
 
-func (t *translation) httpRoutePiece(r *gatewayv1.HTTPRoute) *routePiece { return &routePiece{} }
+// httpRoutePiece translates an HTTPRoute as KIC's traditional router does (docs/translation.md,
+// "Gateway API"): rules with the same backendRefs share one Kong service, named after the
+// smallest rule index; within it, matches of rules with the same filters that differ only in
+// their paths share one Kong route, named after the first of them.
+func (t *translation) httpRoutePiece(r *gatewayv1.HTTPRoute) *routePiece {
+	ref := routeRef(store.KindHTTPRoute, r)
+	b := t.bindParents(ref, r, r.Spec.ParentRefs, r.Spec.Hostnames)
+	p := &routePiece{parents: b.parents, served: b.served()}
+	if !p.served || !t.validHTTPRoute(ref, r) {
+		p.served = false
+		return p
+	}
+	rs := t.routeSettingsFor(ref, r)
+	if rs.skip {
+		p.served = false
+		return p
+	}
+	h := httpRouteCtx{t: t, p: p, ref: ref, r: r, rs: rs, hosts: effectiveHosts(r.Spec.Hostnames, &b),
+		protocols: t.listenerProtocols(ref, r.Spec.ParentRefs)}
+	resolved := ""
+	for _, g := range groupHTTPRules(r) {
+		name := "httproute." + ref.Namespace + "." + ref.Name + "." + strconv.Itoa(slices.Min(g))
+		kicOrder(g)
+		first := &r.Spec.Rules[g[0]]
+		bes, reason := t.resolveBackendRefs(ref, httpBackendRefs(first.BackendRefs), "spec.rules["+strconv.Itoa(g[0])+"]")
+		if resolved == "" {
+			resolved = reason
+		}
+		routes, ok := h.routes(g)
+		if !ok {
+			continue
+		}
+		rsvc := &routeService{name: name, protocol: "http", backends: bes, refs: len(first.BackendRefs), routes: routes}
+		for _, i := range g {
+			if ms, ok := backendTimeout(r.Spec.Rules[i].Timeouts); ok {
+				rsvc.timeout = ms
+			}
+		}
+		t.buildRouteService(p, store.KindHTTPRoute, r, rsvc)
+	}
+	setResolvedRefs(p, resolved)
+	t.annotationPlugins(p, ref, r)
+	return p
+}
 
-func (t *translation) grpcRoutePiece(r *gatewayv1.GRPCRoute) *routePiece { return &routePiece{} }
+// validHTTPRoute applies KIC's checks that refuse a whole HTTPRoute.
+func (t *translation) validHTTPRoute(ref store.Ref, r *gatewayv1.HTTPRoute) bool {
+	if len(r.Spec.Rules) == 0 {
+		t.problem(ref, "spec.rules", "no rules; the route is not translated")
+		return false
+	}
+	for i := range r.Spec.Rules {
+		for j, m := range r.Spec.Rules[i].Matches {
+			if len(m.QueryParams) > 0 {
+				t.problem(ref, "spec.rules["+strconv.Itoa(i)+"].matches["+strconv.Itoa(j)+"].queryParams",
+					"query parameter matches need Kong's expressions router, which kongsync does not generate; the route is not translated")
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// httpBackendRefs are the BackendRef parts of HTTPBackendRefs (their filters are not applied, as
+// in KIC).
+func httpBackendRefs(refs []gatewayv1.HTTPBackendRef) []gatewayv1.BackendRef {
+	out := make([]gatewayv1.BackendRef, len(refs))
+	for i := range refs {
+		out[i] = refs[i].BackendRef
+	}
+	return out
+}
+
+// backendTimeout is a rule's timeouts.backendRequest in milliseconds, when set and not KIC's
+// default of 60 s.
+func backendTimeout(to *gatewayv1.HTTPRouteTimeouts) (int, bool) {
+	if to == nil || to.BackendRequest == nil {
+		return 0, false
+	}
+	d, err := time.ParseDuration(string(*to.BackendRequest))
+	if err != nil || d.Milliseconds() == defaultTimeout {
+		return 0, false
+	}
+	return int(d.Milliseconds()), true
+}
+
+// groupHTTPRules groups the rule indices of r by their backendRefs (order-insensitive), each
+// group in rule order, the groups by their first rule.
+func groupHTTPRules(r *gatewayv1.HTTPRoute) [][]int {
+	var keys []string
+	var groups [][]int
+	for i := range r.Spec.Rules {
+		k := sortedJSONKey(r.Spec.Rules[i].BackendRefs)
+		if at := slices.Index(keys, k); at >= 0 {
+			groups[at] = append(groups[at], i)
+			continue
+		}
+		keys = append(keys, k)
+		groups = append(groups, []int{i})
+	}
+	return groups
+}
+
+// kicOrder sorts rule indices the way KIC orders a group's rules: by the string
+// "<namespace>/<name>.<index>", so rule 10 comes before rule 2. The order decides route names
+// and the rule whose backendRefs the group uses.
+func kicOrder(g []int) {
+	sort.SliceStable(g, func(a, b int) bool { return strconv.Itoa(g[a]) < strconv.Itoa(g[b]) })
+}
+
+// sortedJSONKey is a key equal for lists with the same elements in any order.
+func sortedJSONKey[T any](items []T) string {
+	keys := make([]string, len(items))
+	for i := range items {
+		b, _ := json.Marshal(items[i])
+		keys[i] = string(b)
+	}
+	sort.Strings(keys)
+	return strings.Join(keys, ";")
+}
+
+// effectiveHosts are the Kong route hosts of an HTTPRoute attached through b: each route
+// hostname narrowed to the listener hostname it intersects (KIC's filterHostnames); with no
+// route hostnames, the listeners' hostnames (none, meaning any host, if a listener has none).
+// With a parent assumed offline the route's hostnames are used as they are.
+func effectiveHosts(hs []gatewayv1.Hostname, b *bound) []*string {
+	if b.assumed {
+		return hostnamePtrs(hs)
+	}
+	if len(hs) == 0 {
+		var out []*string
+		for _, l := range b.listeners {
+			if l.Hostname == nil {
+				return nil
+			}
+			out = append(out, kong.String(string(*l.Hostname)))
+		}
+		return out
+	}
+	var out []*string
+	for _, h := range hs {
+		for _, l := range b.listeners {
+			if l.Hostname == nil {
+				out = append(out, kong.String(string(h)))
+				break
+			}
+			if x := hostIntersection(string(h), string(*l.Hostname)); x != "" {
+				out = append(out, kong.String(x))
+				break
+			}
+		}
+	}
+	return out
+}
+
+func hostnamePtrs(hs []gatewayv1.Hostname) []*string {
+	var out []*string
+	for _, h := range hs {
+		out = append(out, kong.String(string(h)))
+	}
+	return out
+}
+
+// listenerProtocols are the Kong route protocols of an HTTPRoute: "http" and "https" for the
+// HTTP and HTTPS listeners of its parent Gateways (sectionName respected), sorted; nil (Kong's
+// default) when no parent Gateway is known.
+func (t *translation) listenerProtocols(ref store.Ref, parents []gatewayv1.ParentReference) []*string {
+	var httpL, httpsL bool
+	for i := range parents {
+		pr := &parents[i]
+		ns := ref.Namespace
+		if pr.Namespace != nil && *pr.Namespace != "" {
+			ns = string(*pr.Namespace)
+		}
+		o, ok := t.snap.Get(store.Ref{Kind: store.KindGateway, Namespace: ns, Name: string(pr.Name)})
+		if !ok {
+			continue
+		}
+		for _, l := range o.(*gatewayv1.Gateway).Spec.Listeners {
+			if pr.SectionName != nil && *pr.SectionName != l.Name {
+				continue
+			}
+			httpL = httpL || l.Protocol == gatewayv1.HTTPProtocolType
+			httpsL = httpsL || l.Protocol == gatewayv1.HTTPSProtocolType
+		}
+	}
+	var out []*string
+	if httpL {
+		out = append(out, kong.String("http"))
+	}
+	if httpsL {
+		out = append(out, kong.String("https"))
+	}
+	return out
+}
+
+// httpRouteCtx is what the Kong routes of one HTTPRoute are made with.
+type httpRouteCtx struct {
+	t         *translation
+	p         *routePiece
+	ref       store.Ref
+	r         *gatewayv1.HTTPRoute
+	rs        *routeSettings
+	hosts     []*string
+	protocols []*string
+}
+
+// matchRef is one match of a rule.
+type matchRef struct{ rule, match int }
+
+// routes are the Kong routes of the rules g (in KIC's order) of one Kong service, or false
+// when a filter cannot be translated (a problem on the route; the Kong service is skipped).
+func (h *httpRouteCtx) routes(g []int) ([]*document.Route, bool) {
+	var out []*document.Route
+	var fkeys []string
+	var fgroups [][]int
+	for _, i := range g {
+		k := sortedJSONKey(h.r.Spec.Rules[i].Filters)
+		if at := slices.Index(fkeys, k); at >= 0 {
+			fgroups[at] = append(fgroups[at], i)
+		} else {
+			fkeys, fgroups = append(fkeys, k), append(fgroups, []int{i})
+		}
+	}
+	for _, fg := range fgroups {
+		var mkeys []string
+		var mgroups [][]matchRef
+		for _, i := range fg {
+			rule := &h.r.Spec.Rules[i]
+			if len(rule.Matches) == 0 {
+				out = append(out, h.catchAll(i))
+				continue
+			}
+			for j := range rule.Matches {
+				k := httpMatchKey(&rule.Matches[j])
+				if at := slices.Index(mkeys, k); at >= 0 {
+					mgroups[at] = append(mgroups[at], matchRef{i, j})
+				} else {
+					mkeys, mgroups = append(mkeys, k), append(mgroups, []matchRef{{i, j}})
+				}
+			}
+		}
+		for _, mg := range mgroups {
+			rs, ok := h.matchRoutes(fg[0], mg)
+			if !ok {
+				return nil, false
+			}
+			out = append(out, rs...)
+		}
+	}
+	return out, true
+}
+
+// httpMatchKey is KIC's key of matches that may share a Kong route: method, headers (names
+// lowercased, the first of each name, sorted) and query parameters; not the path.
+func httpMatchKey(m *gatewayv1.HTTPRouteMatch) string {
+	var hs []gatewayv1.HTTPHeaderMatch
+	for _, x := range m.Headers {
+		x.Name = gatewayv1.HTTPHeaderName(strings.ToLower(string(x.Name)))
+		if !slices.ContainsFunc(hs, func(y gatewayv1.HTTPHeaderMatch) bool { return y.Name == x.Name }) {
+			hs = append(hs, x)
+		}
+	}
+	sort.Slice(hs, func(i, j int) bool { return hs[i].Name < hs[j].Name })
+	b, _ := json.Marshal(struct {
+		Method  *gatewayv1.HTTPMethod
+		Headers []gatewayv1.HTTPHeaderMatch
+		Query   []gatewayv1.HTTPQueryParamMatch
+	}{m.Method, hs, m.QueryParams})
+	return string(b)
+}

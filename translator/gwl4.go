@@ -2,6 +2,7 @@ package translator
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/kong/go-kong/kong"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -54,6 +55,14 @@ func (t *translation) l4RoutePiece(kind store.Kind, obj store.Object, spec gatew
 	base := routePrefix(kind) + "." + ref.Namespace + "." + ref.Name + "."
 	protocol := map[store.Kind]string{store.KindTCPRoute: "tcp", store.KindUDPRoute: "udp", store.KindTLSRoute: "tcp"}[kind]
 	ports := t.parentPorts(ref, spec.ParentRefs, routeProtocols(kind)[0])
+	if kind != store.KindTLSRoute && len(ports) == 0 {
+		// KIC emits a stream route without destinations, which Kong refuses (with the whole config).
+		t.problem(ref, "spec.parentRefs", "no %s listener port of a parent Gateway is known; the route is not translated",
+			routeProtocols(kind)[0])
+		p.served = false
+		return p
+	}
+	rs := t.routeSettingsFor(ref, obj)
 	resolved := ""
 	for i, r := range rules {
 		field := "spec.rules[" + strconv.Itoa(i) + "]"
@@ -67,10 +76,12 @@ func (t *translation) l4RoutePiece(kind store.Kind, obj store.Object, spec gatew
 		}
 		name := base + strconv.Itoa(i)
 		route := t.l4Route(kind, obj, name+".0", r.name, ports, hostnames)
+		rs.apply(&route.Route)
 		t.buildRouteService(p, kind, obj, &routeService{name: name, protocol: protocol, backends: bes,
 			refs: len(r.backends), routes: []*document.Route{route}})
 	}
 	setResolvedRefs(p, resolved)
+	t.annotationPlugins(p, ref, obj)
 	return p
 }
 
@@ -101,11 +112,10 @@ func (t *translation) l4Route(kind store.Kind, obj store.Object, name string, ru
 
 // routeTags are a route object's tags, with KIC's k8s-named-route-rule tag for a named rule.
 func routeTags(kind store.Kind, obj store.Object, rule *gatewayv1.SectionName) []*string {
-	tags := objectTags(kind, obj)
-	if rule != nil && *rule != "" {
-		tags = append(tags, kong.String(TagNamedRouteRule+string(*rule)))
+	if rule == nil || strings.TrimSpace(string(*rule)) == "" {
+		return objectTags(kind, obj)
 	}
-	return tags
+	return objectTagsWith(kind, obj, TagNamedRouteRule, []string{string(*rule)})
 }
 
 // parentPorts are the ports of the listeners of protocol that the route's parentRefs name

@@ -5,6 +5,7 @@ import (
 
 	"github.com/kong/go-kong/kong"
 	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kongsync/kongsync/store"
 )
@@ -38,15 +39,20 @@ type routeOptions struct {
 // reported and ignored, leaving the default in place.
 // rs is zero and held by the Ingress's piece.
 func (t *translation) parseRouteSettingsInto(ing *networkingv1.Ingress, rs *routeSettings) *routeSettings {
-	a := ing.Annotations
-	rs.regexMarker = defaultRegexMarker
 	rs.tags = objectTagsIn(store.KindIngress, ing, &rs.tagData, &t.nsTag)
+	return t.parseRouteSettingsFor(ingressRef(ing), ing, rs)
+}
+
+// parseRouteSettingsFor reads the route annotations of any object that makes routes into rs.
+func (t *translation) parseRouteSettingsFor(ref store.Ref, obj metav1.Object, rs *routeSettings) *routeSettings {
+	a := obj.GetAnnotations()
+	rs.regexMarker = defaultRegexMarker
 	if !hasRouteAnnotations(a) {
 		return rs
 	}
 	o := &routeOptions{}
 	rs.opts = o
-	p := annotationParser{t: t, ref: ingressRef(ing), anns: a}
+	p := annotationParser{t: t, ref: ref, anns: a}
 	if v, ok := a[annRegexPrefix]; ok {
 		if v == "" {
 			p.bad(annRegexPrefix, "empty prefix")
@@ -54,8 +60,8 @@ func (t *translation) parseRouteSettingsInto(ing *networkingv1.Ingress, rs *rout
 			rs.regexMarker = v
 		}
 	}
-	if _, ok := a[annRewrite]; ok {
-		t.problem(ingressRef(ing), annotationField(annRewrite),
+	if _, ok := a[annRewrite]; ok && ref.Kind == store.KindIngress {
+		t.problem(ref, annotationField(annRewrite),
 			"URI rewriting (KIC's RewriteURIs feature gate) is not supported; the Ingress's routes are skipped")
 		rs.skip = true
 	}

@@ -1,6 +1,7 @@
 package translator
 
 import (
+	"slices"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -201,4 +202,27 @@ func routeIngress(r *document.Route) (ns, name string, ok bool) {
 		}
 	}
 	return ns, name, kind && name != ""
+}
+
+// objectTagsWith is objectTags with prefix+value tags for values after KIC's fixed tags and
+// before the object's konghq.com/tags (KIC's additional tags, such as k8s-named-route-rule).
+func objectTagsWith(kind store.Kind, obj metav1.Object, prefix string, values []string) []*string {
+	tags := objectTags(kind, obj)
+	if len(values) == 0 {
+		return tags
+	}
+	user := splitList(obj.GetAnnotations()[annTags])
+	nUser := 0
+	for i, t := range user {
+		if !containsString(user[:i], t) {
+			nUser++
+		}
+	}
+	at := len(tags) - nUser
+	extra := make([]*string, len(values))
+	for i, v := range values {
+		s := prefix + v
+		extra[i] = &s
+	}
+	return slices.Insert(slices.Clip(tags), at, extra...)
 }

@@ -1,0 +1,302 @@
+package translator
+
+import (
+	pathpkg "path"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/kong/go-kong/kong"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/kongsync/kongsync/document"
+)
+
+// catchAll is the Kong route of a rule without matches: its hosts (or everything), no filters
+// applied (as in KIC), no path.
+func (h *httpRouteCtx) catchAll(rule int) *document.Route {
+	name := "httproute." + h.ref.Namespace + "." + h.ref.Name + "." + strconv.Itoa(rule) + ".0"
+	r := h.base(name, objectTags(h.ref.Kind, h.r))
+	r.StripPath = nil
+	h.finish(r)
+	return r
+}
+
+// base is a Kong route of the HTTPRoute with KIC's fields before matches and filters.
+func (h *httpRouteCtx) base(name string, tags []*string) *document.Route {
+	d := h.t.defaults
+	return &document.Route{Route: kong.Route{
+		ID:           kong.String(h.t.ids.routes.id(name)),
+		Name:         kong.String(name),
+		Hosts:        h.hosts,
+		Protocols:    h.protocols,
+		PreserveHost: d.yes,
+		StripPath:    d.no,
+		Tags:         tags,
+	}}
+}
+
+// finish applies the HTTPRoute's route annotations and KIC's final defaults.
+func (h *httpRouteCtx) finish(r *document.Route) {
+	h.rs.apply(&r.Route)
+	h.rs.applyHosts(&r.Route)
+	if r.HTTPSRedirectStatusCode == nil {
+		r.HTTPSRedirectStatusCode = h.t.defaults.code426
+	}
+	if r.PathHandling == nil {
+		r.PathHandling = h.t.defaults.v0
+	}
+}
+
+// matchRoutes makes the Kong route of one group of matches (one per match when a filter
+// redirects: the redirect needs each match's path). Filters come from the group's first rule
+// (every rule of the group has the same).
+func (h *httpRouteCtx) matchRoutes(firstRule int, mg []matchRef) ([]*document.Route, bool) {
+	rules := h.r.Spec.Rules
+	filters := rules[firstRule].Filters
+	var names []string
+	for _, m := range mg {
+		if n := rules[m.rule].Name; n != nil && strings.TrimSpace(string(*n)) != "" && !slices.Contains(names, string(*n)) {
+			names = append(names, string(*n))
+		}
+	}
+	tags := objectTagsWith(h.ref.Kind, h.r, TagNamedRouteRule, names)
+	headers, ok := h.headers(mg[0])
+	if !ok {
+		return nil, false
+	}
+	redirect := slices.ContainsFunc(filters, func(f gatewayv1.HTTPRouteFilter) bool { return f.Type == gatewayv1.HTTPRouteFilterRequestRedirect })
+	if redirect {
+		var out []*document.Route
+		for _, m := range mg {
+			one, ok := h.matchRoute(httpRouteName(h.ref.Namespace, h.ref.Name, m), []matchRef{m}, filters, tags, headers)
+			if !ok {
+				return nil, false
+			}
+			out = append(out, one)
+		}
+		return out, true
+	}
+	r, ok := h.matchRoute(httpRouteName(h.ref.Namespace, h.ref.Name, mg[0]), mg, filters, tags, headers)
+	if !ok {
+		return nil, false
+	}
+	return []*document.Route{r}, true
+}
+
+func httpRouteName(ns, name string, m matchRef) string {
+	return "httproute." + ns + "." + name + "." + strconv.Itoa(m.rule) + "." + strconv.Itoa(m.match)
+}
+
+// matchRoute is one Kong route with the paths and methods of matches mg and the plugins of
+// filters.
+func (h *httpRouteCtx) matchRoute(name string, mg []matchRef, filters []gatewayv1.HTTPRouteFilter, tags []*string,
+	headers map[string][]string) (*document.Route, bool) {
+	r := h.base(name, tags)
+	if len(headers) > 0 {
+		r.Headers = headers
+	}
+	for _, m := range mg {
+		match := &h.r.Spec.Rules[m.rule].Matches[m.match]
+		if match.Path != nil {
+			for _, p := range kongPaths(match.Path) {
+				r.Paths = append(r.Paths, kong.String(p))
+			}
+		}
+		if match.Method != nil && !slices.ContainsFunc(r.Methods, func(x *string) bool { return *x == string(*match.Method) }) {
+			r.Methods = append(r.Methods, kong.String(string(*match.Method)))
+		}
+	}
+	first := &h.r.Spec.Rules[mg[0].rule].Matches[mg[0].match]
+	path := ""
+	if first.Path != nil && first.Path.Value != nil {
+		path = *first.Path.Value
+	}
+	if !h.applyFilters(r, mg[0].rule, filters, path, tags) {
+		return nil, false
+	}
+	h.finish(r)
+	return r, true
+}
+
+// kongPaths are the Kong paths of a path match: PathPrefix /p → ~/p$ and /p/; Exact → ~/p$;
+// RegularExpression → ~ and the expression.
+func kongPaths(p *gatewayv1.HTTPPathMatch) []string {
+	if p.Value == nil {
+		return nil
+	}
+	v := *p.Value
+	t := gatewayv1.PathMatchPathPrefix
+	if p.Type != nil {
+		t = *p.Type
+	}
+	switch t {
+	case gatewayv1.PathMatchExact:
+		return []string{"~" + v + "$"}
+	case gatewayv1.PathMatchRegularExpression:
+		return []string{"~" + v}
+	}
+	prefix := v
+	if !strings.HasSuffix(prefix, "/") {
+		prefix += "/"
+	}
+	return []string{"~" + v + "$", prefix}
+}
+
+// headers are the header matches of a match group's first match: exact values as they are,
+// regular expressions with Kong's "~*" prefix; a name given twice is a problem.
+func (h *httpRouteCtx) headers(m matchRef) (map[string][]string, bool) {
+	match := &h.r.Spec.Rules[m.rule].Matches[m.match]
+	if len(match.Headers) == 0 {
+		return nil, true
+	}
+	out := map[string][]string{}
+	for k, x := range match.Headers {
+		field := "spec.rules[" + strconv.Itoa(m.rule) + "].matches[" + strconv.Itoa(m.match) + "].headers[" + strconv.Itoa(k) + "]"
+		name := string(x.Name)
+		if _, dup := out[name]; dup {
+			h.t.problem(h.ref, field+".name", "header %s is matched twice; the rule's Kong service is skipped", quoteShort(name))
+			return nil, false
+		}
+		switch {
+		case x.Type != nil && *x.Type == gatewayv1.HeaderMatchRegularExpression:
+			out[name] = []string{"~*" + x.Value}
+		case x.Type == nil || *x.Type == gatewayv1.HeaderMatchExact:
+			out[name] = []string{x.Value}
+		default:
+			h.t.problem(h.ref, field+".type", "header match type %s is not supported; the rule's Kong service is skipped", *x.Type)
+			return nil, false
+		}
+	}
+	return out, true
+}
+
+// applyFilters adds the plugins of a rule's filters to r (nested, tagged as the route) and
+// applies what they change of it; false, with a problem, for a filter KIC cannot translate.
+func (h *httpRouteCtx) applyFilters(r *document.Route, rule int, filters []gatewayv1.HTTPRouteFilter, path string, tags []*string) bool {
+	if len(filters) == 0 {
+		return true
+	}
+	var tr transformers
+	var plugins []*kong.Plugin
+	for k := range filters {
+		f := &filters[k]
+		field := "spec.rules[" + strconv.Itoa(rule) + "].filters[" + strconv.Itoa(k) + "]"
+		switch f.Type {
+		case gatewayv1.HTTPRouteFilterRequestHeaderModifier:
+			tr.request().headerModifier(f.RequestHeaderModifier)
+		case gatewayv1.HTTPRouteFilterResponseHeaderModifier:
+			tr.response().headerModifier(f.ResponseHeaderModifier)
+		case gatewayv1.HTTPRouteFilterRequestRedirect:
+			plugins = append(plugins, &kong.Plugin{Name: kong.String("request-termination"),
+				Config: kong.Configuration{"status_code": redirectCode(f.RequestRedirect)}})
+			tr.response().add = append(tr.response().add, "Location:"+redirectLocation(f.RequestRedirect, path))
+		case gatewayv1.HTTPRouteFilterURLRewrite:
+			if !h.urlRewrite(r, &tr, f.URLRewrite, path, field) {
+				return false
+			}
+		case gatewayv1.HTTPRouteFilterExtensionRef:
+			er := f.ExtensionRef
+			if er == nil || er.Group != "configuration.konghq.com" || er.Kind != "KongPlugin" {
+				h.t.problem(h.ref, field+".extensionRef", "only KongPlugins (group configuration.konghq.com) can be referenced; the rule's Kong service is skipped")
+				return false
+			}
+			h.p.plugins = append(h.p.plugins, routePluginRef{route: *r.Name, field: field + ".extensionRef",
+				plugin: pluginRef{namespace: h.ref.Namespace, name: string(er.Name)}})
+		default:
+			h.t.problem(h.ref, field+".type", "filter %s is not supported; the rule's Kong service is skipped", f.Type)
+			return false
+		}
+	}
+	plugins = append(plugins, tr.plugins()...)
+	for _, p := range plugins {
+		p.Tags = tags
+	}
+	r.Plugins = sortNestedPlugins(plugins)
+	return true
+}
+
+// redirectCode is a RequestRedirect's status code (302, the API's default, when unset).
+func redirectCode(f *gatewayv1.HTTPRequestRedirectFilter) int {
+	if f == nil || f.StatusCode == nil {
+		return 302
+	}
+	return *f.StatusCode
+}
+
+// redirectLocation is KIC's Location for a redirect before Kong 3.9 (no redirect plugin): the
+// full path the filter replaces or the match's path, behind scheme://host[:port] when a hostname
+// is given.
+func redirectLocation(f *gatewayv1.HTTPRequestRedirectFilter, path string) string {
+	if f.Path != nil && f.Path.Type == gatewayv1.FullPathHTTPPathModifier && f.Path.ReplaceFullPath != nil {
+		path = *f.Path.ReplaceFullPath
+	}
+	if f.Hostname == nil {
+		return path
+	}
+	scheme := "http"
+	if f.Scheme != nil {
+		scheme = *f.Scheme
+	}
+	hostPort := string(*f.Hostname)
+	if f.Port != nil {
+		hostPort += ":" + strconv.Itoa(int(*f.Port))
+	}
+	return scheme + "://" + pathpkg.Join(hostPort, path)
+}
+
+// urlRewrite translates a URLRewrite filter: a new host header, the full path, or the matched
+// prefix replaced (which needs the route's paths to capture the rest of the path).
+func (h *httpRouteCtx) urlRewrite(r *document.Route, tr *transformers, f *gatewayv1.HTTPURLRewriteFilter, path, field string) bool {
+	if f == nil || (f.Path == nil && f.Hostname == nil) {
+		h.t.problem(h.ref, field+".urlRewrite", "needs a path or a hostname; the rule's Kong service is skipped")
+		return false
+	}
+	if f.Path != nil {
+		switch {
+		case f.Path.Type == gatewayv1.FullPathHTTPPathModifier && f.Path.ReplaceFullPath != nil:
+			tr.request().setURI(*f.Path.ReplaceFullPath)
+		case f.Path.Type == gatewayv1.PrefixMatchHTTPPathModifier:
+			p := path
+			if p == "" || p == "/" {
+				p = "/"
+			} else {
+				p = strings.TrimSuffix(p, "/")
+			}
+			tr.request().setURI(prefixRewriteURI(f.Path.ReplacePrefixMatch, p))
+			sub := "~" + p + "(/.*)"
+			if p == "/" {
+				sub = "~/(.*)"
+			}
+			r.Paths = []*string{kong.String("~" + p + "$"), kong.String(sub)}
+		default:
+			h.t.problem(h.ref, field+".urlRewrite.path", "path modifier %s without its value is not supported; the rule's Kong service is skipped", f.Path.Type)
+			return false
+		}
+	}
+	if f.Hostname != nil {
+		hdr := "host:" + string(*f.Hostname)
+		tr.request().replace = append(tr.request().replace, hdr)
+		tr.request().add = append(tr.request().add, hdr)
+	}
+	return true
+}
+
+// prefixRewriteURI is request-transformer's replace.uri for a ReplacePrefixMatch of prefix p:
+// the replacement followed by the rest of the path the route captured.
+func prefixRewriteURI(repl *string, p string) string {
+	if repl == nil {
+		return "/"
+	}
+	r := strings.TrimSuffix(*repl, "/")
+	root := p == "/"
+	switch {
+	case r == "" && root:
+		return `$(uri_captures[1] == nil and "/" or "/" .. uri_captures[1])`
+	case r == "":
+		return `$(uri_captures[1] == nil and "/" or uri_captures[1])`
+	case root:
+		return r + `$(uri_captures[1] == nil and "" or "/" .. uri_captures[1])`
+	}
+	return r + `$(uri_captures[1])`
+}

@@ -1,0 +1,146 @@
+package translator
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/kong/go-kong/kong"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/kongsync/kongsync/document"
+	"github.com/kongsync/kongsync/store"
+)
+
+// grpcRoutePiece translates a GRPCRoute as KIC's traditional router does: one Kong service per
+// rule (grpc when a parent Gateway has an HTTP listener, else grpcs), one Kong route per match
+// with the path ~/<service>/<method>, and on every route a k8s-named-route-rule tag for every
+// named rule of the GRPCRoute (KIC tags them per object).
+func (t *translation) grpcRoutePiece(r *gatewayv1.GRPCRoute) *routePiece {
+	ref := routeRef(store.KindGRPCRoute, r)
+	b := t.bindParents(ref, r, r.Spec.ParentRefs, r.Spec.Hostnames)
+	p := &routePiece{parents: b.parents, served: b.served()}
+	if !p.served {
+		return p
+	}
+	rs := t.routeSettingsFor(ref, r)
+	var names []string
+	for _, rule := range r.Spec.Rules {
+		if rule.Name != nil && strings.TrimSpace(string(*rule.Name)) != "" {
+			names = append(names, string(*rule.Name))
+		}
+	}
+	tags := objectTagsWith(store.KindGRPCRoute, r, TagNamedRouteRule, names)
+	hosts := t.grpcHosts(ref, r)
+	protocol := "grpcs"
+	if len(t.parentPorts(ref, r.Spec.ParentRefs, gatewayv1.HTTPProtocolType)) > 0 {
+		protocol = "grpc"
+	}
+	base := "grpcroute." + ref.Namespace + "." + ref.Name + "."
+	resolved := ""
+	for i := range r.Spec.Rules {
+		rule := &r.Spec.Rules[i]
+		field := "spec.rules[" + strconv.Itoa(i) + "]"
+		if len(rule.Filters) > 0 {
+			t.problem(ref, field+".filters", "GRPCRoute filters are not applied (KIC ignores them too)")
+		}
+		refs := make([]gatewayv1.BackendRef, len(rule.BackendRefs))
+		for k := range rule.BackendRefs {
+			refs[k] = rule.BackendRefs[k].BackendRef
+		}
+		bes, reason := t.resolveBackendRefs(ref, refs, field)
+		if resolved == "" {
+			resolved = reason
+		}
+		name := base + strconv.Itoa(i)
+		routes := t.grpcRuleRoutes(name, rule, hosts, tags, rs)
+		t.buildRouteService(p, store.KindGRPCRoute, r, &routeService{name: name, protocol: protocol, backends: bes,
+			refs: len(rule.BackendRefs), routes: routes})
+	}
+	setResolvedRefs(p, resolved)
+	t.annotationPlugins(p, ref, r)
+	return p
+}
+
+// grpcRuleRoutes are the Kong routes of one GRPCRoute rule named `<service name>.<match>`.
+func (t *translation) grpcRuleRoutes(svcName string, rule *gatewayv1.GRPCRouteRule, hosts, tags []*string, rs *routeSettings) []*document.Route {
+	mk := func(m int) *document.Route {
+		name := svcName + "." + strconv.Itoa(m)
+		return &document.Route{Route: kong.Route{ID: kong.String(t.ids.routes.id(name)), Name: kong.String(name),
+			Protocols: kong.StringSlice("grpc", "grpcs"), Hosts: hosts, Tags: tags}}
+	}
+	var out []*document.Route
+	if len(rule.Matches) == 0 {
+		r := mk(0)
+		if len(hosts) == 0 {
+			r.Paths = kong.StringSlice("/")
+		}
+		out = append(out, r)
+	}
+	for m := range rule.Matches {
+		match := &rule.Matches[m]
+		r := mk(m)
+		if match.Method != nil {
+			r.Paths = kong.StringSlice("~/" + grpcPathPart(match.Method.Type, match.Method.Service, ".+") + "/" +
+				grpcPathPart(match.Method.Type, match.Method.Method, ""))
+		}
+		for _, h := range match.Headers {
+			if r.Headers == nil {
+				r.Headers = map[string][]string{}
+			}
+			r.Headers[string(h.Name)] = append(r.Headers[string(h.Name)], h.Value)
+		}
+		out = append(out, r)
+	}
+	for _, r := range out {
+		rs.apply(&r.Route)
+		rs.applyHosts(&r.Route)
+		if r.HTTPSRedirectStatusCode == nil {
+			r.HTTPSRedirectStatusCode = t.defaults.code426
+		}
+		if r.PathHandling == nil {
+			r.PathHandling = t.defaults.v0
+		}
+	}
+	return out
+}
+
+// grpcPathPart is a method match's service or method: the value, or KIC's default for a
+// missing one (exactDefault for Exact matches, ".+" for RegularExpression ones).
+func grpcPathPart(typ *gatewayv1.GRPCMethodMatchType, v *string, exactDefault string) string {
+	if v != nil {
+		return *v
+	}
+	if typ != nil && *typ == gatewayv1.GRPCMethodMatchRegularExpression {
+		return ".+"
+	}
+	return exactDefault
+}
+
+// grpcHosts are a GRPCRoute's hostnames, else the hostnames of its parent Gateways' listeners
+// (sectionName respected, listeners without one skipped); none when a parent Gateway is missing.
+func (t *translation) grpcHosts(ref store.Ref, r *gatewayv1.GRPCRoute) []*string {
+	if len(r.Spec.Hostnames) > 0 {
+		return hostnamePtrs(r.Spec.Hostnames)
+	}
+	var out []*string
+	for i := range r.Spec.ParentRefs {
+		pr := &r.Spec.ParentRefs[i]
+		if pr.Kind != nil && *pr.Kind != "Gateway" {
+			continue
+		}
+		ns := ref.Namespace
+		if pr.Namespace != nil && *pr.Namespace != "" {
+			ns = string(*pr.Namespace)
+		}
+		o, ok := t.snap.Get(store.Ref{Kind: store.KindGateway, Namespace: ns, Name: string(pr.Name)})
+		if !ok {
+			return nil
+		}
+		for _, l := range o.(*gatewayv1.Gateway).Spec.Listeners {
+			if (pr.SectionName == nil || *pr.SectionName == l.Name) && l.Hostname != nil {
+				out = append(out, kong.String(string(*l.Hostname)))
+			}
+		}
+	}
+	return out
+}
