@@ -38,9 +38,10 @@ type routePiece struct {
 
 // routePluginRef is a plugin a Kong route of a Gateway API route asks for.
 type routePluginRef struct {
-	route  string // Kong route name
-	plugin pluginRef
-	field  string // what asks: the annotation or the filter
+	referrer store.Ref
+	route    string // Kong route name
+	plugin   pluginRef
+	field    string // what asks: the annotation or the filter
 }
 
 // routeCertUse is a Kong service of a route piece whose Service's annotations name a client
@@ -64,6 +65,7 @@ func (t *translation) gatewayPart(svcs []*document.Service, ups []*document.Upst
 			if !p.served {
 				continue
 			}
+			t.routePieces = append(t.routePieces, p)
 			gsvcs = append(gsvcs, t.resolvedRouteServices(p)...)
 			gups = append(gups, p.upstreams...)
 		}
@@ -143,7 +145,7 @@ func (t *translation) annotationPlugins(p *routePiece, ref store.Ref, obj store.
 	for _, s := range p.services {
 		for _, r := range s.Routes {
 			for _, pr := range refs {
-				p.plugins = append(p.plugins, routePluginRef{route: *r.Name, plugin: pr, field: annotationField(annPlugins)})
+				p.plugins = append(p.plugins, routePluginRef{referrer: ref, route: *r.Name, plugin: pr, field: annotationField(annPlugins)})
 			}
 		}
 	}

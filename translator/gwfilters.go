@@ -201,7 +201,7 @@ func (h *httpRouteCtx) applyFilters(r *document.Route, rule int, filters []gatew
 				h.t.problem(h.ref, field+".extensionRef", "only KongPlugins (group configuration.konghq.com) can be referenced; the rule's Kong service is skipped")
 				return false
 			}
-			h.p.plugins = append(h.p.plugins, routePluginRef{route: *r.Name, field: field + ".extensionRef",
+			h.p.plugins = append(h.p.plugins, routePluginRef{referrer: h.ref, route: *r.Name, field: field + ".extensionRef",
 				plugin: pluginRef{namespace: h.ref.Namespace, name: string(er.Name)}})
 		default:
 			h.t.problem(h.ref, field+".type", "filter %s is not supported; the rule's Kong service is skipped", f.Type)

@@ -25,7 +25,8 @@ type ParentStatus struct {
 	// (InvalidKind, BackendNotFound, RefNotPermitted).
 	ResolvedRefs       bool
 	ResolvedRefsReason string
-	Assumed            bool // offline: the Gateway or its class is not among the manifests
+	Assumed            bool     // offline: the Gateway or its class is not among the manifests
+	Listeners          []string // the listeners the route attached to
 }
 
 // bound is what a route's accepted parents give its translation.
@@ -109,6 +110,9 @@ func (t *translation) bindParents(ref store.Ref, obj metav1.Object, parents []ga
 		} else {
 			ps.Accepted, ps.Reason = true, ReasonAccepted
 			b.listeners = append(b.listeners, ls...)
+			for _, l := range ls {
+				ps.Listeners = append(ps.Listeners, string(l.Name))
+			}
 		}
 		b.parents = append(b.parents, ps)
 	}

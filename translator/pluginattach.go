@@ -115,9 +115,12 @@ func (pass *pluginPass) entity(tmpl *kong.Plugin, c pluginCombo, idInput, instan
 // relRoute or relConsumer. A "namespace:name" item needs a ReferenceGrant in KIC; kongsync reads
 // none, so it is refused as KIC refuses it without one.
 func (t *translation) addRel(rels map[pluginRef]*pluginRels, r pluginRef, kind int, target pluginTarget) {
+	if r.remote && t.grantAllows(target.referrer, r.namespace, "configuration.konghq.com", "KongPlugin", r.name) {
+		r.remote = false // a ReferenceGrant in the plugin's namespace opens it to the referrer
+	}
 	if r.remote {
 		t.problem(target.referrer, annotationField(annPlugins),
-			"no ReferenceGrant allows the reference to KongPlugin %s in another namespace (kongsync reads no ReferenceGrants); reference ignored",
+			"no ReferenceGrant allows the reference to KongPlugin %s in another namespace; reference ignored",
 			quoteShort(r.namespace+":"+r.name))
 		return
 	}
@@ -179,13 +182,18 @@ func (t *translation) collectServiceRels(doc *document.Document, rels map[plugin
 // collectRouteRels adds every route of each served Ingress with konghq.com/plugins (its
 // references parsed once).
 func (t *translation) collectRouteRels(doc *document.Document, rels map[pluginRef]*pluginRels) {
+	for _, p := range t.routePieces {
+		for _, pr := range p.plugins {
+			t.addRel(rels, pr.plugin, relRoute, pluginTarget{name: pr.route, referrer: pr.referrer})
+		}
+	}
 	annotated := t.selectIngresses().plugins
 	if len(annotated) == 0 {
 		return
 	}
 	for _, s := range doc.Services {
 		for _, r := range s.Routes {
-			ns, name, ok := tagObject(r.Tags)
+			ns, name, ok := routeIngress(r)
 			ing := annotated[[2]string{ns, name}]
 			if !ok || ing == nil {
 				continue

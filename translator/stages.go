@@ -54,6 +54,7 @@ type stages struct {
 	plugins        []*document.Plugin
 	pluginProblems []Problem
 	pluginsGen     uint64
+	routePieces    []*routePiece // the served Gateway API route pieces the plugin stage saw
 }
 
 // readers are the Kong services whose pieces made one read: most reads have one.
@@ -447,10 +448,11 @@ func (t *translation) settle(served *servedIngresses, ps []*ingressPiece, regrou
 }
 
 // pluginKinds are the kinds plugin attachment reads besides the Ingresses: plugin sources,
-// consumers, the Secrets plugin configs come from, annotated Services, our IngressClass.
+// consumers, the Secrets plugin configs come from, annotated Services, our IngressClass, the
+// ReferenceGrants that open other namespaces' KongPlugins.
 var pluginKinds = kindBit(store.KindKongPlugin) | kindBit(store.KindKongClusterPlugin) |
 	kindBit(store.KindKongConsumer) | kindBit(store.KindSecret) | kindBit(store.KindService) |
-	kindBit(store.KindIngressClass)
+	kindBit(store.KindIngressClass) | kindBit(store.KindReferenceGrant)
 
 // plugins is buildPlugins, or the last build's plugins and problems when nothing they are made
 // of changed: no kind in pluginKinds, the same annotated Ingresses (served.plugins), the same
@@ -460,7 +462,8 @@ func (t *translation) plugins(doc *document.Document, served *servedIngresses, p
 	st := &t.memos.stages
 	if t.keep && st.pluginsGen == t.gen-1 && t.emitted && !t.dropped && t.prevServed != nil &&
 		sameMap(served.plugins, t.prevServed.plugins) &&
-		t.memos.kinds.unchangedSince(pluginKinds, st.pluginsGen) && samePluginRoutes(served, t.prevPS, ps, t.changed) {
+		t.memos.kinds.unchangedSince(pluginKinds, st.pluginsGen) && samePluginRoutes(served, t.prevPS, ps, t.changed) &&
+		slices.Equal(st.routePieces, t.routePieces) {
 		t.problems = append(t.problems, st.pluginProblems...)
 		st.pluginsGen = t.gen
 		return st.plugins
@@ -469,6 +472,7 @@ func (t *translation) plugins(doc *document.Document, served *servedIngresses, p
 	out := t.buildPlugins(doc)
 	if t.keep {
 		st.plugins, st.pluginProblems = out, slices.Clone(t.problems[before:])
+		st.routePieces = slices.Clone(t.routePieces)
 		st.pluginsGen = 0
 		if !t.dropped {
 			st.pluginsGen = t.gen

@@ -48,6 +48,8 @@ type Result struct {
 	// Parents are the Gateway API routes' parentRefs to Gateways of kongsync's classes and how
 	// each was admitted, by route kind, namespace, name and parentRef index (status/ writes them).
 	Parents []ParentStatus
+	// Gateways are the Gateways of kongsync's classes with their listeners' status.
+	Gateways []GatewayStatus
 }
 
 // stubUpstream is the entity KIC sends when a configuration would otherwise be empty: DB-less
@@ -66,6 +68,8 @@ type translation struct {
 	defaultClass bool
 	problems     []Problem
 	parents      []ParentStatus // of the Gateway API routes, in visiting order (gateway.go)
+	routePieces  []*routePiece  // the served Gateway API routes' pieces, in visiting order
+	gateways     []GatewayStatus
 	defaults     *defaultValues
 	ids          *idSpaces
 	seed         maphash.Seed
@@ -106,6 +110,7 @@ func (t *translation) assemble() Result {
 	served := t.selectIngresses()
 	ings := served.list
 	t.collectTLS(ings, served.tls)
+	t.gatewayCerts()
 	ps, changed, full := t.servedPieces(served)
 	t.changed = changed
 	dirty, regrouped := t.group(ps, changed, full)
@@ -113,6 +118,7 @@ func (t *translation) assemble() Result {
 	doc.CACertificates = t.caCertificates()
 	doc.Services, doc.Upstreams = t.emit(dirty, regrouped)
 	doc.Services, doc.Upstreams = t.gatewayPart(doc.Services, doc.Upstreams)
+	t.countAttached()
 	t.settle(served, ps, regrouped)
 	t.complete = full && regrouped
 	doc.Certificates = t.buildCertificates()
@@ -123,7 +129,7 @@ func (t *translation) assemble() Result {
 	if document.IsEmpty(doc) {
 		doc.Upstreams = []*document.Upstream{{Upstream: kong.Upstream{Name: kong.String(stubUpstream)}}}
 	}
-	return Result{Document: doc, Problems: finishProblems(t.problems), Parents: t.parents}
+	return Result{Document: doc, Problems: finishProblems(t.problems), Parents: t.parents, Gateways: t.gateways}
 }
 
 // problem records one rejected object or field.
