@@ -301,6 +301,10 @@ func builtMismatch(got, want Built) string {
 		b.WriteString("problems differ\n")
 		b.WriteString(lineDiff("warm", "cold", []byte(gp), []byte(wp)))
 	}
+	if gs, ws := statusText(got.Result), statusText(want.Result); gs != ws {
+		b.WriteString("Gateway API statuses differ\n")
+		b.WriteString(lineDiff("warm", "cold", []byte(gs), []byte(ws)))
+	}
 	return b.String()
 }
 

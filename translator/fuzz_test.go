@@ -243,8 +243,10 @@ func kongInvariants(d *document.Document) error {
 			for _, p := range r.Protocols {
 				stream = stream && streamProtocol(*p)
 			}
-			if stream {
-				return fmt.Errorf("route %s: only stream protocols", *r.Name)
+			// Kong's stream routes match on sources, destinations or SNIs only, and need one.
+			if stream && (len(r.Paths)+len(r.Hosts)+len(r.Methods)+len(r.Headers) > 0 ||
+				len(r.Sources)+len(r.Destinations)+len(r.SNIs) == 0) {
+				return fmt.Errorf("route %s: a stream route needs sources, destinations or snis and no HTTP fields", *r.Name)
 			}
 			for _, h := range r.Hosts {
 				if !kongHost.MatchString(*h) || strings.Count(*h, "*") > 1 {

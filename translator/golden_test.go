@@ -3,6 +3,7 @@ package translator
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -85,6 +86,7 @@ func TestGolden(t *testing.T) {
 			}
 			checkGolden(t, filepath.Join(dir, "kong.yaml"), got, false)
 			checkGolden(t, filepath.Join(dir, "problems.txt"), []byte(problemsText(res.Problems)), true)
+			checkGolden(t, filepath.Join(dir, "status.txt"), []byte(statusText(res)), true)
 			if err := validateWithDeck(got); err != nil {
 				t.Errorf("decK rejects the output: %v", err)
 			}
@@ -124,4 +126,35 @@ func coldResult(snap *store.Snapshot, opts Options) Result {
 		panic(err)
 	}
 	return b.Result
+}
+
+// statusText renders the Gateway API statuses of a result, one line per route parentRef and per
+// listener (status.txt of a golden case; absent when there are none).
+func statusText(res Result) string {
+	var b strings.Builder
+	cond := func(ok bool, reason string) string {
+		if ok {
+			return "True (" + reason + ")"
+		}
+		return "False (" + reason + ")"
+	}
+	for _, p := range res.Parents {
+		fmt.Fprintf(&b, "%s parentRefs[%d] Gateway %s", p.Route, p.Index, p.Gateway)
+		if p.SectionName != "" {
+			fmt.Fprintf(&b, " section %s", p.SectionName)
+		}
+		fmt.Fprintf(&b, ": Accepted=%s ResolvedRefs=%s listeners=%s", cond(p.Accepted, p.Reason),
+			cond(p.ResolvedRefs, p.ResolvedRefsReason), strings.Join(p.Listeners, ","))
+		if p.Assumed {
+			b.WriteString(" assumed")
+		}
+		b.WriteByte('\n')
+	}
+	for _, g := range res.Gateways {
+		for _, l := range g.Listeners {
+			fmt.Fprintf(&b, "%s listener %s: kinds=%s attached=%d ResolvedRefs=%s\n", g.Gateway, l.Name,
+				strings.Join(l.SupportedKinds, ","), l.AttachedRoutes, cond(l.ResolvedRefs, l.ResolvedRefsReason))
+		}
+	}
+	return b.String()
 }

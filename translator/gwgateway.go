@@ -51,6 +51,12 @@ func (t *translation) gatewayCerts() {
 		for i := range gw.Spec.Listeners {
 			l := &gw.Spec.Listeners[i]
 			ls := ListenerStatus{Name: string(l.Name), SupportedKinds: supportedKinds(l), ResolvedRefs: true, ResolvedRefsReason: ReasonResolvedRefs}
+			if l.AllowedRoutes != nil && len(ls.SupportedKinds) < len(l.AllowedRoutes.Kinds) {
+				ls.ResolvedRefs, ls.ResolvedRefsReason = false, ReasonInvalidRouteKinds
+				ls.Message = "allowedRoutes.kinds names a kind the listener's protocol cannot carry"
+				t.problem(st.Gateway, "spec.listeners["+strconv.Itoa(i)+"].allowedRoutes.kinds",
+					"names a route kind %s listeners cannot carry; those routes cannot attach", l.Protocol)
+			}
 			t.listenerCert(gw, i, &ls)
 			st.Listeners = append(st.Listeners, ls)
 		}

@@ -23,15 +23,14 @@ func (t *translation) httpRoutePiece(r *gatewayv1.HTTPRoute) *routePiece {
 	ref := routeRef(store.KindHTTPRoute, r)
 	b := t.bindParents(ref, r, r.Spec.ParentRefs, r.Spec.Hostnames)
 	p := &routePiece{parents: b.parents, served: b.served()}
-	if !p.served || !t.validHTTPRoute(ref, r) {
-		p.served = false
+	if !p.served {
+		return p
+	}
+	if msg := t.validHTTPRoute(ref, r); msg != "" {
+		p.refuse(msg)
 		return p
 	}
 	rs := t.routeSettingsFor(ref, r)
-	if rs.skip {
-		p.served = false
-		return p
-	}
 	h := httpRouteCtx{t: t, p: p, ref: ref, r: r, rs: rs, hosts: effectiveHosts(r.Spec.Hostnames, &b),
 		protocols: t.listenerProtocols(ref, r.Spec.ParentRefs)}
 	resolved := ""
@@ -60,22 +59,22 @@ func (t *translation) httpRoutePiece(r *gatewayv1.HTTPRoute) *routePiece {
 	return p
 }
 
-// validHTTPRoute applies KIC's checks that refuse a whole HTTPRoute.
-func (t *translation) validHTTPRoute(ref store.Ref, r *gatewayv1.HTTPRoute) bool {
+// validHTTPRoute applies KIC's checks that refuse a whole HTTPRoute; it returns why, or "".
+func (t *translation) validHTTPRoute(ref store.Ref, r *gatewayv1.HTTPRoute) string {
 	if len(r.Spec.Rules) == 0 {
 		t.problem(ref, "spec.rules", "no rules; the route is not translated")
-		return false
+		return "the route has no rules"
 	}
 	for i := range r.Spec.Rules {
 		for j, m := range r.Spec.Rules[i].Matches {
 			if len(m.QueryParams) > 0 {
 				t.problem(ref, "spec.rules["+strconv.Itoa(i)+"].matches["+strconv.Itoa(j)+"].queryParams",
 					"query parameter matches need Kong's expressions router, which kongsync does not generate; the route is not translated")
-				return false
+				return "query parameter matches are not supported"
 			}
 		}
 	}
-	return true
+	return ""
 }
 
 // httpBackendRefs are the BackendRef parts of HTTPBackendRefs (their filters are not applied, as

@@ -78,7 +78,7 @@ func (t *translation) bindParents(ref store.Ref, obj metav1.Object, parents []ga
 		if pr.Namespace != nil && *pr.Namespace != "" {
 			ns = string(*pr.Namespace)
 		}
-		ps := ParentStatus{Route: ref, Index: i, Gateway: ns + "/" + string(pr.Name)}
+		ps := ParentStatus{Route: ref, Index: i, Gateway: ns + "/" + string(pr.Name), ResolvedRefs: true, ResolvedRefsReason: ReasonResolvedRefs}
 		if pr.SectionName != nil {
 			ps.SectionName = string(*pr.SectionName)
 		}
@@ -160,7 +160,7 @@ func (t *translation) selectListeners(ref store.Ref, gw *gatewayv1.Gateway, pr *
 		}
 	}
 	if len(allowed) == 0 {
-		return nil, ReasonNotAllowedByListeners, "no selected listener allows a " + string(ref.Kind) + " from namespace " + ref.Namespace
+		return nil, ReasonNotAllowedByListeners, "no selected listener allows " + string(ref.Kind) + "s from namespace " + ref.Namespace
 	}
 	if ref.Kind == store.KindTCPRoute || ref.Kind == store.KindUDPRoute {
 		return allowed, "", ""
@@ -261,4 +261,16 @@ func wildcardMatches(w, h string) bool {
 	}
 	suffix := w[1:]
 	return len(h) > len(suffix) && h[len(h)-len(suffix):] == suffix
+}
+
+// refuse marks a route whose parents accepted it as not accepted after all: it uses a feature
+// kongsync cannot translate (the spec's UnsupportedValue).
+func (p *routePiece) refuse(msg string) {
+	p.served = false
+	for i := range p.parents {
+		if p.parents[i].Accepted {
+			p.parents[i].Accepted, p.parents[i].Reason, p.parents[i].Message = false, ReasonUnsupportedValue, msg
+			p.parents[i].Listeners = nil
+		}
+	}
 }
