@@ -76,6 +76,9 @@ func (t *translation) l4RoutePiece(kind store.Kind, obj store.Object, spec gatew
 		}
 		name := base + strconv.Itoa(i)
 		route := t.l4Route(kind, obj, name+".0", r.name, ports, hostnames)
+		if kind == store.KindTLSRoute && passthrough(b.listeners) {
+			route.Protocols = kong.StringSlice("tls_passthrough")
+		}
 		rs.apply(&route.Route)
 		t.buildRouteService(p, kind, obj, &routeService{name: name, protocol: protocol, backends: bes,
 			refs: len(r.backends), routes: []*document.Route{route}})
@@ -150,4 +153,15 @@ func setResolvedRefs(p *routePiece, reason string) {
 			p.parents[i].ResolvedRefsReason = ReasonResolvedRefs
 		}
 	}
+}
+
+// passthrough reports whether a TLSRoute attached to a listener that passes TLS through (KIC
+// reads the same from the route's status; kongsync from the spec it admitted the route by).
+func passthrough(ls []*gatewayv1.Listener) bool {
+	for _, l := range ls {
+		if l.TLS != nil && l.TLS.Mode != nil && *l.TLS.Mode == gatewayv1.TLSModePassthrough {
+			return true
+		}
+	}
+	return false
 }
