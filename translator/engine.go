@@ -53,6 +53,7 @@ type memos struct {
 	pluginServices *memo[struct{}, map[[2]string]*corev1.Service]
 	served         *memo[bool, *servedIngresses]
 	routes         *memo[store.Object, *routePiece]  // Gateway API routes
+	gw             gwKept                            // gatewayPart's lists (gateway.go)
 	allConsumers   *memo[bool, []*document.Consumer] // translateConsumers, whole
 	allCACerts     *memo[struct{}, *caCerts]         // caCertificates, whole
 	idents         identTable

@@ -25,15 +25,20 @@ func (h *httpRouteCtx) catchAll(rule int) *document.Route {
 // base is a Kong route of the HTTPRoute with KIC's fields before matches and filters.
 func (h *httpRouteCtx) base(name string, tags []*string) *document.Route {
 	d := h.t.defaults
-	return &document.Route{Route: kong.Route{
-		ID:           kong.String(h.t.ids.routes.id(name)),
-		Name:         kong.String(name),
+	a := &routeAlloc{name: name}
+	var p strPack
+	p.grow(36)
+	a.id = p.addID(h.t.ids.routes, name)
+	a.r.Route = kong.Route{
+		ID:           &a.id,
+		Name:         &a.name,
 		Hosts:        h.hosts,
 		Protocols:    h.protocols,
 		PreserveHost: d.yes,
 		StripPath:    d.no,
 		Tags:         tags,
-	}}
+	}
+	return &a.r
 }
 
 // finish applies the HTTPRoute's route annotations and KIC's final defaults.
@@ -99,9 +104,7 @@ func (h *httpRouteCtx) matchRoute(name string, mg []matchRef, filters []gatewayv
 	for _, m := range mg {
 		match := &h.r.Spec.Rules[m.rule].Matches[m.match]
 		if match.Path != nil {
-			for _, p := range kongPaths(match.Path) {
-				r.Paths = append(r.Paths, kong.String(p))
-			}
+			r.Paths = appendKongPaths(r.Paths, match.Path)
 		}
 		if match.Method != nil && !slices.ContainsFunc(r.Methods, func(x *string) bool { return *x == string(*match.Method) }) {
 			r.Methods = append(r.Methods, kong.String(string(*match.Method)))
@@ -119,11 +122,11 @@ func (h *httpRouteCtx) matchRoute(name string, mg []matchRef, filters []gatewayv
 	return r, true
 }
 
-// kongPaths are the Kong paths of a path match: PathPrefix /p → ~/p$ and /p/; Exact → ~/p$;
-// RegularExpression → ~ and the expression.
-func kongPaths(p *gatewayv1.HTTPPathMatch) []string {
+// appendKongPaths appends the Kong paths of a path match: PathPrefix /p → ~/p$ and /p/; Exact →
+// ~/p$; RegularExpression → ~ and the expression. Both paths of a prefix share one allocation.
+func appendKongPaths(dst []*string, p *gatewayv1.HTTPPathMatch) []*string {
 	if p.Value == nil {
-		return nil
+		return dst
 	}
 	v := *p.Value
 	t := gatewayv1.PathMatchPathPrefix
@@ -132,15 +135,25 @@ func kongPaths(p *gatewayv1.HTTPPathMatch) []string {
 	}
 	switch t {
 	case gatewayv1.PathMatchExact:
-		return []string{"~" + v + "$"}
+		return append(dst, kong.String("~"+v+"$"))
 	case gatewayv1.PathMatchRegularExpression:
-		return []string{"~" + v}
+		return append(dst, kong.String("~"+v))
 	}
 	prefix := v
 	if !strings.HasSuffix(prefix, "/") {
 		prefix += "/"
 	}
-	return []string{"~" + v + "$", prefix}
+	var two struct {
+		p   [2]*string
+		s   [2]string
+		buf string
+	}
+	if dst == nil {
+		dst = two.p[:0]
+	}
+	two.buf = "~" + v + "$" + prefix
+	two.s[0], two.s[1] = two.buf[:len(v)+2], two.buf[len(v)+2:]
+	return append(dst, &two.s[0], &two.s[1])
 }
 
 // headers are the header matches of a match group's first match: exact values as they are,

@@ -36,7 +36,9 @@ func (t *translation) httpRoutePiece(r *gatewayv1.HTTPRoute) *routePiece {
 	resolved := ""
 	for _, g := range groupHTTPRules(r) {
 		name := "httproute." + ref.Namespace + "." + ref.Name + "." + strconv.Itoa(slices.Min(g))
-		kicOrder(g)
+		if len(g) > 1 {
+			kicOrder(g)
+		}
 		first := &r.Spec.Rules[g[0]]
 		bes, reason := t.resolveBackendRefs(ref, httpBackendRefs(first.BackendRefs), "spec.rules["+strconv.Itoa(g[0])+"]")
 		if resolved == "" {
@@ -103,6 +105,9 @@ func backendTimeout(to *gatewayv1.HTTPRouteTimeouts) (int, bool) {
 // groupHTTPRules groups the rule indices of r by their backendRefs (order-insensitive), each
 // group in rule order, the groups by their first rule.
 func groupHTTPRules(r *gatewayv1.HTTPRoute) [][]int {
+	if len(r.Spec.Rules) == 1 {
+		return [][]int{{0}}
+	}
 	var keys []string
 	var groups [][]int
 	for i := range r.Spec.Rules {
@@ -200,14 +205,15 @@ func (t *translation) listenerProtocols(ref store.Ref, parents []gatewayv1.Paren
 			httpsL = httpsL || l.Protocol == gatewayv1.HTTPSProtocolType
 		}
 	}
-	var out []*string
-	if httpL {
-		out = append(out, kong.String("http"))
+	switch d := t.defaults; {
+	case httpL && httpsL:
+		return d.protoBoth
+	case httpL:
+		return d.protoHTTP
+	case httpsL:
+		return d.protoHTTPS
 	}
-	if httpsL {
-		out = append(out, kong.String("https"))
-	}
-	return out
+	return nil
 }
 
 // httpRouteCtx is what the Kong routes of one HTTPRoute are made with.
@@ -230,7 +236,10 @@ func (h *httpRouteCtx) routes(g []int) ([]*document.Route, bool) {
 	var out []*document.Route
 	var fkeys []string
 	var fgroups [][]int
-	for _, i := range g {
+	if len(g) == 1 {
+		fgroups = [][]int{g}
+	}
+	for _, i := range g[:len(g)*min(len(g)-1, 1)] {
 		k := sortedJSONKey(h.r.Spec.Rules[i].Filters)
 		if at := slices.Index(fkeys, k); at >= 0 {
 			fgroups[at] = append(fgroups[at], i)
@@ -245,6 +254,10 @@ func (h *httpRouteCtx) routes(g []int) ([]*document.Route, bool) {
 			rule := &h.r.Spec.Rules[i]
 			if len(rule.Matches) == 0 {
 				out = append(out, h.catchAll(i))
+				continue
+			}
+			if len(fg) == 1 && len(rule.Matches) == 1 {
+				mgroups = append(mgroups, []matchRef{{i, 0}})
 				continue
 			}
 			for j := range rule.Matches {

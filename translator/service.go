@@ -30,6 +30,8 @@ type defaultValues struct {
 	zero, code426, timeout, retries *int
 	v0, http, slash, roundRobin     *string
 	ports                           map[int32]*int // service ports, shared by number
+	// Gateway API route protocols, by the parent listeners' protocols (gwhttp.go).
+	protoHTTP, protoHTTPS, protoBoth []*string
 }
 
 // port returns the shared pointer to port number n. A Cache's translations share the map, one
@@ -48,7 +50,8 @@ func newDefaultValues() defaultValues {
 		yes: kong.Bool(true), no: kong.Bool(false),
 		zero: kong.Int(0), code426: kong.Int(426), timeout: kong.Int(defaultTimeout), retries: kong.Int(defaultRetries),
 		v0: kong.String("v0"), http: kong.String(defaultProtocol), slash: kong.String("/"), roundRobin: kong.String("round-robin"),
-		ports: map[int32]*int{},
+		ports:     map[int32]*int{},
+		protoHTTP: kong.StringSlice("http"), protoHTTPS: kong.StringSlice("https"), protoBoth: kong.StringSlice("http", "https"),
 	}
 }
 
