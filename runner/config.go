@@ -16,6 +16,7 @@ import (
 
 	"github.com/kongsync/kongsync/store"
 	kongsync "github.com/kongsync/kongsync/sync"
+	"github.com/kongsync/kongsync/translator"
 )
 
 // Config holds every setting of `kongsync run`; the flag names are KIC's.
@@ -52,18 +53,20 @@ type Config struct {
 	KongAdminInitRetries    uint
 	KongAdminInitRetryDelay time.Duration
 
-	IngressClass           string   // --ingress-class
-	ClusterDomain          string   // --cluster-domain: suffix of Service DNS names (service-upstream)
-	EmitKubernetesEvents   bool     // --emit-kubernetes-events: Warning Events (else only logs)
-	WatchNamespaces        []string // --watch-namespace
-	PublishService         string   // --publish-service namespace/name
-	PublishStatusAddress   []string // --publish-status-address
-	UpdateStatus           bool     // --update-status
-	ElectionID             string   // --election-id
-	ElectionNamespace      string   // --election-namespace (default: $POD_NAMESPACE, else the publish Service's, else "default")
-	MetricsBindAddress     string   // --metrics-bind-address
-	HealthProbeBindAddress string   // --health-probe-bind-address
-	Profiling              bool     // --profiling: /debug/pprof/ on the metrics server (else the health one)
+	IngressClass  string // --ingress-class
+	ClusterDomain string // --cluster-domain: suffix of Service DNS names (service-upstream)
+	// GatewayAPIControllerName is the GatewayClass controllerName served (--gateway-api-controller-name).
+	GatewayAPIControllerName string
+	EmitKubernetesEvents     bool     // --emit-kubernetes-events: Warning Events (else only logs)
+	WatchNamespaces          []string // --watch-namespace
+	PublishService           string   // --publish-service namespace/name
+	PublishStatusAddress     []string // --publish-status-address
+	UpdateStatus             bool     // --update-status
+	ElectionID               string   // --election-id
+	ElectionNamespace        string   // --election-namespace (default: $POD_NAMESPACE, else the publish Service's, else "default")
+	MetricsBindAddress       string   // --metrics-bind-address
+	HealthProbeBindAddress   string   // --health-probe-bind-address
+	Profiling                bool     // --profiling: /debug/pprof/ on the metrics server (else the health one)
 
 	SyncWindow   time.Duration // --sync-window
 	SyncMaxDelay time.Duration // --sync-max-delay
@@ -96,20 +99,21 @@ type Hooks struct {
 // the pod IP (Kong's chart and ServiceMonitor expect :10254 and :10255 there).
 func Defaults() Config {
 	return Config{
-		APIServerQPS:            100,
-		APIServerBurst:          300,
-		KongAdminURLs:           []string{"http://localhost:8001"},
-		KongAdminSvcPortNames:   []string{"admin-tls", "kong-admin-tls"},
-		KongAdminTimeout:        kongsync.DefaultTimeout,
-		KongAdminInitRetries:    60,
-		KongAdminInitRetryDelay: time.Second,
-		IngressClass:            "kong",
-		EmitKubernetesEvents:    true,
-		UpdateStatus:            true,
-		ElectionID:              "5b374a9e.konghq.com",
-		MetricsBindAddress:      ":10255",
-		HealthProbeBindAddress:  ":10254",
-		SyncWindow:              kongsync.DefaultWindow,
-		SyncMaxDelay:            kongsync.DefaultMaxDelay,
+		APIServerQPS:             100,
+		APIServerBurst:           300,
+		KongAdminURLs:            []string{"http://localhost:8001"},
+		KongAdminSvcPortNames:    []string{"admin-tls", "kong-admin-tls"},
+		KongAdminTimeout:         kongsync.DefaultTimeout,
+		KongAdminInitRetries:     60,
+		KongAdminInitRetryDelay:  time.Second,
+		IngressClass:             "kong",
+		GatewayAPIControllerName: translator.DefaultGatewayControllerName,
+		EmitKubernetesEvents:     true,
+		UpdateStatus:             true,
+		ElectionID:               "5b374a9e.konghq.com",
+		MetricsBindAddress:       ":10255",
+		HealthProbeBindAddress:   ":10254",
+		SyncWindow:               kongsync.DefaultWindow,
+		SyncMaxDelay:             kongsync.DefaultMaxDelay,
 	}
 }

@@ -176,6 +176,9 @@ func newLoop(cfg Config, st *store.Store, m kongsync.Metrics, r kongsync.Reporte
 	opts := translator.DefaultOptions()
 	opts.IngressClass = cfg.IngressClass
 	opts.ClusterDomain = cfg.ClusterDomain
+	if cfg.GatewayAPIControllerName != "" {
+		opts.GatewayControllerName = cfg.GatewayAPIControllerName
+	}
 	replica := kongsync.ReplicaOptions{Client: httpClient, Token: cfg.KongAdminToken, Headers: cfg.KongAdminHeaders,
 		Timeout: cfg.KongAdminTimeout}
 	if cfg.KongAdminTimeout > 0 {

@@ -38,6 +38,7 @@ type rawFlags struct {
 	qps              int
 	adminSvc         *validated
 	publishService   *validated
+	controllerName   *validated
 	headers          []string
 	tokenFile        string
 	proxySyncSeconds float32
@@ -89,6 +90,8 @@ func defineKubeFlags(fs *pflag.FlagSet, c *runner.Config, raw *rawFlags) {
 	fs.StringVar(&c.IngressClass, "ingress-class", c.IngressClass, "IngressClass (and legacy annotation value) served")
 	fs.StringSliceVar(&c.WatchNamespaces, "watch-namespace", nil, "namespace(s) to watch; all when unset (repeatable or comma-separated)")
 	fs.StringVar(&c.ClusterDomain, "cluster-domain", "", "cluster domain appended to Service DNS names (ingress.kubernetes.io/service-upstream targets)")
+	raw.controllerName = newValidated(c.GatewayAPIControllerName, "string", checkControllerName)
+	fs.Var(raw.controllerName, "gateway-api-controller-name", "GatewayClass controllerName whose Gateways' routes are served")
 	fs.BoolVar(&c.EmitKubernetesEvents, "emit-kubernetes-events", true, "emit Warning Events on objects kongsync or Kong cannot use (else they are only logged)")
 	raw.publishService = newValidated("", "namespaced-name", checkNamespacedName)
 	fs.Var(raw.publishService, "publish-service", "namespace/name of the Service whose addresses go into Ingress status")
@@ -179,6 +182,7 @@ func (f *runFlags) finish(fs *pflag.FlagSet, raw *rawFlags, cli map[string]bool)
 	}
 	c.APIServerQPS = float32(raw.qps)
 	c.KongAdminSvc, c.PublishService = raw.adminSvc.val, raw.publishService.val
+	c.GatewayAPIControllerName = raw.controllerName.val
 	if cli["kong-admin-svc"] && cli["kong-admin-url"] {
 		return errors.New("can't set both --kong-admin-svc and --kong-admin-url")
 	}
