@@ -143,9 +143,9 @@ func boolLabel(b bool) string {
 	return "false"
 }
 
-// kicNotExposed are KIC's metrics kongsync has no series for, and why (docs/operations.md
-// lists them too).
-var kicNotExposed = map[string]string{
+// KICNotExposed are KIC's metrics kongsync has no series for, and why (docs/operations.md
+// lists them too). Read-only.
+var KICNotExposed = map[string]string{
 	"ingress_controller_fallback_translation_count": "KIC's FallbackConfiguration gate; kongsync always leaves " +
 		"rejected objects out and counts that rebuild in the regular translation and push series",
 	"ingress_controller_fallback_translation_broken_resource_count":        "as above (fallback mode)",

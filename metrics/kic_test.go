@@ -85,7 +85,7 @@ func observeAll(p *Prometheus, replicas ...string) {
 }
 
 // Every KIC metric is either exposed with KIC's name, type and label names, or listed in
-// kicNotExposed with a reason (and then really absent).
+// KICNotExposed with a reason (and then really absent).
 func TestKICMetricNames(t *testing.T) {
 	p := NewForInstance("test-instance")
 	observeAll(p, "https://10.0.0.5:8444")
@@ -93,7 +93,7 @@ func TestKICMetricNames(t *testing.T) {
 	exposed := 0
 	for _, km := range readKICMetrics(t) {
 		mf, ok := got[km.name]
-		if why := kicNotExposed[km.name]; why != "" {
+		if why := KICNotExposed[km.name]; why != "" {
 			if ok {
 				t.Errorf("%s is exposed but listed as not exposed (%s)", km.name, why)
 			}
@@ -120,9 +120,9 @@ func TestKICMetricNames(t *testing.T) {
 	if exposed != 8 {
 		t.Errorf("%d KIC metrics exposed, want 8", exposed)
 	}
-	for name := range kicNotExposed {
+	for name := range KICNotExposed {
 		if !strings.HasPrefix(name, "ingress_controller_") {
-			t.Errorf("kicNotExposed lists %s, not a KIC metric", name)
+			t.Errorf("KICNotExposed lists %s, not a KIC metric", name)
 		}
 	}
 }
