@@ -69,17 +69,10 @@ func Run(ctx context.Context, cfg Config, log logr.Logger) error {
 	if err := serveDiagnostics(g, cfg, prom, loop.Ready, log); err != nil {
 		return err
 	}
-	// KIC's startup check of the admin URLs runs while the caches fill.
-	reachable := make(chan error, 1)
-	go func() { reachable <- waitKong(ctx, cfg, loop, log) }()
-	if err := ctrl.Start(ctx); err != nil {
-		g.wait()
-		return errors.Join(err, ctx.Err())
-	}
-	if err := <-reachable; err != nil {
+	if err := startChecked(ctx, ctrl, cfg, loop, log); err != nil {
 		cancel()
 		g.wait()
-		return err
+		return errors.Join(err, ctx.Err())
 	}
 	if err := startDiscovery(ctx, cfg, client, loop, log); err != nil {
 		cancel()
@@ -138,6 +131,21 @@ func eventRecorder(ctx context.Context, cfg Config, client kubernetes.Interface)
 	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
 	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events("")})
 	return broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "kongsync"}), broadcaster.Shutdown
+}
+
+// startChecked starts the informers and waits for their caches while KIC's startup check of the
+// admin URLs runs; either failing fails the start.
+func startChecked(ctx context.Context, ctrl *informer.Controller, cfg Config, loop *kongsync.Loop, log logr.Logger) error {
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	reachable := make(chan error, 1)
+	go func() { reachable <- waitKong(wctx, cfg, loop, log) }()
+	if err := ctrl.Start(ctx); err != nil {
+		cancel()
+		<-reachable
+		return err
+	}
+	return <-reachable
 }
 
 // waitKong is KIC's --kong-admin-init-retries check of the --kong-admin-url replicas (discovered

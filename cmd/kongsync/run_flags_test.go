@@ -401,3 +401,29 @@ func TestHelp(t *testing.T) {
 		t.Errorf("--help: err = %v", err)
 	}
 }
+
+// docs/operations.md names every KIC flag, in the table of flags that act or in the one of
+// flags without effect, and every gate.
+func TestOperationsDocListsEveryFlag(t *testing.T) {
+	b, err := os.ReadFile("../../docs/operations.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	for _, k := range readKICFlags(t) {
+		if !strings.Contains(doc, "`--"+k.name+"`") && !strings.Contains(doc, "`--"+k.name+"(-file)`") &&
+			!strings.Contains(doc, "`--"+strings.TrimSuffix(k.name, "-file")+"(-file)`") {
+			t.Errorf("docs/operations.md does not name --%s", k.name)
+		}
+	}
+	for _, k := range kicOnlyTable() {
+		if !strings.Contains(doc, "| `--"+k.name+"` |") {
+			t.Errorf("docs/operations.md has no row for --%s in the table of flags without effect", k.name)
+		}
+	}
+	for g := range kicFeatureGates {
+		if !strings.Contains(doc, "`"+g+"`") {
+			t.Errorf("docs/operations.md does not name the %s gate", g)
+		}
+	}
+}

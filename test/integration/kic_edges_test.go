@@ -14,9 +14,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kongsync/kongsync/metrics"
+	"github.com/kongsync/kongsync/runner"
 )
 
 // lines collects a process's log lines; wait re-checks a condition at each new line.
@@ -181,5 +183,29 @@ func checkKICMetrics(t *testing.T, addr, replica string) {
 	}
 	if checked != 8 {
 		t.Errorf("%d KIC metrics checked, want 8", checked)
+	}
+}
+
+// KIC's startup check: a --kong-admin-url that never answers stops kongsync after
+// --kong-admin-init-retries attempts, with the reason, instead of a controller that never
+// configures anything.
+func TestInitRetriesUnreachableKong(t *testing.T) {
+	ns := newNamespace(t)
+	kong := newDouble(t)
+	kong.Stop()
+	cfg := runner.Defaults()
+	cfg.RestConfig = plane.RestConfig()
+	cfg.KongAdminURLs, cfg.WatchNamespaces, cfg.UpdateStatus = []string{kong.URL()}, []string{ns}, false
+	cfg.MetricsBindAddress, cfg.HealthProbeBindAddress = "0", "0"
+	cfg.KongAdminInitRetries, cfg.KongAdminInitRetryDelay = 3, 10*time.Millisecond
+	done := make(chan error, 1)
+	go func() { done <- runner.Run(ctxT(t), cfg, logr.Discard()) }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), kong.URL()) || !strings.Contains(err.Error(), "3 attempts") {
+			t.Errorf("Run = %v, want the unreachable URL and the attempts named", err)
+		}
+	case <-time.After(waitTimeout):
+		t.Fatal("kongsync kept running without a reachable Kong")
 	}
 }
