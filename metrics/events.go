@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/record"
 
 	"github.com/kongsync/kongsync/store"
@@ -88,10 +89,12 @@ func (r *Reporter) SetPod(namespace, name string) {
 	r.pod = &corev1.ObjectReference{APIVersion: "v1", Kind: "Pod", Namespace: namespace, Name: name}
 }
 
-// ReplicaFailed logs the failure and, when the Pod is known, emits a Warning Event on it. The
-// sync loop calls it once per failure streak, so Events do not flood during a long outage.
+// ReplicaFailed emits a Warning Event on kongsync's Pod, when it is known. The sync loop calls it
+// once per failure streak, so Events do not flood during a long outage; the loop has already
+// logged the failure at error level, so it is logged here only at debug level.
 func (r *Reporter) ReplicaFailed(replica string, result kongsync.Result, err error) {
-	r.log.Error(err, "Kong replica did not take the configuration", "replica", replica, "result", string(result))
+	r.log.V(1).Info("Kong replica did not take the configuration", "replica", replica, "result", string(result),
+		"error", errString(err))
 	if r.pod == nil {
 		return
 	}
@@ -122,3 +125,25 @@ func (r *Reporter) emit(ref store.Ref, reason, msg string) {
 }
 
 var _ kongsync.Reporter = (*Reporter)(nil)
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// NoEvents is a record.EventRecorder that drops every Event (KIC's
+// --emit-kubernetes-events=false); what the Events would say is still logged.
+type NoEvents struct{}
+
+// Event implements record.EventRecorder.
+func (NoEvents) Event(runtime.Object, string, string, string) {}
+
+// Eventf implements record.EventRecorder.
+func (NoEvents) Eventf(runtime.Object, string, string, string, ...any) {}
+
+// AnnotatedEventf implements record.EventRecorder.
+func (NoEvents) AnnotatedEventf(runtime.Object, map[string]string, string, string, string, ...any) {}
+
+var _ record.EventRecorder = NoEvents{}

@@ -1,10 +1,12 @@
-// Package metrics exposes kongsync's Prometheus metrics, its health endpoints and the Events it
-// emits on Kubernetes objects. It implements the sync loop's Metrics and Reporter interfaces.
+// Package metrics exposes kongsync's Prometheus metrics (KIC's names, kic.go, and kongsync's
+// own where KIC has none), its health endpoints and the Events it emits on Kubernetes objects.
+// It implements the sync loop's Metrics and Reporter interfaces.
 package metrics
 
 import (
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
@@ -16,8 +18,9 @@ import (
 type Prometheus struct {
 	Registry *prometheus.Registry
 
+	kic *kicMetrics
+
 	translationDuration prometheus.Histogram
-	translations        prometheus.Counter
 	objects             prometheus.Gauge
 	problems            prometheus.Gauge
 	excluded            prometheus.Gauge
@@ -29,18 +32,20 @@ type Prometheus struct {
 	inSync              *prometheus.GaugeVec
 }
 
-// New registers every kongsync metric, plus the Go runtime and process collectors.
-func New() *Prometheus {
+// New registers every metric, KIC's with a random instance_id as KIC's manager has, plus the Go
+// runtime and process collectors.
+func New() *Prometheus { return NewForInstance(uuid.NewString()) }
+
+// NewForInstance is New with the given instance_id label value.
+func NewForInstance(instanceID string) *Prometheus {
 	r := prometheus.NewRegistry()
 	p := &Prometheus{
 		Registry: r,
+		kic:      newKICMetrics(instanceID),
 		translationDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "kongsync_translation_duration_seconds",
 			Help:    "Time to snapshot the store and translate it into a Kong configuration.",
 			Buckets: prometheus.ExponentialBuckets(0.0005, 2, 16),
-		}),
-		translations: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "kongsync_translations_total", Help: "Translations run.",
 		}),
 		objects: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "kongsync_translation_objects", Help: "Kubernetes objects in the last translated snapshot.",
@@ -76,16 +81,17 @@ func New() *Prometheus {
 			Name: "kongsync_replica_in_sync", Help: "1 if the Kong replica reported the latest configuration hash at its last probe.",
 		}, []string{"replica"}),
 	}
-	r.MustRegister(p.translationDuration, p.translations, p.objects, p.problems, p.excluded,
+	r.MustRegister(p.translationDuration, p.objects, p.problems, p.excluded,
 		p.configBytes, p.pushDuration, p.changeToPost, p.pushes, p.reachable, p.inSync,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	r.MustRegister(p.kic.collectors()...)
 	return p
 }
 
 // ObserveTranslation implements sync.Metrics.
 func (p *Prometheus) ObserveTranslation(s kongsync.TranslationStats) {
+	p.kic.observeTranslation(s)
 	p.translationDuration.Observe(s.Duration.Seconds())
-	p.translations.Inc()
 	p.objects.Set(float64(s.Objects))
 	p.problems.Set(float64(s.Problems))
 	p.excluded.Set(float64(s.Excluded))
@@ -93,9 +99,22 @@ func (p *Prometheus) ObserveTranslation(s kongsync.TranslationStats) {
 }
 
 // ObservePush implements sync.Metrics.
-func (p *Prometheus) ObservePush(replica string, result kongsync.Result, d time.Duration) {
-	p.pushDuration.WithLabelValues(replica, string(result)).Observe(d.Seconds())
-	p.pushes.WithLabelValues(replica, string(result)).Inc()
+func (p *Prometheus) ObservePush(s kongsync.PushStats) {
+	p.kic.observePush(s, time.Now())
+	p.pushDuration.WithLabelValues(s.Replica, string(s.Result)).Observe(s.Duration.Seconds())
+	p.pushes.WithLabelValues(s.Replica, string(s.Result)).Inc()
+}
+
+// ForgetReplica implements sync.ReplicaMetrics: every series of a Kong replica that went away is
+// deleted, so no gauge keeps reporting it (a stuck "unreachable" or "last success" alerts for a
+// Pod that no longer exists).
+func (p *Prometheus) ForgetReplica(replica string) {
+	p.kic.forget(replica)
+	l := prometheus.Labels{"replica": replica}
+	p.pushDuration.DeletePartialMatch(l)
+	p.pushes.DeletePartialMatch(l)
+	p.reachable.DeletePartialMatch(l)
+	p.inSync.DeletePartialMatch(l)
 }
 
 // ObserveChangeToPost implements sync.LatencyMetrics.
@@ -121,4 +140,5 @@ var (
 	_ kongsync.Metrics        = (*Prometheus)(nil)
 	_ kongsync.ProbeMetrics   = (*Prometheus)(nil)
 	_ kongsync.LatencyMetrics = (*Prometheus)(nil)
+	_ kongsync.ReplicaMetrics = (*Prometheus)(nil)
 )

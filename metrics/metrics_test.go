@@ -67,8 +67,8 @@ func TestReplicaFailedEventOnOwnPod(t *testing.T) {
 func TestPrometheusAndHealth(t *testing.T) {
 	p := New()
 	p.ObserveTranslation(kongsync.TranslationStats{Duration: time.Millisecond, Objects: 7, Problems: 2, ConfigBytes: 1234})
-	p.ObservePush("http://kong:8001", kongsync.ResultAccepted, 5*time.Millisecond)
-	p.ObservePush("http://kong:8001", kongsync.ResultAccepted, 5*time.Millisecond)
+	p.ObservePush(kongsync.PushStats{Replica: "http://kong:8001", Result: kongsync.ResultAccepted, Duration: 5 * time.Millisecond})
+	p.ObservePush(kongsync.PushStats{Replica: "http://kong:8001", Result: kongsync.ResultAccepted, Duration: 5 * time.Millisecond})
 	p.ObserveProbe("http://kong:8001", true, false)
 	p.ObserveChangeToPost("http://kong:8001", 115*time.Millisecond)
 	ready := false

@@ -8,6 +8,7 @@
 package runner
 
 import (
+	"net/http"
 	"time"
 
 	networkingv1 "k8s.io/api/networking/v1"
@@ -15,38 +16,57 @@ import (
 
 	"github.com/kongsync/kongsync/store"
 	kongsync "github.com/kongsync/kongsync/sync"
+	"github.com/kongsync/kongsync/translator"
 )
 
 // Config holds every setting of `kongsync run`; the flag names are KIC's.
 type Config struct {
-	Kubeconfig string       // --kubeconfig; else $KUBECONFIG; else in-cluster
-	RestConfig *rest.Config // overrides Kubeconfig (tests)
+	Kubeconfig    string       // --kubeconfig; else $KUBECONFIG; else in-cluster
+	APIServerHost string       // --apiserver-host: overrides the server of the kubeconfig or in-cluster config
+	RestConfig    *rest.Config // overrides Kubeconfig (tests)
 	// APIServerQPS and APIServerBurst rate-limit kongsync's requests to the API server
 	// (--apiserver-qps, --apiserver-burst; KIC's defaults 100 and 300). Watches are not
 	// limited; GETs of referenced Secrets at startup and status writes are.
 	APIServerQPS   float32
 	APIServerBurst int
 
-	KongAdminURLs          []string // --kong-admin-url (used when KongAdminSvc is empty)
-	KongAdminSvc           string   // --kong-admin-svc namespace/name
-	KongAdminSvcPortNames  []string // --kong-admin-svc-port-names
-	KongAdminToken         string   // --kong-admin-token (never logged)
-	KongAdminCACertFile    string   // --kong-admin-ca-cert-file
-	KongAdminTLSClientCert string   // --kong-admin-tls-client-cert-file
-	KongAdminTLSClientKey  string   // --kong-admin-tls-client-key-file
-	KongAdminTLSSkipVerify bool     // --kong-admin-tls-skip-verify
-	KongAdminTLSServerName string   // --kong-admin-tls-server-name
+	KongAdminURLs             []string // --kong-admin-url (used when KongAdminSvc is empty)
+	KongAdminSvc              string   // --kong-admin-svc namespace/name
+	KongAdminSvcPortNames     []string // --kong-admin-svc-port-names
+	KongAdminToken            string   // --kong-admin-token, or read from --kong-admin-token-file (never logged)
+	KongAdminCACertFile       string   // --kong-admin-ca-cert-file
+	KongAdminCACert           string   // --kong-admin-ca-cert (PEM)
+	KongAdminTLSClientCert    string   // --kong-admin-tls-client-cert-file
+	KongAdminTLSClientKey     string   // --kong-admin-tls-client-key-file
+	KongAdminTLSClientCertPEM string   // --kong-admin-tls-client-cert (PEM)
+	KongAdminTLSClientKeyPEM  string   // --kong-admin-tls-client-key (PEM; never logged)
+	KongAdminTLSSkipVerify    bool     // --kong-admin-tls-skip-verify
+	KongAdminTLSServerName    string   // --kong-admin-tls-server-name
+	// KongAdminHeaders are sent on every admin API request (--kong-admin-header; never logged).
+	KongAdminHeaders http.Header
+	// KongAdminTimeout bounds each admin API request (--proxy-timeout-seconds); status probes
+	// keep their shorter default when it is longer.
+	KongAdminTimeout time.Duration
+	// KongAdminInitRetries and KongAdminInitRetryDelay: at startup every --kong-admin-url must
+	// answer within this many attempts, this far apart, or Run fails (0 attempts: no limit), as
+	// KIC's --kong-admin-init-retries and --kong-admin-init-retry-delay.
+	KongAdminInitRetries    uint
+	KongAdminInitRetryDelay time.Duration
 
-	IngressClass           string   // --ingress-class
-	WatchNamespaces        []string // --watch-namespace
-	PublishService         string   // --publish-service namespace/name
-	PublishStatusAddress   []string // --publish-status-address
-	UpdateStatus           bool     // --update-status
-	ElectionID             string   // --election-id
-	ElectionNamespace      string   // --election-namespace (default: $POD_NAMESPACE, else the publish Service's, else "default")
-	MetricsBindAddress     string   // --metrics-bind-address
-	HealthProbeBindAddress string   // --health-probe-bind-address
-	Profiling              bool     // --profiling: /debug/pprof/ on the metrics server (else the health one)
+	IngressClass  string // --ingress-class
+	ClusterDomain string // --cluster-domain: suffix of Service DNS names (service-upstream)
+	// GatewayAPIControllerName is the GatewayClass controllerName served (--gateway-api-controller-name).
+	GatewayAPIControllerName string
+	EmitKubernetesEvents     bool     // --emit-kubernetes-events: Warning Events (else only logs)
+	WatchNamespaces          []string // --watch-namespace
+	PublishService           string   // --publish-service namespace/name
+	PublishStatusAddress     []string // --publish-status-address
+	UpdateStatus             bool     // --update-status
+	ElectionID               string   // --election-id
+	ElectionNamespace        string   // --election-namespace (default: $POD_NAMESPACE, else the publish Service's, else "default")
+	MetricsBindAddress       string   // --metrics-bind-address
+	HealthProbeBindAddress   string   // --health-probe-bind-address
+	Profiling                bool     // --profiling: /debug/pprof/ on the metrics server (else the health one)
 
 	SyncWindow   time.Duration // --sync-window
 	SyncMaxDelay time.Duration // --sync-max-delay
@@ -74,21 +94,26 @@ type Hooks struct {
 	StatusUpdated func(ingress store.Ref, addresses []networkingv1.IngressLoadBalancerIngress)
 }
 
-// Defaults returns KIC v3.5.13's defaults where kongsync has the same setting, except that the
-// metrics and health servers bind to localhost (a diagnostics port must not be open to the
-// whole cluster unless asked for).
+// Defaults returns KIC v3.5.13's defaults where kongsync has the same setting. The metrics and
+// health servers listen on every interface, as KIC's: the kubelet probes and Prometheus scrape
+// the pod IP (Kong's chart and ServiceMonitor expect :10254 and :10255 there).
 func Defaults() Config {
 	return Config{
-		APIServerQPS:           100,
-		APIServerBurst:         300,
-		KongAdminURLs:          []string{"http://localhost:8001"},
-		KongAdminSvcPortNames:  []string{"admin-tls", "kong-admin-tls"},
-		IngressClass:           "kong",
-		UpdateStatus:           true,
-		ElectionID:             "5b374a9e.konghq.com",
-		MetricsBindAddress:     "127.0.0.1:10255",
-		HealthProbeBindAddress: "127.0.0.1:10254",
-		SyncWindow:             kongsync.DefaultWindow,
-		SyncMaxDelay:           kongsync.DefaultMaxDelay,
+		APIServerQPS:             100,
+		APIServerBurst:           300,
+		KongAdminURLs:            []string{"http://localhost:8001"},
+		KongAdminSvcPortNames:    []string{"admin-tls", "kong-admin-tls"},
+		KongAdminTimeout:         kongsync.DefaultTimeout,
+		KongAdminInitRetries:     60,
+		KongAdminInitRetryDelay:  time.Second,
+		IngressClass:             "kong",
+		GatewayAPIControllerName: translator.DefaultGatewayControllerName,
+		EmitKubernetesEvents:     true,
+		UpdateStatus:             true,
+		ElectionID:               "5b374a9e.konghq.com",
+		MetricsBindAddress:       ":10255",
+		HealthProbeBindAddress:   ":10254",
+		SyncWindow:               kongsync.DefaultWindow,
+		SyncMaxDelay:             kongsync.DefaultMaxDelay,
 	}
 }

@@ -41,10 +41,8 @@ func Run(ctx context.Context, cfg Config, log logr.Logger) error {
 
 	st := store.New()
 	prom := metrics.New()
-	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
-	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events("")})
-	defer broadcaster.Shutdown()
-	recorder := broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "kongsync"})
+	recorder, stopEvents := eventRecorder(ctx, cfg, client)
+	defer stopEvents()
 
 	reporter := metrics.NewReporter(recorder, st, log.WithName("events"))
 	reporter.SetPod(os.Getenv("POD_NAMESPACE"), os.Getenv("POD_NAME"))
@@ -71,7 +69,8 @@ func Run(ctx context.Context, cfg Config, log logr.Logger) error {
 	if err := serveDiagnostics(g, cfg, prom, loop.Ready, log); err != nil {
 		return err
 	}
-	if err := ctrl.Start(ctx); err != nil {
+	if err := startChecked(ctx, ctrl, cfg, loop, log); err != nil {
+		cancel()
 		g.wait()
 		return errors.Join(err, ctx.Err())
 	}
@@ -123,6 +122,42 @@ func newClients(cfg Config) (kubernetes.Interface, dynamic.Interface, metadata.I
 	return client, dyn, meta, nil
 }
 
+// eventRecorder records Warning Events through the API server, or drops them with
+// --emit-kubernetes-events=false. The returned func stops the broadcaster.
+func eventRecorder(ctx context.Context, cfg Config, client kubernetes.Interface) (record.EventRecorder, func()) {
+	if !cfg.EmitKubernetesEvents {
+		return metrics.NoEvents{}, func() {}
+	}
+	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
+	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events("")})
+	return broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "kongsync"}), broadcaster.Shutdown
+}
+
+// startChecked starts the informers and waits for their caches while KIC's startup check of the
+// admin URLs runs; either failing fails the start.
+func startChecked(ctx context.Context, ctrl *informer.Controller, cfg Config, loop *kongsync.Loop, log logr.Logger) error {
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	reachable := make(chan error, 1)
+	go func() { reachable <- waitKong(wctx, cfg, loop, log) }()
+	if err := ctrl.Start(ctx); err != nil {
+		cancel()
+		<-reachable
+		return err
+	}
+	return <-reachable
+}
+
+// waitKong is KIC's --kong-admin-init-retries check of the --kong-admin-url replicas (discovered
+// replicas come and go; discovery waits for them).
+func waitKong(ctx context.Context, cfg Config, loop *kongsync.Loop, log logr.Logger) error {
+	if cfg.KongAdminSvc != "" {
+		return nil
+	}
+	return kongsync.WaitReachable(ctx, cfg.KongAdminURLs, loop.ReplicaOptions(), cfg.KongAdminInitRetries,
+		cfg.KongAdminInitRetryDelay, log.WithName("kong-admin-init"))
+}
+
 // startDiscovery follows --kong-admin-svc's endpoints into the loop's replicas, if set.
 func startDiscovery(ctx context.Context, cfg Config, client kubernetes.Interface, loop *kongsync.Loop, log logr.Logger) error {
 	if cfg.KongAdminSvc == "" {
@@ -138,15 +173,25 @@ func startDiscovery(ctx context.Context, cfg Config, client kubernetes.Interface
 // newLoop builds the sync loop: translation with our options, replica client settings.
 func newLoop(cfg Config, st *store.Store, m kongsync.Metrics, r kongsync.Reporter, log logr.Logger) (*kongsync.Loop, error) {
 	httpClient, err := kongsync.NewHTTPClient(kongsync.TLSOptions{
-		CAFile: cfg.KongAdminCACertFile, ClientCertFile: cfg.KongAdminTLSClientCert,
-		ClientKeyFile: cfg.KongAdminTLSClientKey, InsecureSkipVerify: cfg.KongAdminTLSSkipVerify,
-		ServerName: cfg.KongAdminTLSServerName,
+		CAFile: cfg.KongAdminCACertFile, CAPEM: cfg.KongAdminCACert,
+		ClientCertFile: cfg.KongAdminTLSClientCert, ClientCertPEM: cfg.KongAdminTLSClientCertPEM,
+		ClientKeyFile: cfg.KongAdminTLSClientKey, ClientKeyPEM: cfg.KongAdminTLSClientKeyPEM,
+		InsecureSkipVerify: cfg.KongAdminTLSSkipVerify, ServerName: cfg.KongAdminTLSServerName,
 	})
 	if err != nil {
 		return nil, err
 	}
 	opts := translator.DefaultOptions()
 	opts.IngressClass = cfg.IngressClass
+	opts.ClusterDomain = cfg.ClusterDomain
+	if cfg.GatewayAPIControllerName != "" {
+		opts.GatewayControllerName = cfg.GatewayAPIControllerName
+	}
+	replica := kongsync.ReplicaOptions{Client: httpClient, Token: cfg.KongAdminToken, Headers: cfg.KongAdminHeaders,
+		Timeout: cfg.KongAdminTimeout}
+	if cfg.KongAdminTimeout > 0 {
+		replica.ProbeTimeout = min(cfg.KongAdminTimeout, kongsync.DefaultProbeTimeout)
+	}
 	var urls []string
 	if cfg.KongAdminSvc == "" {
 		urls = cfg.KongAdminURLs
@@ -155,7 +200,7 @@ func newLoop(cfg Config, st *store.Store, m kongsync.Metrics, r kongsync.Reporte
 		Source:   st,
 		Build:    translator.NewEngine(opts).Build,
 		Replicas: urls,
-		Replica:  kongsync.ReplicaOptions{Client: httpClient, Token: cfg.KongAdminToken},
+		Replica:  replica,
 		Window:   cfg.SyncWindow,
 		MaxDelay: cfg.SyncMaxDelay,
 		Reporter: r,
@@ -178,9 +223,16 @@ func restConfig(cfg Config) (*rest.Config, error) {
 		rc, err = clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{}).ClientConfig()
 	default:
 		rc, err = rest.InClusterConfig()
+		if err != nil && cfg.APIServerHost != "" {
+			rc, err = &rest.Config{}, nil // out of a cluster, KIC too talks to that host without credentials
+		}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes config: %w", err)
+	}
+	if cfg.APIServerHost != "" {
+		// --apiserver-host replaces the server, keeping the credentials and CA of the config.
+		rc.Host = cfg.APIServerHost
 	}
 	rc.UserAgent = "kongsync"
 	if cfg.APIServerQPS > 0 {

@@ -113,8 +113,8 @@ func (l *Loop) publish(b *built) {
 		w.setDesired(p)
 	}
 	hash := p.Hash()
-	st := TranslationStats{Duration: b.took, Objects: countObjects(b.snap),
-		Problems: len(b.res.Problems), Excluded: len(b.excluded), ConfigBytes: p.Config.Len()}
+	st := TranslationStats{Duration: b.took, Objects: countObjects(b.snap), Problems: len(b.res.Problems),
+		BrokenObjects: brokenObjects(b.res.Problems), Excluded: len(b.excluded), ConfigBytes: p.Config.Len()}
 	l.stats.builds.Add(1)
 	l.cfg.Metrics.ObserveTranslation(st)
 	l.cfg.Reporter.TranslationProblems(b.res.Problems)
@@ -178,6 +178,18 @@ func changedObject(old, cur store.Object) bool {
 	return old != cur
 }
 
+// brokenObjects counts the distinct objects problems name (KIC's "broken resources").
+func brokenObjects(problems []translator.Problem) int {
+	if len(problems) == 0 {
+		return 0
+	}
+	seen := make(map[store.Ref]struct{}, len(problems))
+	for _, p := range problems {
+		seen[p.Object] = struct{}{}
+	}
+	return len(seen)
+}
+
 func countObjects(snap *store.Snapshot) int {
 	n := 0
 	for _, k := range store.Kinds {
@@ -238,8 +250,8 @@ func (l *Loop) handleRejection(m rejectionMsg) bool {
 	}
 	l.mu.Unlock()
 	for _, r := range rejections {
-		l.log.Info("Kong rejected an object; leaving it out", "object", r.Object.String(),
-			"replica", r.Replica, "error", r.Entity.String())
+		l.log.Error(errors.New(r.Entity.String()), "Kong rejected an object; leaving it out",
+			"object", r.Object.String(), "replica", r.Replica)
 	}
 	if len(rejections) > 0 {
 		l.stats.rejectedObjects.Add(int64(len(rejections)))

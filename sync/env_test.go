@@ -153,6 +153,10 @@ type metrics struct {
 	mu           gosync.Mutex
 	translations []TranslationStats
 	pushes       []Result
+	pushStats    []PushStats
+	observed     []string // the replica of every push and probe, in order
+	forgotten    []string // ForgetReplica calls
+	forgottenAt  []int    // len(observed) at each ForgetReplica
 	probes       []string // "reachable/synced" per probe, e.g. "true/false"
 	latencies    []string // "replica d" per ObserveChangeToPost
 	latency      []time.Duration
@@ -177,16 +181,49 @@ func (m *metrics) ObserveTranslation(s TranslationStats) {
 	m.translations = append(m.translations, s)
 }
 
-func (m *metrics) ObservePush(_ string, r Result, _ time.Duration) {
+func (m *metrics) ObservePush(s PushStats) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.pushes = append(m.pushes, r)
+	m.pushes = append(m.pushes, s.Result)
+	m.pushStats = append(m.pushStats, s)
+	m.observed = append(m.observed, s.Replica)
 }
 
-func (m *metrics) ObserveProbe(_ string, reachable, synced bool) {
+func (m *metrics) ObserveProbe(replica string, reachable, synced bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.probes = append(m.probes, fmt.Sprintf("%v/%v", reachable, synced))
+	m.observed = append(m.observed, replica)
+}
+
+func (m *metrics) ForgetReplica(replica string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.forgotten = append(m.forgotten, replica)
+	m.forgottenAt = append(m.forgottenAt, len(m.observed))
+}
+
+// replicaRecord returns what ReplicaMetrics saw: the replicas forgotten, and for each the
+// observations made of it after it was forgotten.
+func (m *metrics) replicaRecord() (forgotten []string, after []int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for i, r := range m.forgotten {
+		n := 0
+		for _, o := range m.observed[m.forgottenAt[i]:] {
+			if o == r {
+				n++
+			}
+		}
+		forgotten, after = append(forgotten, r), append(after, n)
+	}
+	return forgotten, after
+}
+
+func (m *metrics) pushStatsList() []PushStats {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]PushStats(nil), m.pushStats...)
 }
 
 func (m *metrics) lastProbe() string {

@@ -149,6 +149,9 @@ func (l *Loop) SetReplicas(urls []string) error {
 	return errors.Join(errs...)
 }
 
+// ReplicaOptions are the client settings every replica uses, defaults filled in.
+func (l *Loop) ReplicaOptions() ReplicaOptions { return l.cfg.Replica }
+
 // Ready reports whether every replica has taken a config built by this loop at least once
 // (latched: it stays true afterwards). The controller's /readyz uses it.
 func (l *Loop) Ready() bool {
@@ -288,9 +291,13 @@ func (l *Loop) reconcile(ctx context.Context) {
 		}
 	}
 	l.mu.Unlock()
+	rm, _ := l.cfg.Metrics.(ReplicaMetrics)
 	for _, w := range gone {
 		w.stop()
 		<-w.done
+		if rm != nil {
+			rm.ForgetReplica(w.rep.URL())
+		}
 		l.log.Info("Kong replica removed", "replica", w.rep.URL())
 	}
 	l.checkReady()

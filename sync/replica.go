@@ -33,6 +33,9 @@ type ReplicaOptions struct {
 	Client *http.Client
 	// Token, if set, is sent as the Kong-Admin-Token header. It is never logged.
 	Token string
+	// Headers are added to every request (KIC's --kong-admin-header), replacing any header of
+	// the same name: a Kong-Admin-Token here wins over Token, as in KIC. Never logged.
+	Headers http.Header
 	// Timeout bounds one POST /config (default 30 s: Kong may take seconds to load a big config).
 	Timeout time.Duration
 	// ProbeTimeout bounds one GET /status (default 2 s).
@@ -103,6 +106,8 @@ type Outcome struct {
 	Err error
 	// Duration is the request's round trip.
 	Duration time.Duration
+	// Bytes is the size of the request body (0 when the request could not be built).
+	Bytes int64
 }
 
 // Push posts a payload to /config?check_hash=1&flatten_errors=1.
@@ -119,7 +124,7 @@ func (r *Replica) Push(ctx context.Context, p *Payload) Outcome {
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := r.opts.Client.Do(req)
 	if err != nil {
-		return Outcome{Result: ResultNetworkError, Err: scrub(err), Duration: time.Since(start)}
+		return Outcome{Result: ResultNetworkError, Err: scrub(err), Duration: time.Since(start), Bytes: size}
 	}
 	defer resp.Body.Close()
 	var body []byte
@@ -129,7 +134,7 @@ func (r *Replica) Push(ctx context.Context, p *Payload) Outcome {
 		// A 201 lists every loaded entity: drain it for connection reuse, never keep it.
 		_, err = io.Copy(io.Discard, resp.Body)
 	}
-	out := Outcome{Status: resp.StatusCode, Duration: time.Since(start)}
+	out := Outcome{Status: resp.StatusCode, Duration: time.Since(start), Bytes: size}
 	if err != nil {
 		out.Result, out.Err = ResultNetworkError, fmt.Errorf("read /config response: %w", scrub(err))
 		return out
@@ -211,6 +216,9 @@ func (r *Replica) request(ctx context.Context, method, pathQuery string, body io
 		req.Header.Set(AdminTokenHeader, r.opts.Token)
 	}
 	req.Header.Set("Accept", "application/json")
+	for k, vs := range r.opts.Headers {
+		req.Header[k] = vs
+	}
 	return req, nil
 }
 

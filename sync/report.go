@@ -44,7 +44,28 @@ type Metrics interface {
 	// ObserveTranslation is called after each translation.
 	ObserveTranslation(TranslationStats)
 	// ObservePush is called after each POST /config attempt to a replica.
-	ObservePush(replica string, result Result, duration time.Duration)
+	ObservePush(PushStats)
+}
+
+// PushStats describes one POST /config attempt.
+type PushStats struct {
+	// Replica is the admin URL (redacted), as in logs.
+	Replica string
+	Result  Result
+	// Duration is the request's round trip.
+	Duration time.Duration
+	// Bytes is the size of the request body.
+	Bytes int64
+	// RejectedEntities counts the entities Kong named in a 400 (its flattened errors).
+	RejectedEntities int
+}
+
+// ReplicaMetrics may also be implemented by a Metrics value to drop the series of a replica
+// that went away (a discovered Kong Pod deleted, a URL removed): without it, per-replica gauges
+// would report that replica's last values forever. The loop calls ForgetReplica once the
+// replica's goroutine has stopped, so no observation of it follows.
+type ReplicaMetrics interface {
+	ForgetReplica(replica string)
 }
 
 // ProbeMetrics may also be implemented by a Metrics value to see every GET /status probe, e.g.
@@ -71,6 +92,8 @@ type TranslationStats struct {
 	Objects int
 	// Problems is the number of translator problems.
 	Problems int
+	// BrokenObjects is the number of distinct objects those problems name.
+	BrokenObjects int
 	// Excluded is the number of objects left out because Kong rejected them earlier.
 	Excluded int
 	// ConfigBytes is the size of the encoded configuration string.
@@ -136,5 +159,5 @@ func (nopReporter) ReplicaFailed(string, Result, error)      {}
 
 type nopMetrics struct{}
 
-func (nopMetrics) ObserveTranslation(TranslationStats)       {}
-func (nopMetrics) ObservePush(string, Result, time.Duration) {}
+func (nopMetrics) ObserveTranslation(TranslationStats) {}
+func (nopMetrics) ObservePush(PushStats)               {}

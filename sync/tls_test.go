@@ -1,6 +1,7 @@
 package sync
 
 import (
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -79,10 +80,33 @@ func TestAdminTLSWithClientCertificate(t *testing.T) {
 		t.Fatalf("double not on TLS: %s", u)
 	}
 
+	// The same PEMs given as values (--kong-admin-ca-cert, --kong-admin-tls-client-cert/-key).
+	byValue, err := NewHTTPClient(TLSOptions{CAPEM: string(caPEM), ClientCertPEM: string(cliPEM), ClientKeyPEM: string(cliKeyPEM)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := NewReplica(e.kongs[0].URL(), ReplicaOptions{Client: byValue})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rep.Status(context.Background()); err != nil {
+		t.Errorf("GET /status with the CA and client certificate given as values: %v", err)
+	}
+	noClientCert, _ := NewHTTPClient(TLSOptions{CAPEM: string(caPEM)})
+	rep, _ = NewReplica(e.kongs[0].URL(), ReplicaOptions{Client: noClientCert})
+	if _, err := rep.Status(context.Background()); err == nil {
+		t.Error("GET /status without a client certificate succeeded: the check above proves nothing")
+	}
+
 	for name, o := range map[string]TLSOptions{
-		"cert without key": {ClientCertFile: cliCert},
-		"missing CA file":  {CAFile: filepath.Join(dir, "nope")},
-		"CA file not PEM":  {CAFile: cliKey},
+		"cert without key":       {ClientCertFile: cliCert},
+		"key value without cert": {ClientKeyPEM: string(cliKeyPEM)},
+		"missing CA file":        {CAFile: filepath.Join(dir, "nope")},
+		"CA file not PEM":        {CAFile: cliKey},
+		"CA value not PEM":       {CAPEM: "nope"},
+		"CA file and value":      {CAFile: caFile, CAPEM: string(caPEM)},
+		"cert file and value":    {ClientCertFile: cliCert, ClientCertPEM: string(cliPEM), ClientKeyFile: cliKey},
+		"key file and value":     {ClientCertFile: cliCert, ClientKeyFile: cliKey, ClientKeyPEM: string(cliKeyPEM)},
 	} {
 		if _, err := NewHTTPClient(o); err == nil {
 			t.Errorf("%s: no error", name)

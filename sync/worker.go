@@ -175,10 +175,10 @@ func (w *worker) probe(ctx context.Context) {
 		w.needProbe = isTransport(err)
 		lost := !w.unreachable && isTransport(err)
 		if lost {
-			w.log.Info("Kong admin API unreachable", "error", err.Error())
+			w.log.Error(err, "Kong admin API unreachable")
 		}
 		if !isTransport(err) && err.Error() != w.lastProbeErr {
-			w.log.Info("GET /status failed", "error", err.Error()) // once per distinct error
+			w.log.Error(err, "GET /status failed") // once per distinct error
 		}
 		w.lastProbeErr = err.Error()
 		w.unreachable = w.unreachable || isTransport(err)
@@ -237,7 +237,8 @@ func (w *worker) push(ctx context.Context, p *Payload) {
 	}
 	w.pushes.Add(1)
 	w.loop.countPush(out.Result)
-	w.loop.cfg.Metrics.ObservePush(w.rep.URL(), out.Result, out.Duration)
+	w.loop.cfg.Metrics.ObservePush(PushStats{Replica: w.rep.URL(), Result: out.Result, Duration: out.Duration,
+		Bytes: out.Bytes, RejectedEntities: len(out.Entities)})
 	w.loop.observe(Event{Type: EventPush, Replica: w.rep.URL(), Hash: p.Hash(), Outcome: &out})
 	now := time.Now()
 	w.mu.Lock()
@@ -279,7 +280,8 @@ func (w *worker) afterPush(ctx context.Context, p *Payload, out Outcome, firstFa
 		log.V(1).Info("Kong took the configuration")
 		w.markAccepted()
 	case out.Result == ResultRejected:
-		log.Info("Kong rejected the configuration", "message", out.Message, "entities", len(out.Entities))
+		// Error, not info: a rejection is what an operator running at --log-level warn must see.
+		log.Error(out.Err, "Kong rejected the configuration", "entities", len(out.Entities))
 		w.loop.rejected(ctx, rejectionMsg{replica: w.rep.URL(), payload: p, outcome: out})
 	case out.Result == ResultTooLarge:
 		log.Error(out.Err, "configuration does not fit in Kong; it keeps its previous one", "bytes", p.Config.Len())
@@ -289,7 +291,7 @@ func (w *worker) afterPush(ctx context.Context, p *Payload, out Outcome, firstFa
 			log.V(1).Info("push failed again; will retry", "error", errString(out.Err))
 			return
 		}
-		log.Info("push failed; will retry with backoff", "error", errString(out.Err), "retryAfter", out.RetryAfter.String())
+		log.Error(out.Err, "push failed; will retry with backoff", "retryAfter", out.RetryAfter.String())
 		w.loop.cfg.Reporter.ReplicaFailed(w.rep.URL(), out.Result, out.Err)
 	}
 }

@@ -42,6 +42,10 @@ func dumpCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	opts := translator.DefaultOptions()
 	opts.AssumeMissingGateways = true // manifests rarely carry the cluster's Gateways (issue 12)
 	fs.StringVar(&opts.IngressClass, "ingress-class", opts.IngressClass, "the ingress class to translate")
+	// The controller's default (KIC's), so that dump and the live controller translate alike.
+	opts.ClusterDomain = ""
+	fs.StringVar(&opts.ClusterDomain, "cluster-domain", opts.ClusterDomain, "cluster domain appended to Service DNS names (as the controller's flag)")
+	fs.StringVar(&opts.GatewayControllerName, "gateway-api-controller-name", opts.GatewayControllerName, "GatewayClass controllerName served (as the controller's flag)")
 	if err := fs.Parse(args); err != nil {
 		return exitError
 	}

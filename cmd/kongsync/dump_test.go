@@ -269,3 +269,36 @@ func public(s *corev1.Secret, key, value string) bool {
 	}
 	return false
 }
+
+// --cluster-domain completes service-upstream targets; its default is KIC's (none), the same as
+// the controller's, so that dump and the live loop translate alike.
+func TestDumpClusterDomain(t *testing.T) {
+	dir := t.TempDir()
+	manifest := `apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: ns, annotations: {ingress.kubernetes.io/service-upstream: "true"}}
+spec: {ports: [{port: 80}]}
+---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: web, namespace: ns}
+spec:
+  ingressClassName: kong
+  rules: [{host: a.example.com, http: {paths: [{path: /, pathType: Prefix, backend: {service: {name: web, port: {number: 80}}}}]}}]
+`
+	if err := os.WriteFile(filepath.Join(dir, "m.yaml"), []byte(manifest), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "target: web.ns.svc:80\n"},
+		{[]string{"--cluster-domain", "cluster.local"}, "target: web.ns.svc.cluster.local:80\n"},
+	} {
+		code, out, errs := runDump(t, append([]string{"-f", dir}, tc.args...)...)
+		if code != 0 || !strings.Contains(out, tc.want) {
+			t.Errorf("%v: exit %d, want a %q target\n%s\n%s", tc.args, code, tc.want, out, errs)
+		}
+	}
+}

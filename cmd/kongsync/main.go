@@ -1,5 +1,6 @@
-// Command kongsync keeps DB-less Kong in step with a Kubernetes cluster (`kongsync run`) and
-// renders the same Kong configuration offline from manifest files (`kongsync dump`).
+// Command kongsync keeps DB-less Kong in step with a Kubernetes cluster (`kongsync [flags]`, or
+// `kongsync run [flags]`) and renders the same Kong configuration offline from manifest files
+// (`kongsync dump`).
 package main
 
 import (
@@ -7,36 +8,35 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"runtime/debug"
-	"syscall"
+	"strings"
 )
 
 const usage = `kongsync: a Kubernetes ingress controller for DB-less Kong.
 
 Usage:
+  kongsync [flags]                                                     run the controller (as KIC's binary)
+  kongsync run [flags]                                                 the same
   kongsync dump -f PATH [-f PATH...] [-o FILE] [--format yaml|json]   render kong.yaml offline
-  kongsync run [flags]                                                 run the controller
   kongsync version
 
-Run "kongsync COMMAND -h" for a command's flags.
+Run "kongsync --help" for the controller's flags (KIC's, also read from CONTROLLER_* variables),
+"kongsync dump -h" for dump's.
 `
 
 // version is set at build time with -ldflags "-X main.version=..." (make build: git describe).
 var version = "dev"
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := dispatch(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+	os.Exit(dispatch(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-// dispatch runs one subcommand and returns the process exit status.
+// dispatch runs one subcommand and returns the process exit status. Without a subcommand, the
+// arguments are the controller's flags: KIC's binary has no subcommand, and Kong's Helm chart
+// starts it with flags (or CONTROLLER_* variables) only.
 func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
-		return 2
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") && !isHelpOrVersion(args[0]) {
+		return runCommand(ctx, args, stdout, stderr)
 	}
 	switch args[0] {
 	case "dump":
@@ -48,9 +48,14 @@ func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintln(stdout, versionLine(version, info, ok))
 		return 0
 	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
+		fmt.Fprint(stdout, usage+"\nFlags:\n")
+		printRunFlags(stdout)
 		return 0
 	}
 	fmt.Fprintf(stderr, "kongsync: unknown command %q\n\n%s", args[0], usage)
 	return 2
+}
+
+func isHelpOrVersion(arg string) bool {
+	return arg == "-h" || arg == "--help" || arg == "--version"
 }

@@ -3,14 +3,15 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
-	"strings"
+	"os/signal"
+	"syscall"
+	"time"
 
 	"github.com/go-logr/logr"
-	"github.com/go-logr/logr/funcr"
+	"github.com/spf13/pflag"
 	"k8s.io/klog/v2"
 
 	"github.com/kongsync/kongsync/runner"
@@ -31,31 +32,41 @@ func clientGoDefaults(lookup func(string) (string, bool), set func(string, strin
 	return set(watchListEnv, "false")
 }
 
-// runCommand is `kongsync run`: the live controller, until ctx is cancelled (SIGTERM).
+// runCommand is the live controller, until ctx is cancelled or a signal arrives.
 func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	f, fs, err := parseRunFlags(args, os.Getenv)
-	if errors.Is(err, flag.ErrHelp) {
+	f, _, err := parseRunFlags(args, os.Environ())
+	if errors.Is(err, pflag.ErrHelp) {
+		printRunFlags(stdout)
 		return exitOK
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "kongsync run: %v\n", err)
-		if fs != nil {
-			fs.SetOutput(stderr)
-			fs.Usage()
-		}
+		fmt.Fprintf(stderr, "kongsync: %v\nRun \"kongsync --help\" for the flags.\n", err)
 		return exitError
 	}
-	log, err := newLogger(stderr, f.logLevel, f.logFormat)
+	logs, err := newLogger(stderr, f.logLevel, f.logFormat)
 	if err != nil {
-		fmt.Fprintf(stderr, "kongsync run: %v\n", err)
+		fmt.Fprintf(stderr, "kongsync: %v\n", err)
 		return exitError
 	}
+	log := logs.log
 	if err := clientGoDefaults(os.LookupEnv, os.Setenv); err != nil {
-		fmt.Fprintf(stderr, "kongsync run: %v\n", err)
+		fmt.Fprintf(stderr, "kongsync: %v\n", err)
 		return exitError
 	}
 	// client-go logs through klog; send them to the same sink and format.
 	klog.SetLogger(log.WithName("client-go"))
+	for _, w := range f.warnings {
+		logs.warn(w.msg, w.kv...)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	done := make(chan struct{})
+	defer close(done)
+	go shutdownOnSignals(sigs, done, f.termDelay, cancel, os.Exit, log)
+
 	log.Info("starting kongsync", "version", version, "ingressClass", f.cfg.IngressClass,
 		"watchNamespaces", f.cfg.WatchNamespaces, "adminURLs", f.cfg.KongAdminURLs, "adminService", f.cfg.KongAdminSvc,
 		"adminToken", f.cfg.KongAdminToken != "")
@@ -67,52 +78,40 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	return exitOK
 }
 
-// newLogger builds a logr.Logger writing text or JSON lines to w. Verbosity: error and warn
-// drop info messages, info is V(0), debug V(1), trace V(2).
-func newLogger(w io.Writer, level, format string) (logr.Logger, error) {
-	verbosity := 0
-	infoOff := false
-	switch strings.ToLower(level) {
-	case "trace":
-		verbosity = 2
-	case "debug":
-		verbosity = 1
-	case "info", "":
-	case "warn", "error":
-		infoOff = true
-	default:
-		return logr.Discard(), fmt.Errorf("unknown --log-level %q (trace, debug, info, warn, error)", level)
+// shutdownOnSignals is KIC's signal handling (--term-delay): the first SIGTERM or SIGINT starts
+// the shutdown (cancel); a second one, or termDelay running out while the shutdown lasts, ends
+// the process with status 1. It returns when done closes (the shutdown finished).
+func shutdownOnSignals(sigs <-chan os.Signal, done <-chan struct{}, termDelay time.Duration, cancel context.CancelFunc,
+	exit func(int), log logr.Logger) {
+	select {
+	case <-done:
+		return
+	case sig := <-sigs:
+		log.Info("signal received; shutting down", "signal", sig.String(), "termDelay", termDelay.String())
+		cancel()
 	}
-	opts := funcr.Options{LogTimestamp: true, TimestampFormat: "2006-01-02T15:04:05.000Z07:00", Verbosity: verbosity}
-	write := func(prefix, args string) {
-		if prefix != "" {
-			fmt.Fprintf(w, "%s: %s\n", prefix, args)
-			return
-		}
-		fmt.Fprintln(w, args)
+	var expired <-chan time.Time
+	if termDelay > 0 {
+		t := time.NewTimer(termDelay)
+		defer t.Stop()
+		expired = t.C
 	}
-	var log logr.Logger
-	switch strings.ToLower(format) {
-	case "text", "":
-		log = funcr.New(write, opts)
-	case "json":
-		log = funcr.NewJSON(func(obj string) { fmt.Fprintln(w, obj) }, opts)
-	default:
-		return logr.Discard(), fmt.Errorf("unknown --log-format %q (text, json)", format)
+	select {
+	case <-done:
+	case <-expired:
+		log.Info("shutdown outlasted --term-delay; exiting now", "termDelay", termDelay.String())
+		exit(1)
+	case sig := <-sigs:
+		log.Info("second signal during shutdown; exiting now", "signal", sig.String())
+		exit(1)
 	}
-	if infoOff {
-		log = logr.New(errorsOnly{log.GetSink()})
-	}
-	return log, nil
 }
 
-// errorsOnly is a LogSink that drops Info messages (--log-level warn or error).
-type errorsOnly struct{ logr.LogSink }
-
-func (errorsOnly) Enabled(int) bool { return false }
-
-func (e errorsOnly) WithValues(kv ...any) logr.LogSink {
-	return errorsOnly{e.LogSink.WithValues(kv...)}
+// printRunFlags prints the controller's flags, sorted by name as KIC's help lists them.
+func printRunFlags(w io.Writer) {
+	fs := newRunFlagSet(&runFlags{}, &rawFlags{})
+	fmt.Fprint(w, fs.FlagUsages())
+	fmt.Fprintf(w, "\nEvery flag can also be set with %s<FLAG_IN_CAPS_WITH_UNDERSCORES>, e.g. CONTROLLER_KONG_ADMIN_URL;\n"+
+		"the command line wins. Flags marked [no effect in kongsync] or [not honoured] are KIC's, accepted for\n"+
+		"compatibility; setting them logs a warning (docs/operations.md).\n", envPrefix)
 }
-
-func (e errorsOnly) WithName(n string) logr.LogSink { return errorsOnly{e.LogSink.WithName(n)} }

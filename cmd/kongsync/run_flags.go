@@ -1,11 +1,16 @@
 package main
 
 import (
-	"flag"
+	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
-	"strconv"
+	"sort"
 	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
 
 	"github.com/kongsync/kongsync/runner"
 )
@@ -13,86 +18,100 @@ import (
 // envPrefix is KIC's: every flag can also come from CONTROLLER_<FLAG_IN_CAPS_WITH_UNDERSCORES>.
 const envPrefix = "CONTROLLER_"
 
-// runFlags holds the parsed settings of `kongsync run`.
+// warning is a startup warning, logged once the logger exists (its level is a flag).
+type warning struct {
+	msg string
+	kv  []any
+}
+
+// runFlags holds the parsed settings of the controller.
 type runFlags struct {
 	cfg       runner.Config
 	logLevel  string
 	logFormat string
+	termDelay time.Duration
+	warnings  []warning
 }
 
-// listFlag is a repeatable, comma-splitting string list. The first value given replaces the
-// default (or the environment's value) instead of appending to it.
-type listFlag struct {
-	vals    *[]string
-	replace bool
+// rawFlags are the flag values converted or checked before they reach runner.Config.
+type rawFlags struct {
+	qps              int
+	adminSvc         *validated
+	publishService   *validated
+	controllerName   *validated
+	headers          []string
+	tokenFile        string
+	proxySyncSeconds float32
+	proxyTimeout     float32
+	gates            featureGates
 }
 
-func (l *listFlag) String() string {
-	if l == nil || l.vals == nil {
-		return ""
-	}
-	return strings.Join(*l.vals, ",")
-}
-
-func (l *listFlag) Set(v string) error {
-	if l.replace {
-		*l.vals = nil
-		l.replace = false
-	}
-	for _, s := range strings.Split(v, ",") {
-		if s = strings.TrimSpace(s); s != "" {
-			*l.vals = append(*l.vals, s)
-		}
-	}
-	return nil
-}
-
-// newRunFlagSet defines every flag of `kongsync run` on a fresh FlagSet.
-func newRunFlagSet(f *runFlags) (*flag.FlagSet, []*listFlag) {
+// newRunFlagSet defines every flag: KIC v3.5.13's, with KIC's names, types and defaults
+// (docs/operations.md says which act and how), plus kongsync's --sync-window and --sync-max-delay.
+func newRunFlagSet(f *runFlags, raw *rawFlags) *pflag.FlagSet {
 	f.cfg = runner.Defaults()
 	f.logLevel, f.logFormat = "info", "text"
-	c := &f.cfg
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	var lists []*listFlag
-	list := func(p *[]string, name, usage string) {
-		l := &listFlag{vals: p, replace: true}
-		lists = append(lists, l)
-		fs.Var(l, name, usage+" (repeatable or comma-separated)")
-	}
-	fs.StringVar(&c.Kubeconfig, "kubeconfig", "", "path to a kubeconfig; else $KUBECONFIG; else in-cluster config")
-	fs.Func("apiserver-qps", fmt.Sprintf("Kubernetes API requests per second (default %v)", c.APIServerQPS), func(v string) error {
-		q, err := strconv.ParseFloat(v, 32)
-		if err != nil || q <= 0 {
-			return fmt.Errorf("want a positive number, got %q", v)
-		}
-		c.APIServerQPS = float32(q)
-		return nil
-	})
-	fs.IntVar(&c.APIServerBurst, "apiserver-burst", c.APIServerBurst, "Kubernetes API request burst above --apiserver-qps")
-	list(&c.KongAdminURLs, "kong-admin-url", "Kong admin API URL, used when --kong-admin-svc is not set")
-	fs.StringVar(&c.KongAdminSvc, "kong-admin-svc", "", "namespace/name of a Service whose EndpointSlices list every Kong admin endpoint")
-	list(&c.KongAdminSvcPortNames, "kong-admin-svc-port-names", "admin port names to look for on --kong-admin-svc, in preference order")
+	fs := pflag.NewFlagSet("kongsync", pflag.ContinueOnError)
+	fs.StringVar(&f.logLevel, "log-level", f.logLevel, "trace, debug, info, warn or error (KIC 2.x's fatal and panic: error)")
+	fs.StringVar(&f.logFormat, "log-format", f.logFormat, "text (also called console) or json")
+	defineAdminFlags(fs, &f.cfg, raw)
+	defineKubeFlags(fs, &f.cfg, raw)
+	defineServeFlags(fs, f, raw)
+	defineKICOnly(fs)
+	return fs
+}
+
+func defineAdminFlags(fs *pflag.FlagSet, c *runner.Config, raw *rawFlags) {
+	fs.StringSliceVar(&c.KongAdminURLs, "kong-admin-url", c.KongAdminURLs, "Kong admin API URL(s), used without --kong-admin-svc (repeatable or comma-separated)")
+	raw.adminSvc = newValidated("", "namespaced-name", checkNamespacedName)
+	fs.Var(raw.adminSvc, "kong-admin-svc", "namespace/name of a Service whose EndpointSlices list every Kong admin endpoint")
+	fs.StringSliceVar(&c.KongAdminSvcPortNames, "kong-admin-svc-port-names", c.KongAdminSvcPortNames, "admin port names looked for on --kong-admin-svc, in preference order")
 	fs.StringVar(&c.KongAdminToken, "kong-admin-token", "", "Kong-Admin-Token header value (never logged)")
-	fs.StringVar(&c.KongAdminCACertFile, "kong-admin-ca-cert-file", "", "PEM CA bundle to verify the Kong admin API")
-	fs.StringVar(&c.KongAdminTLSClientCert, "kong-admin-tls-client-cert-file", "", "client certificate for mTLS to the Kong admin API")
-	fs.StringVar(&c.KongAdminTLSClientKey, "kong-admin-tls-client-key-file", "", "client key for mTLS to the Kong admin API")
+	fs.StringVar(&raw.tokenFile, "kong-admin-token-file", "", "file holding the Kong-Admin-Token value (instead of --kong-admin-token)")
+	fs.StringSliceVar(&raw.headers, "kong-admin-header", nil, "name:value header(s) sent on every admin API request (repeatable or comma-separated; never logged)")
+	fs.StringVar(&c.KongAdminCACertFile, "kong-admin-ca-cert-file", "", "PEM CA bundle file to verify the Kong admin API (or --kong-admin-ca-cert)")
+	fs.StringVar(&c.KongAdminCACert, "kong-admin-ca-cert", "", "PEM CA bundle to verify the Kong admin API (or --kong-admin-ca-cert-file)")
+	fs.StringVar(&c.KongAdminTLSClientCert, "kong-admin-tls-client-cert-file", "", "client certificate file for mTLS to the Kong admin API")
+	fs.StringVar(&c.KongAdminTLSClientKey, "kong-admin-tls-client-key-file", "", "client key file for mTLS to the Kong admin API")
+	fs.StringVar(&c.KongAdminTLSClientCertPEM, "kong-admin-tls-client-cert", "", "client certificate (PEM) for mTLS to the Kong admin API")
+	fs.StringVar(&c.KongAdminTLSClientKeyPEM, "kong-admin-tls-client-key", "", "client key (PEM) for mTLS to the Kong admin API (never logged)")
 	fs.BoolVar(&c.KongAdminTLSSkipVerify, "kong-admin-tls-skip-verify", false, "do not verify the Kong admin API certificate")
 	fs.StringVar(&c.KongAdminTLSServerName, "kong-admin-tls-server-name", "", "name to verify in the Kong admin API certificate")
-	fs.StringVar(&c.IngressClass, "ingress-class", c.IngressClass, "IngressClass (and legacy annotation value) to serve")
-	list(&c.WatchNamespaces, "watch-namespace", "namespace to watch; all when unset")
-	fs.StringVar(&c.PublishService, "publish-service", "", "namespace/name of the Service whose addresses go into Ingress status")
-	list(&c.PublishStatusAddress, "publish-status-address", "addresses to write into Ingress status instead of --publish-service's")
+	fs.UintVar(&c.KongAdminInitRetries, "kong-admin-init-retries", c.KongAdminInitRetries, "attempts at startup for each --kong-admin-url to answer, else exit (0: no limit)")
+	fs.DurationVar(&c.KongAdminInitRetryDelay, "kong-admin-init-retry-delay", c.KongAdminInitRetryDelay, "time between those attempts")
+	fs.Float32Var(&raw.proxyTimeout, "proxy-timeout-seconds", 30, "timeout of each Kong admin API request, in seconds")
+}
+
+func defineKubeFlags(fs *pflag.FlagSet, c *runner.Config, raw *rawFlags) {
+	fs.StringVar(&c.Kubeconfig, "kubeconfig", "", "path to a kubeconfig; else $KUBECONFIG; else the in-cluster config")
+	fs.StringVar(&c.APIServerHost, "apiserver-host", "", "Kubernetes API server URL, replacing the kubeconfig's or in-cluster one")
+	fs.IntVar(&raw.qps, "apiserver-qps", 100, "Kubernetes API requests per second")
+	fs.IntVar(&c.APIServerBurst, "apiserver-burst", c.APIServerBurst, "Kubernetes API request burst above --apiserver-qps")
+	fs.StringVar(&c.IngressClass, "ingress-class", c.IngressClass, "IngressClass (and legacy annotation value) served")
+	fs.StringSliceVar(&c.WatchNamespaces, "watch-namespace", nil, "namespace(s) to watch; all when unset (repeatable or comma-separated)")
+	fs.StringVar(&c.ClusterDomain, "cluster-domain", "", "cluster domain appended to Service DNS names (ingress.kubernetes.io/service-upstream targets)")
+	raw.controllerName = newValidated(c.GatewayAPIControllerName, "string", checkControllerName)
+	fs.Var(raw.controllerName, "gateway-api-controller-name", "GatewayClass controllerName whose Gateways' routes are served")
+	fs.BoolVar(&c.EmitKubernetesEvents, "emit-kubernetes-events", true, "emit Warning Events on objects kongsync or Kong cannot use (else they are only logged)")
+	raw.publishService = newValidated("", "namespaced-name", checkNamespacedName)
+	fs.Var(raw.publishService, "publish-service", "namespace/name of the Service whose addresses go into Ingress status")
+	fs.StringSliceVar(&c.PublishStatusAddress, "publish-status-address", []string{}, "addresses written into Ingress status instead of --publish-service's")
 	fs.BoolVar(&c.UpdateStatus, "update-status", c.UpdateStatus, "write Ingress status (leader only)")
-	fs.StringVar(&c.ElectionID, "election-id", c.ElectionID, "name of the Lease used to elect the status writer")
-	fs.StringVar(&c.ElectionNamespace, "election-namespace", "", "namespace of the Lease (default: the pod's namespace)")
+	fs.StringVar(&c.ElectionID, "election-id", c.ElectionID, "name of the Lease electing the status writer")
+	fs.StringVar(&c.ElectionNamespace, "election-namespace", "", "namespace of that Lease (default: the pod's)")
+}
+
+func defineServeFlags(fs *pflag.FlagSet, f *runFlags, raw *rawFlags) {
+	c := &f.cfg
 	fs.StringVar(&c.MetricsBindAddress, "metrics-bind-address", c.MetricsBindAddress, "address of /metrics; \"0\" disables it")
 	fs.StringVar(&c.HealthProbeBindAddress, "health-probe-bind-address", c.HealthProbeBindAddress, "address of /healthz and /readyz; \"0\" disables it")
 	fs.BoolVar(&c.Profiling, "profiling", false, "serve net/http/pprof under /debug/pprof/ on the metrics server (on the health server if metrics are off)")
-	fs.DurationVar(&c.SyncWindow, "sync-window", c.SyncWindow, "quiet time after the last change before a sync")
-	fs.DurationVar(&c.SyncMaxDelay, "sync-max-delay", c.SyncMaxDelay, "longest wait after the first change of a burst")
-	fs.StringVar(&f.logLevel, "log-level", f.logLevel, "trace, debug, info, warn or error")
-	fs.StringVar(&f.logFormat, "log-format", f.logFormat, "text or json")
-	return fs, lists
+	fs.Float32Var(&raw.proxySyncSeconds, "proxy-sync-seconds", 3, "when set, the longest a change waits for a push during a burst, in seconds (--sync-max-delay); unset, kongsync's 500ms applies")
+	fs.DurationVar(&c.SyncWindow, "sync-window", c.SyncWindow, "kongsync: quiet time after the last change before a sync")
+	fs.DurationVar(&c.SyncMaxDelay, "sync-max-delay", c.SyncMaxDelay, "kongsync: longest wait after the first change of a burst")
+	fs.DurationVar(&f.termDelay, "term-delay", 0, "after SIGTERM, how long the shutdown may take before kongsync exits anyway (0: no limit)")
+	raw.gates = newFeatureGates()
+	fs.Var(raw.gates, "feature-gates", "KIC's feature gates, A=true,B=false; unknown gates are an error")
 }
 
 // envName is the environment variable of a flag: kong-admin-url -> CONTROLLER_KONG_ADMIN_URL.
@@ -100,39 +119,158 @@ func envName(flagName string) string {
 	return envPrefix + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
 }
 
-// parseRunFlags applies the environment first, then the command line (which wins).
-func parseRunFlags(args []string, getenv func(string) string) (*runFlags, *flag.FlagSet, error) {
-	f := &runFlags{}
-	fs, lists := newRunFlagSet(f)
-	var envErr error
-	fs.VisitAll(func(fl *flag.Flag) {
-		if v := getenv(envName(fl.Name)); v != "" && envErr == nil {
-			if err := fs.Set(fl.Name, v); err != nil {
-				envErr = fmt.Errorf("%s: %w", envName(fl.Name), err)
-			}
-		}
-	})
-	if envErr != nil {
-		return nil, fs, envErr
-	}
-	for _, l := range lists {
-		l.replace = true // a command-line value replaces the environment's
-	}
+// parseRunFlags parses the command line, then the environment (environ, as os.Environ) for the
+// flags the command line did not set: flags beat CONTROLLER_* variables, as in KIC.
+func parseRunFlags(args, environ []string) (*runFlags, *pflag.FlagSet, error) {
+	f, raw := &runFlags{}, &rawFlags{}
+	fs := newRunFlagSet(f, raw)
+	fs.SetOutput(io.Discard) // deprecated flags are warned about with the others
 	if err := fs.Parse(args); err != nil {
 		return nil, fs, err
 	}
 	if fs.NArg() > 0 {
 		return nil, fs, fmt.Errorf("unexpected arguments: %v", fs.Args())
 	}
-	if f.cfg.KongAdminToken == "" {
-		// Files mounted from Secrets are the usual way to pass a token; never put it in args.
-		if p := getenv("CONTROLLER_KONG_ADMIN_TOKEN_FILE"); p != "" {
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return nil, fs, fmt.Errorf("CONTROLLER_KONG_ADMIN_TOKEN_FILE: %w", err)
-			}
-			f.cfg.KongAdminToken = strings.TrimSpace(string(b))
+	cli := map[string]bool{}
+	fs.Visit(func(fl *pflag.Flag) { cli[fl.Name] = true })
+	warnings, err := applyEnv(fs, environ)
+	if err != nil {
+		return nil, fs, err
+	}
+	if err := f.finish(fs, raw, cli); err != nil {
+		return nil, fs, err
+	}
+	f.warnings = append(append(warnings, f.warnings...), kicOnlyWarnings(fs)...)
+	f.warnings = append(f.warnings, gateWarnings(raw.gates)...)
+	return f, fs, nil
+}
+
+// applyEnv sets each flag the command line left alone from its CONTROLLER_* variable, and
+// warns about CONTROLLER_* variables that name no flag.
+func applyEnv(fs *pflag.FlagSet, environ []string) ([]warning, error) {
+	env := map[string]string{}
+	for _, kv := range environ {
+		if k, v, ok := strings.Cut(kv, "="); ok && strings.HasPrefix(k, envPrefix) {
+			env[k] = v
 		}
 	}
-	return f, fs, nil
+	var err error
+	fs.VisitAll(func(fl *pflag.Flag) {
+		name := envName(fl.Name)
+		v, ok := env[name]
+		delete(env, name)
+		if !ok || fl.Changed || err != nil {
+			return
+		}
+		if serr := fs.Set(fl.Name, v); serr != nil {
+			err = fmt.Errorf("%s: %w", name, serr)
+		}
+	})
+	var out []warning
+	for _, k := range sortedKeys(env) {
+		out = append(out, warning{msg: "unknown environment variable: no flag of this name", kv: []any{"variable", k}})
+	}
+	return out, err
+}
+
+// finish converts and checks what pflag cannot: KIC's checks across flags, the token file, the
+// headers, the timings.
+func (f *runFlags) finish(fs *pflag.FlagSet, raw *rawFlags, cli map[string]bool) error {
+	c := &f.cfg
+	if raw.qps <= 0 {
+		return fmt.Errorf("--apiserver-qps must be positive, got %d", raw.qps)
+	}
+	c.APIServerQPS = float32(raw.qps)
+	c.KongAdminSvc, c.PublishService = raw.adminSvc.val, raw.publishService.val
+	c.GatewayAPIControllerName = raw.controllerName.val
+	if cli["kong-admin-svc"] && cli["kong-admin-url"] {
+		return errors.New("can't set both --kong-admin-svc and --kong-admin-url")
+	}
+	if err := f.adminToken(raw); err != nil {
+		return err
+	}
+	h, warns := parseHeaders(raw.headers)
+	c.KongAdminHeaders, f.warnings = h, append(f.warnings, warns...)
+	if raw.proxyTimeout <= 0 {
+		return fmt.Errorf("--proxy-timeout-seconds must be positive, got %v", raw.proxyTimeout)
+	}
+	c.KongAdminTimeout = seconds(raw.proxyTimeout)
+	if fs.Changed("proxy-sync-seconds") {
+		if err := f.proxySync(fs, raw.proxySyncSeconds); err != nil {
+			return err
+		}
+	}
+	if last, _ := fs.GetBool("use-last-valid-config-for-fallback"); last && !raw.gates["FallbackConfiguration"] {
+		return errors.New("--use-last-valid-config-for-fallback can only be used with the FallbackConfiguration feature gate enabled")
+	}
+	return nil
+}
+
+// adminToken reads --kong-admin-token-file, which excludes --kong-admin-token as in KIC. The
+// file's surrounding whitespace (a trailing newline) is dropped.
+func (f *runFlags) adminToken(raw *rawFlags) error {
+	if raw.tokenFile == "" {
+		return nil
+	}
+	if f.cfg.KongAdminToken != "" {
+		return errors.New("both --kong-admin-token and --kong-admin-token-file are set; give one")
+	}
+	b, err := os.ReadFile(raw.tokenFile)
+	if err != nil {
+		return fmt.Errorf("--kong-admin-token-file: %w", err)
+	}
+	f.cfg.KongAdminToken = strings.TrimSpace(string(b))
+	return nil
+}
+
+// proxySync maps KIC's --proxy-sync-seconds (KIC pushes at most every that many seconds) onto
+// the coalescing window: the longest a change waits during a burst, unless --sync-max-delay is
+// also set; the quiet window never exceeds it.
+func (f *runFlags) proxySync(fs *pflag.FlagSet, s float32) error {
+	if s <= 0 {
+		return fmt.Errorf("--proxy-sync-seconds must be positive, got %v", s)
+	}
+	if !fs.Changed("sync-max-delay") {
+		f.cfg.SyncMaxDelay = seconds(s)
+	}
+	f.cfg.SyncWindow = min(f.cfg.SyncWindow, f.cfg.SyncMaxDelay)
+	return nil
+}
+
+// parseHeaders reads KIC's name:value --kong-admin-header values. KIC drops a value without a
+// colon silently; kongsync warns.
+func parseHeaders(vals []string) (http.Header, []warning) {
+	if len(vals) == 0 {
+		return nil, nil
+	}
+	h := http.Header{}
+	var warns []warning
+	for _, v := range vals {
+		name, value, ok := strings.Cut(v, ":")
+		name = strings.TrimSpace(name)
+		if !ok || name == "" {
+			warns = append(warns, warning{msg: "--kong-admin-header without name:value ignored", kv: []any{"header", redactHeader(v)}})
+			continue
+		}
+		h.Set(name, strings.TrimSpace(value))
+	}
+	return h, warns
+}
+
+// redactHeader keeps a bad header's first characters only: it may hold a secret.
+func redactHeader(v string) string {
+	if len(v) > 4 {
+		return v[:4] + "…"
+	}
+	return v
+}
+
+func seconds(s float32) time.Duration { return time.Duration(float64(s) * float64(time.Second)) }
+
+// flagNames lists every flag name, sorted (for tests and docs).
+func flagNames(fs *pflag.FlagSet) []string {
+	var out []string
+	fs.VisitAll(func(fl *pflag.Flag) { out = append(out, fl.Name) })
+	sort.Strings(out)
+	return out
 }

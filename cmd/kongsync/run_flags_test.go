@@ -1,24 +1,164 @@
 package main
 
 import (
-	"bytes"
+	"bufio"
+	"os"
+	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/spf13/pflag"
 )
 
-func TestRunFlagsEnvAndCommandLine(t *testing.T) {
-	env := map[string]string{
-		"CONTROLLER_KONG_ADMIN_URL":       "http://a:8001,http://b:8001",
-		"CONTROLLER_INGRESS_CLASS":        "internal",
-		"CONTROLLER_UPDATE_STATUS":        "false",
-		"CONTROLLER_SYNC_WINDOW":          "50ms",
-		"CONTROLLER_WATCH_NAMESPACE":      "env-ns",
-		"CONTROLLER_METRICS_BIND_ADDRESS": ":9999",
+// kicFlag is one line of testdata/kic-v3.5.13-flags.tsv, generated from KIC's source.
+type kicFlag struct {
+	name, typ, def, note string
+}
+
+func readKICFlags(t *testing.T) []kicFlag {
+	t.Helper()
+	f, err := os.Open("testdata/kic-v3.5.13-flags.tsv")
+	if err != nil {
+		t.Fatal(err)
 	}
-	f, _, err := parseRunFlags([]string{"--watch-namespace", "x", "--watch-namespace=y", "--ingress-class", "cli", "--profiling"},
-		func(k string) string { return env[k] })
+	defer f.Close()
+	var out []kicFlag
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		c := append(strings.Split(line, "\t"), "", "", "")
+		out = append(out, kicFlag{name: c[0], typ: c[1], def: c[2], note: c[3]})
+	}
+	if len(out) != 105 {
+		t.Fatalf("%d KIC flags in testdata, want 105", len(out))
+	}
+	return out
+}
+
+// humanType is how KIC's docs generator names a pflag type (scripts/cli-arguments-docs-gen).
+func humanType(typ string) string {
+	switch typ {
+	case "float32", "float64":
+		return "float"
+	case "stringSlice":
+		return "strings"
+	case "mapStringBool":
+		return "list of string=bool"
+	}
+	return typ
+}
+
+// sampleValue is a valid non-default value of a flag of KIC's type.
+func sampleValue(t *testing.T, k kicFlag) string {
+	special := map[string]string{
+		"log-level": "debug", "log-format": "json", "metrics-access-filter": "rbac",
+		"gateway-api-controller-name": "example.com/gateway", "feature-gates": "GatewayAlpha=true",
+		"kong-admin-token-file": writeFile(t, "token", "s3cret\n"),
+		"kong-admin-header":     "X-Tenant:a",
+	}
+	if v, ok := special[k.name]; ok {
+		return v
+	}
+	switch k.typ {
+	case "bool":
+		if k.def == "true" {
+			return "false"
+		}
+		return "true"
+	case "namespaced-name":
+		return "ns/name"
+	case "strings":
+		return "a,b"
+	case "int", "uint", "float":
+		return "7"
+	case "duration":
+		return "7s"
+	}
+	return "value"
+}
+
+func writeFile(t *testing.T, name, content string) string {
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// Every flag of KIC v3.5.13 is accepted, with KIC's type and default, hidden or deprecated as in
+// KIC, and takes a value from the command line and from its CONTROLLER_* variable alike.
+func TestEveryKICFlagAccepted(t *testing.T) {
+	for _, k := range readKICFlags(t) {
+		t.Run(k.name, func(t *testing.T) {
+			fs := newRunFlagSet(&runFlags{}, &rawFlags{})
+			fl := fs.Lookup(k.name)
+			if fl == nil {
+				t.Fatalf("--%s not defined", k.name)
+			}
+			if got := humanType(fl.Value.Type()); got != k.typ {
+				t.Errorf("type %s, KIC's %s", got, k.typ)
+			}
+			if got := fl.DefValue; got != strings.Trim(k.def, `"`) {
+				t.Errorf("default %q, KIC's %q", got, k.def)
+			}
+			if (k.note != "") != fl.Hidden || (k.note == "deprecated") != (fl.Deprecated != "") {
+				t.Errorf("hidden %v deprecated %q, KIC's: %s", fl.Hidden, fl.Deprecated, k.note)
+			}
+			v := sampleValue(t, k)
+			var extra []string
+			if k.name == "use-last-valid-config-for-fallback" {
+				extra = []string{"--feature-gates=FallbackConfiguration=true"}
+			}
+			_, cliFS, err := parseRunFlags(append([]string{"--" + k.name + "=" + v}, extra...), nil)
+			if err != nil {
+				t.Fatalf("--%s=%s: %v", k.name, v, err)
+			}
+			_, envFS, err := parseRunFlags(extra, []string{envName(k.name) + "=" + v})
+			if err != nil {
+				t.Fatalf("%s=%s: %v", envName(k.name), v, err)
+			}
+			c, e := cliFS.Lookup(k.name).Value.String(), envFS.Lookup(k.name).Value.String()
+			if c != e || c == fl.DefValue {
+				t.Errorf("value from the command line %q, from the environment %q, default %q", c, e, fl.DefValue)
+			}
+		})
+	}
+}
+
+// kongsync adds only its own coalescing flags to KIC's set: no invented names.
+func TestNoFlagsBeyondKICs(t *testing.T) {
+	var kic []string
+	for _, k := range readKICFlags(t) {
+		kic = append(kic, k.name)
+	}
+	var extra []string
+	for _, n := range flagNames(newRunFlagSet(&runFlags{}, &rawFlags{})) {
+		if !slices.Contains(kic, n) {
+			extra = append(extra, n)
+		}
+	}
+	if want := []string{"sync-max-delay", "sync-window"}; !slices.Equal(extra, want) {
+		t.Errorf("flags not in KIC: %v, want %v", extra, want)
+	}
+}
+
+func TestRunFlagsEnvAndCommandLine(t *testing.T) {
+	env := []string{
+		"CONTROLLER_KONG_ADMIN_URL=http://a:8001,http://b:8001",
+		"CONTROLLER_INGRESS_CLASS=internal",
+		"CONTROLLER_UPDATE_STATUS=false",
+		"CONTROLLER_SYNC_WINDOW=50ms",
+		"CONTROLLER_WATCH_NAMESPACE=env-ns",
+		"CONTROLLER_METRICS_BIND_ADDRESS=:9999",
+		"PATH=/bin",
+	}
+	f, _, err := parseRunFlags([]string{"--watch-namespace", "x", "--watch-namespace=y", "--ingress-class", "cli", "--profiling"}, env)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,28 +167,36 @@ func TestRunFlagsEnvAndCommandLine(t *testing.T) {
 		t.Errorf("admin URLs from env = %v", c.KongAdminURLs)
 	}
 	if !reflect.DeepEqual(c.WatchNamespaces, []string{"x", "y"}) {
-		t.Errorf("command line must replace the env list, got %v", c.WatchNamespaces)
+		t.Errorf("the command line must win over the env list, got %v", c.WatchNamespaces)
 	}
 	if c.IngressClass != "cli" || c.UpdateStatus || c.SyncWindow != 50*time.Millisecond || c.MetricsBindAddress != ":9999" || !c.Profiling {
 		t.Errorf("unexpected config %+v", c)
 	}
+	if len(f.warnings) != 0 {
+		t.Errorf("warnings for known settings: %+v", f.warnings)
+	}
 }
 
 func TestRunFlagsDefaults(t *testing.T) {
-	f, _, err := parseRunFlags(nil, func(string) string { return "" })
+	f, _, err := parseRunFlags(nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := f.cfg
 	if !reflect.DeepEqual(c.KongAdminURLs, []string{"http://localhost:8001"}) || c.IngressClass != "kong" ||
 		!c.UpdateStatus || c.ElectionID != "5b374a9e.konghq.com" ||
-		!strings.HasPrefix(c.MetricsBindAddress, "127.0.0.1:") || !strings.HasPrefix(c.HealthProbeBindAddress, "127.0.0.1:") ||
+		c.MetricsBindAddress != ":10255" || c.HealthProbeBindAddress != ":10254" ||
 		c.SyncWindow != 100*time.Millisecond || c.SyncMaxDelay != 500*time.Millisecond || c.Profiling ||
 		!reflect.DeepEqual(c.KongAdminSvcPortNames, []string{"admin-tls", "kong-admin-tls"}) ||
-		c.APIServerQPS != 100 || c.APIServerBurst != 300 {
+		c.APIServerQPS != 100 || c.APIServerBurst != 300 || c.KongAdminTimeout != 30*time.Second ||
+		c.KongAdminInitRetries != 60 || c.KongAdminInitRetryDelay != time.Second || !c.EmitKubernetesEvents ||
+		c.ClusterDomain != "" || c.KongAdminHeaders != nil || f.termDelay != 0 || f.logLevel != "info" || f.logFormat != "text" {
 		t.Errorf("defaults differ: %+v", c)
 	}
-	f, _, err = parseRunFlags([]string{"--kong-admin-url", "http://kong:8001"}, func(string) string { return "" })
+	if len(f.warnings) != 0 {
+		t.Errorf("warnings with defaults: %+v", f.warnings)
+	}
+	f, _, err = parseRunFlags([]string{"--kong-admin-url", "http://kong:8001"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,81 +205,225 @@ func TestRunFlagsDefaults(t *testing.T) {
 	}
 }
 
-// --apiserver-qps and --apiserver-burst (KIC's names) set the client rate limit, from the
-// command line or the environment; a non-positive QPS is refused rather than meaning "none".
+// --apiserver-qps and --apiserver-burst (KIC's names and int types) set the client rate limit;
+// a non-positive QPS is refused rather than meaning client-go's default.
 func TestAPIServerRateFlags(t *testing.T) {
-	env := func(k string) string {
-		return map[string]string{"CONTROLLER_APISERVER_BURST": "40"}[k]
-	}
-	f, _, err := parseRunFlags([]string{"--apiserver-qps", "20.5"}, env)
+	f, _, err := parseRunFlags([]string{"--apiserver-qps", "20"}, []string{"CONTROLLER_APISERVER_BURST=40"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.cfg.APIServerQPS != 20.5 || f.cfg.APIServerBurst != 40 {
-		t.Errorf("qps %v burst %d, want 20.5 and 40", f.cfg.APIServerQPS, f.cfg.APIServerBurst)
+	if f.cfg.APIServerQPS != 20 || f.cfg.APIServerBurst != 40 {
+		t.Errorf("qps %v burst %d, want 20 and 40", f.cfg.APIServerQPS, f.cfg.APIServerBurst)
 	}
-	for _, bad := range []string{"0", "-1", "fast"} {
-		_, _, err := parseRunFlags([]string{"--apiserver-qps", bad}, func(string) string { return "" })
-		if err == nil || !strings.Contains(err.Error(), "apiserver-qps") {
+	for _, bad := range []string{"0", "-1", "fast", "20.5"} {
+		if _, _, err := parseRunFlags([]string{"--apiserver-qps", bad}, nil); err == nil || !strings.Contains(err.Error(), "apiserver-qps") {
 			t.Errorf("--apiserver-qps %s: err = %v", bad, err)
 		}
 	}
 }
 
 func TestRunFlagsErrors(t *testing.T) {
-	if _, _, err := parseRunFlags([]string{"--nope"}, func(string) string { return "" }); err == nil {
-		t.Error("unknown flag accepted")
-	}
-	if _, _, err := parseRunFlags(nil, func(k string) string {
-		if k == "CONTROLLER_SYNC_WINDOW" {
-			return "soon"
+	token := writeFile(t, "token", "t")
+	for _, tc := range []struct {
+		name string
+		args []string
+		env  []string
+		want string
+	}{
+		{"unknown flag", []string{"--nope"}, nil, "unknown flag: --nope"},
+		{"stray argument", []string{"extra"}, nil, "unexpected arguments"},
+		{"bad env value", nil, []string{"CONTROLLER_SYNC_WINDOW=soon"}, "CONTROLLER_SYNC_WINDOW"},
+		{"empty env bool, as KIC", nil, []string{"CONTROLLER_UPDATE_STATUS="}, "CONTROLLER_UPDATE_STATUS"},
+		{"svc and url on the command line", []string{"--kong-admin-svc=kong/admin", "--kong-admin-url=http://k:8001"}, nil, "both --kong-admin-svc and --kong-admin-url"},
+		{"token and token file", []string{"--kong-admin-token=a", "--kong-admin-token-file=" + token}, nil, "--kong-admin-token-file"},
+		{"missing token file", []string{"--kong-admin-token-file=/nonexistent"}, nil, "--kong-admin-token-file"},
+		{"fallback without its gate", []string{"--use-last-valid-config-for-fallback"}, nil, "FallbackConfiguration"},
+		{"unknown feature gate", []string{"--feature-gates=ExpressionRoutes=true"}, nil, "ExpressionRoutes is not a valid feature"},
+		{"gate needing FillIDs", []string{"--feature-gates=FillIDs=false"}, nil, "FillIDs is required"},
+		{"gate without value", []string{"--feature-gates=GatewayAlpha"}, nil, "malformed pair"},
+		{"bad namespaced name", []string{"--publish-service=kong"}, nil, "namespace/name"},
+		{"empty namespace", []string{"--kong-admin-svc=/admin"}, nil, "namespace cannot be empty"},
+		{"metrics access filter", []string{"--metrics-access-filter=tls"}, nil, "unsupported metrics filter"},
+		{"controller name", []string{"--gateway-api-controller-name=kic"}, nil, "example.com/controller-name"},
+		{"zero timeout", []string{"--proxy-timeout-seconds=0"}, nil, "--proxy-timeout-seconds"},
+		{"zero sync", []string{"--proxy-sync-seconds=0"}, nil, "--proxy-sync-seconds"},
+	} {
+		if _, _, err := parseRunFlags(tc.args, tc.env); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v, want it to mention %q", tc.name, err, tc.want)
 		}
-		return ""
-	}); err == nil || !strings.Contains(err.Error(), "CONTROLLER_SYNC_WINDOW") {
-		t.Errorf("bad env value: err = %v", err)
+	}
+	// Both from the environment: accepted, the Service wins (KIC checks the command line only).
+	f, _, err := parseRunFlags(nil, []string{"CONTROLLER_KONG_ADMIN_SVC=kong/admin", "CONTROLLER_KONG_ADMIN_URL=http://k:8001"})
+	if err != nil || f.cfg.KongAdminSvc != "kong/admin" {
+		t.Errorf("svc and url from the environment: %v, svc %q", err, f.cfg.KongAdminSvc)
 	}
 }
 
-func TestLoggerFormatsAndLevels(t *testing.T) {
-	var buf bytes.Buffer
-	log, err := newLogger(&buf, "info", "json")
+// An unknown CONTROLLER_* variable is warned about by name; other variables are not.
+func TestUnknownControllerVariables(t *testing.T) {
+	f, _, err := parseRunFlags(nil, []string{"CONTROLLER_FEATURE_GATE=x", "CONTROLLER_LOG_LEVEL=debug", "CONTROLLERX=1", "HOME=/"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	log.Info("hello", "object", "Ingress a/b")
-	log.V(1).Info("hidden")
-	if !strings.Contains(buf.String(), `"msg":"hello"`) || strings.Contains(buf.String(), "hidden") {
-		t.Errorf("json/info output: %s", buf.String())
+	if len(f.warnings) != 1 || !slices.Contains(f.warnings[0].kv, any("CONTROLLER_FEATURE_GATE")) {
+		t.Errorf("warnings = %+v, want one naming CONTROLLER_FEATURE_GATE", f.warnings)
 	}
-	buf.Reset()
-	log, _ = newLogger(&buf, "error", "text")
-	log.Info("dropped")
-	log.Error(nil, "kept")
-	if strings.Contains(buf.String(), "dropped") || !strings.Contains(buf.String(), "kept") {
-		t.Errorf("error level output: %s", buf.String())
-	}
-	if _, err := newLogger(&buf, "loud", "text"); err == nil {
-		t.Error("bad level accepted")
+	if f.logLevel != "debug" {
+		t.Errorf("log level %q from CONTROLLER_LOG_LEVEL", f.logLevel)
 	}
 }
 
-func TestClientGoDefaults(t *testing.T) {
+// Flags without effect set away from their default are named in one warning; those whose KIC
+// meaning changes traffic get one each; a flag set to its default warns about nothing.
+func TestKICOnlyFlagWarnings(t *testing.T) {
 	for _, tc := range []struct {
-		env  map[string]string
-		want string
+		name    string
+		args    []string
+		env     []string
+		inert   []string // settings named in the combined warning
+		traffic []string // settings warned about one by one
 	}{
-		{map[string]string{}, "false"},
-		{map[string]string{watchListEnv: "true"}, "true"},
-		{map[string]string{watchListEnv: "false"}, "false"},
+		{"defaults given explicitly", []string{"--anonymous-reports=true", "--sync-period=10h", "--admission-webhook-listen=off"}, nil, nil, nil},
+		{"inert", []string{"--anonymous-reports=false", "--kong-workspace=w"}, []string{"CONTROLLER_DUMP_CONFIG=true"},
+			[]string{"--anonymous-reports=false", "--dump-config=true", "--kong-workspace=w"}, nil},
+		{"traffic", []string{"--enable-drain-support", "--enable-controller-kongplugin=false", "--enable-controller-udpingress=false"}, nil,
+			[]string{"--enable-controller-udpingress=false"}, []string{"--enable-controller-kongplugin=false", "--enable-drain-support=true"}},
+		{"deprecated", []string{"--konnect-runtime-group-id=x"}, nil, []string{"--konnect-runtime-group-id=x"}, nil},
+		{"gates", []string{"--feature-gates=RewriteURIs=true,FillIDs=false,KongCustomEntity=false"}, nil,
+			[]string{"FillIDs=false", "KongCustomEntity=false"}, []string{"RewriteURIs=true"}},
 	} {
-		env := map[string]string{}
-		for k, v := range tc.env {
-			env[k] = v
+		f, _, err := parseRunFlags(tc.args, tc.env)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
 		}
-		err := clientGoDefaults(func(k string) (string, bool) { v, ok := env[k]; return v, ok },
-			func(k, v string) error { env[k] = v; return nil })
-		if err != nil || env[watchListEnv] != tc.want {
-			t.Errorf("env %v: %s = %q (%v), want %q", tc.env, watchListEnv, env[watchListEnv], err, tc.want)
+		var inert, traffic []string
+		for _, w := range f.warnings {
+			switch {
+			case strings.Contains(w.msg, "without effect"):
+				for _, s := range w.kv[1].([]string) {
+					inert = append(inert, strings.SplitN(s, " (", 2)[0])
+				}
+			case strings.Contains(w.msg, "traffic differs"):
+				traffic = append(traffic, w.kv[1].(string))
+			default:
+				t.Errorf("%s: unexpected warning %+v", tc.name, w)
+			}
+		}
+		slices.Sort(traffic)
+		if !slices.Equal(inert, tc.inert) || !slices.Equal(traffic, tc.traffic) {
+			t.Errorf("%s: inert %v traffic %v, want %v %v", tc.name, inert, traffic, tc.inert, tc.traffic)
+		}
+	}
+}
+
+// --proxy-sync-seconds bounds the wait of a change during a burst (sync.Config.MaxDelay) unless
+// --sync-max-delay is given too; the quiet window never exceeds it; unset, kongsync's timings.
+func TestProxySyncSeconds(t *testing.T) {
+	for _, tc := range []struct {
+		args              []string
+		env               []string
+		window, max, tout time.Duration
+	}{
+		{nil, nil, 100 * time.Millisecond, 500 * time.Millisecond, 30 * time.Second},
+		{[]string{"--proxy-sync-seconds=1.5"}, nil, 100 * time.Millisecond, 1500 * time.Millisecond, 30 * time.Second},
+		{[]string{"--proxy-sync-seconds=0.05"}, nil, 50 * time.Millisecond, 50 * time.Millisecond, 30 * time.Second},
+		{[]string{"--proxy-sync-seconds=1", "--sync-max-delay=2s"}, nil, 100 * time.Millisecond, 2 * time.Second, 30 * time.Second},
+		{nil, []string{"CONTROLLER_PROXY_SYNC_SECONDS=3", "CONTROLLER_PROXY_TIMEOUT_SECONDS=2.5"}, 100 * time.Millisecond, 3 * time.Second, 2500 * time.Millisecond},
+	} {
+		f, _, err := parseRunFlags(tc.args, tc.env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := f.cfg; c.SyncWindow != tc.window || c.SyncMaxDelay != tc.max || c.KongAdminTimeout != tc.tout {
+			t.Errorf("%v %v: window %v max %v timeout %v, want %v %v %v", tc.args, tc.env, c.SyncWindow, c.SyncMaxDelay,
+				c.KongAdminTimeout, tc.window, tc.max, tc.tout)
+		}
+	}
+}
+
+// Admin API settings that need conversion: headers, the token file, the PEM values.
+func TestKongAdminFlags(t *testing.T) {
+	token := writeFile(t, "token", "  s3cret\n")
+	f, _, err := parseRunFlags([]string{"--kong-admin-header=X-Tenant: a", "--kong-admin-header", "kong-admin-token:t2,bogus",
+		"--kong-admin-token-file", token, "--kong-admin-ca-cert=PEM", "--kong-admin-init-retries=0", "--term-delay=3s"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := f.cfg
+	if c.KongAdminHeaders.Get("X-Tenant") != "a" || c.KongAdminHeaders.Get("Kong-Admin-Token") != "t2" || len(c.KongAdminHeaders) != 2 {
+		t.Errorf("headers %v", c.KongAdminHeaders)
+	}
+	if len(f.warnings) != 1 || !strings.Contains(f.warnings[0].msg, "--kong-admin-header") {
+		t.Errorf("warnings %+v, want one about the header without a colon", f.warnings)
+	}
+	if c.KongAdminToken != "s3cret" || c.KongAdminCACert != "PEM" || c.KongAdminInitRetries != 0 || f.termDelay != 3*time.Second {
+		t.Errorf("config %+v, term delay %v", c, f.termDelay)
+	}
+}
+
+// --feature-gates in KIC's format: each value starts from KIC's defaults.
+func TestFeatureGates(t *testing.T) {
+	for _, tc := range []struct {
+		value   string
+		changed []string
+		err     bool
+	}{
+		{"", nil, false},
+		{"GatewayAlpha=true", []string{"GatewayAlpha"}, false},
+		{" GatewayAlpha = true , RewriteURIs=1,", []string{"GatewayAlpha", "RewriteURIs"}, false},
+		{"FillIDs=true", nil, false},
+		{"GatewayAlpha=maybe", nil, true},
+		{"Nope=true", nil, true},
+	} {
+		fg := newFeatureGates()
+		_ = fg.Set("FallbackConfiguration=true") // replaced by the next Set
+		err := fg.Set(tc.value)
+		if (err != nil) != tc.err {
+			t.Errorf("%q: err %v", tc.value, err)
+			continue
+		}
+		if !tc.err && !slices.Equal(fg.changed(), tc.changed) {
+			t.Errorf("%q: changed %v, want %v", tc.value, fg.changed(), tc.changed)
+		}
+	}
+}
+
+// The help lists every flag, sorted, as KIC's does, without the hidden ones.
+func TestHelp(t *testing.T) {
+	var b strings.Builder
+	printRunFlags(&b)
+	out := b.String()
+	if !strings.Contains(out, "--kong-admin-url strings") || strings.Contains(out, "--diagnostic-server-port") ||
+		strings.Index(out, "--admission-webhook-cert ") > strings.Index(out, "--watch-namespace") {
+		t.Errorf("help:\n%s", out)
+	}
+	if _, _, err := parseRunFlags([]string{"--help"}, nil); err != pflag.ErrHelp {
+		t.Errorf("--help: err = %v", err)
+	}
+}
+
+// docs/operations.md names every KIC flag, in the table of flags that act or in the one of
+// flags without effect, and every gate.
+func TestOperationsDocListsEveryFlag(t *testing.T) {
+	b, err := os.ReadFile("../../docs/operations.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	for _, k := range readKICFlags(t) {
+		if !strings.Contains(doc, "`--"+k.name+"`") && !strings.Contains(doc, "`--"+k.name+"(-file)`") &&
+			!strings.Contains(doc, "`--"+strings.TrimSuffix(k.name, "-file")+"(-file)`") {
+			t.Errorf("docs/operations.md does not name --%s", k.name)
+		}
+	}
+	for _, k := range kicOnlyTable() {
+		if !strings.Contains(doc, "| `--"+k.name+"` |") {
+			t.Errorf("docs/operations.md has no row for --%s in the table of flags without effect", k.name)
+		}
+	}
+	for g := range kicFeatureGates {
+		if !strings.Contains(doc, "`"+g+"`") {
+			t.Errorf("docs/operations.md does not name the %s gate", g)
 		}
 	}
 }

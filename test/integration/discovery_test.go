@@ -5,8 +5,12 @@ package integration
 import (
 	"net"
 	"strconv"
+	"strings"
+	gosync "sync"
 	"testing"
+	"time"
 
+	"github.com/go-logr/logr/funcr"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -59,10 +63,19 @@ func TestAdminServiceDiscovery(t *testing.T) {
 	if _, err := admin.DiscoveryV1().EndpointSlices(ns).Create(ctx, slice("kong-admin-1", k1), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	startKongsync(t, "discovery", ns, nil, func(c *runner.Config) {
+	metricsAddr := freeAddr(t)
+	removed := make(chan struct{})
+	var once gosync.Once
+	log := funcr.New(func(_, args string) {
+		if strings.Contains(args, "Kong replica removed") {
+			once.Do(func() { close(removed) })
+		}
+	}, funcr.Options{})
+	startKongsyncWithLogger(t, "discovery", ns, nil, func(c *runner.Config) {
 		c.KongAdminSvc = ns + "/kong-admin"
 		c.KongAdminSvcPortNames = []string{"admin"}
-	})
+		c.MetricsBindAddress = metricsAddr
+	}, log)
 	app{ns: ns, name: "web", host: "discovered.example.com"}.create(t)
 	waitDouble(t, k1, "config on the first discovered replica", func() bool { return hasHost(k1, "discovered.example.com") })
 	if len(k2.Requests()) != 0 {
@@ -74,5 +87,25 @@ func TestAdminServiceDiscovery(t *testing.T) {
 	waitDouble(t, k2, "config on the replica added later", func() bool { return hasHost(k2, "discovered.example.com") })
 	if k1.Hash() != k2.Hash() {
 		t.Errorf("replicas differ: %s vs %s", k1.Hash(), k2.Hash())
+	}
+
+	// The second replica goes away: its series go with it (no stuck gauges), the first's stay.
+	if err := admin.DiscoveryV1().EndpointSlices(ns).Delete(ctx, "kong-admin-2", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-removed:
+	case <-time.After(waitTimeout):
+		t.Fatal("the replica whose EndpointSlice was deleted was never removed")
+	}
+	_, body := get(t, "http://"+metricsAddr+"/metrics")
+	if strings.Contains(body, `"`+k2.URL()+`"`) {
+		t.Errorf("/metrics still has series of the removed replica %s", k2.URL())
+	}
+	for _, want := range []string{`kongsync_replica_in_sync{replica="` + k1.URL() + `"}`,
+		`ingress_controller_configuration_push_last_successful{dataplane="` + k1.URL() + `"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
 	}
 }
