@@ -25,7 +25,7 @@ type Options struct {
 	// IngressClass is the class this controller serves (KIC's --ingress-class, default "kong").
 	IngressClass string
 	// ClusterDomain completes the DNS name of Services annotated
-	// ingress.kubernetes.io/service-upstream (KIC's --cluster-domain, default "cluster.local").
+	// ingress.kubernetes.io/service-upstream (KIC's --cluster-domain, default "": no domain appended).
 	ClusterDomain string
 	// GatewayControllerName is the GatewayClass controllerName whose Gateways kongsync serves
 	// (KIC's --gateway-api-controller-name); empty means DefaultGatewayControllerName.
@@ -38,7 +38,7 @@ type Options struct {
 
 // DefaultOptions are KIC v3.5.13's defaults.
 func DefaultOptions() Options {
-	return Options{IngressClass: "kong", ClusterDomain: "cluster.local", GatewayControllerName: DefaultGatewayControllerName}
+	return Options{IngressClass: "kong", ClusterDomain: "", GatewayControllerName: DefaultGatewayControllerName}
 }
 
 // Result is a translation's output: the document and the problems met on the way.
