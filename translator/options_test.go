@@ -33,7 +33,8 @@ func TestOptions(t *testing.T) {
 		route  string
 		target string
 	}{
-		{DefaultOptions(), "ns.a-kong", "web.ns.svc.cluster.local:80"},
+		{DefaultOptions(), "ns.a-kong", "web.ns.svc:80"}, // KIC's default cluster domain is empty
+		{Options{IngressClass: "kong", ClusterDomain: "cluster.local"}, "ns.a-kong", "web.ns.svc.cluster.local:80"},
 		{Options{IngressClass: "internal", ClusterDomain: "corp.example"}, "ns.b-internal", "web.ns.svc.corp.example:80"},
 		{Options{IngressClass: "internal"}, "ns.b-internal", "web.ns.svc:80"},
 		{Options{}, "ns.a-kong", "web.ns.svc:80"}, // an empty class means KIC's default, "kong"
