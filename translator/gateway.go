@@ -34,6 +34,15 @@ type routePiece struct {
 	// plugins are the KongPlugins its routes name (konghq.com/plugins, ExtensionRef filters):
 	// assemble's plugin stage attaches them.
 	plugins []routePluginRef
+	tags    []*string // the route object's tags, made once for its entities (objTags)
+}
+
+// objTags are the route object's own tags, shared by the entities of its piece that carry them.
+func (p *routePiece) objTags(t *translation, kind store.Kind, obj store.Object) []*string {
+	if p.tags == nil {
+		p.tags = objectTagsIn(kind, obj, nil, &t.nsTag)
+	}
+	return p.tags
 }
 
 // routePluginRef is a plugin a Kong route of a Gateway API route asks for.

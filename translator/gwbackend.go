@@ -170,9 +170,9 @@ func (t *translation) buildRouteService(p *routePiece, kind store.Kind, obj stor
 	case 0:
 		tags = unknownServiceTags()
 	case 1:
-		tags = objectTags(store.KindService, svcs[0])
+		tags = objectTagsIn(store.KindService, svcs[0], nil, &t.nsTag)
 	default:
-		tags = objectTags(kind, obj)
+		tags = p.objTags(t, kind, obj)
 	}
 	if len(svcs) > 0 && hasKeyPrefix(svcs[0].Annotations, annPrefix) {
 		t.parseServiceOptions(svcs[0], info)

@@ -16,7 +16,7 @@ import (
 // applied (as in KIC), no path.
 func (h *httpRouteCtx) catchAll(rule int) *document.Route {
 	name := "httproute." + h.ref.Namespace + "." + h.ref.Name + "." + strconv.Itoa(rule) + ".0"
-	r := h.base(name, objectTags(h.ref.Kind, h.r))
+	r := h.base(name, h.p.objTags(h.t, h.ref.Kind, h.r))
 	r.StripPath = nil
 	h.finish(r)
 	return r
@@ -65,7 +65,10 @@ func (h *httpRouteCtx) matchRoutes(firstRule int, mg []matchRef) ([]*document.Ro
 			names = append(names, string(*n))
 		}
 	}
-	tags := objectTagsWith(h.ref.Kind, h.r, TagNamedRouteRule, names)
+	tags := h.p.objTags(h.t, h.ref.Kind, h.r)
+	if len(names) > 0 {
+		tags = objectTagsWith(h.ref.Kind, h.r, TagNamedRouteRule, names)
+	}
 	headers, ok := h.headers(mg[0])
 	if !ok {
 		return nil, false

@@ -116,7 +116,7 @@ func (t *translation) l4Route(kind store.Kind, obj store.Object, name string, ru
 // routeTags are a route object's tags, with KIC's k8s-named-route-rule tag for a named rule.
 func routeTags(kind store.Kind, obj store.Object, rule *gatewayv1.SectionName) []*string {
 	if rule == nil || strings.TrimSpace(string(*rule)) == "" {
-		return objectTags(kind, obj)
+		return objectTagsIn(kind, obj, nil, nil)
 	}
 	return objectTagsWith(kind, obj, TagNamedRouteRule, []string{string(*rule)})
 }
