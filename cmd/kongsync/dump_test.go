@@ -302,3 +302,63 @@ spec:
 		}
 	}
 }
+
+// TestDumpAssumesMissingGateways: offline, a route whose parent Gateway (or its GatewayClass) is
+// not among the manifests is translated as if it existed and were kongsync's, with one note on
+// stderr naming the Gateways assumed; a Gateway whose listeners refuse the route still refuses it.
+func TestDumpAssumesMissingGateways(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "routes.yaml")
+	manifest := `apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: a, namespace: default}
+spec:
+  parentRefs: [{name: kong}]
+  rules: [{matches: [{path: {type: PathPrefix, value: /a}}], backendRefs: [{kind: Service, name: web, port: 80}]}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: b, namespace: default}
+spec:
+  parentRefs: [{name: kong}, {name: edge, namespace: infra}]
+  rules: [{matches: [{path: {type: PathPrefix, value: /b}}], backendRefs: [{kind: Service, name: web, port: 80}]}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: c, namespace: default}
+spec:
+  parentRefs: [{name: tcp-only, namespace: infra}]
+  rules: [{matches: [{path: {type: PathPrefix, value: /c}}], backendRefs: [{kind: Service, name: web, port: 80}]}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: tcp-only, namespace: infra}
+spec:
+  gatewayClassName: elsewhere
+  listeners: [{name: tcp, protocol: TCP, port: 9000}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: default}
+spec: {ports: [{port: 80}]}
+`
+	if err := os.WriteFile(in, []byte(manifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runDump(t, "-f", in)
+	for _, want := range []string{"name: httproute.default.a.0.0", "name: httproute.default.b.0.0"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "httproute.default.c") {
+		t.Errorf("route c, refused by its Gateway's listeners, was translated:\n%s", out)
+	}
+	notes := regexp.MustCompile(`(?m)^note: gateway-api: .*$`).FindAllString(errOut, -1)
+	if len(notes) != 1 || !strings.Contains(notes[0], "default/kong, infra/edge, infra/tcp-only") {
+		t.Errorf("want one note naming the assumed Gateways, got %q", notes)
+	}
+	if code != 1 || !strings.Contains(errOut, "HTTPRoute default/c: spec.parentRefs[0]") {
+		t.Errorf("exit %d, want 1 with route c's refusal:\n%s", code, errOut)
+	}
+}
