@@ -34,6 +34,8 @@ func TestDecodeManifests(t *testing.T) {
 			objs: []string{"KongUpstreamPolicy default/p"}},
 		{name: "KongUpstreamPolicy at another version", in: "apiVersion: configuration.konghq.com/v1\nkind: KongUpstreamPolicy\nmetadata: {name: p}\n",
 			notes: []string{"unsupported apiVersion configuration.konghq.com/v1"}, errNotes: 1},
+		{name: "Namespace is cluster-scoped", in: "apiVersion: v1\nkind: Namespace\nmetadata: {name: team-a, labels: {team: a}}\n",
+			objs: []string{"Namespace team-a"}},
 		{name: "empty and comments", in: "\n# nothing\n---\n", objs: nil},
 		{name: "not utf-8", in: "apiVersion: v1\nkind: Service\nmetadata: {name: \xff}\n", notes: []string{"not valid UTF-8"}, errNotes: 1},
 	}

@@ -132,8 +132,9 @@ func Each(c Config, emit func(runtime.Object) error) error {
 	return nil
 }
 
-// Objects returns every generated object the store holds (everything but Namespaces), in
-// manifest order, for benchmarks that load a store in-process.
+// Objects returns every generated object but the Namespaces (which only Gateway API
+// allowedRoutes selectors read, and the generated listeners allow routes from all namespaces),
+// in manifest order, for benchmarks that load a store in-process.
 func Objects(c Config) ([]runtime.Object, error) {
 	var out []runtime.Object
 	err := Each(c, func(o runtime.Object) error {
