@@ -1,7 +1,9 @@
 // Package informer feeds the store from the Kubernetes API: client-go shared informers for
 // every kind the translator reads, with transforms that keep only what it reads, handlers that
 // upsert and delete into store.Store and then notify the sync loop. Secrets go through a work
-// queue instead (secretqueue.go), as some of them must be GOT from the API.
+// queue instead (secretqueue.go), as some of them must be GOT from the API. The custom resources
+// (Kong's and the Gateway API's) are watched while their CRDs are served, whenever they are
+// installed or removed (crdwatch.go).
 package informer
 
 import (
@@ -14,7 +16,6 @@ import (
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/metadata"
@@ -38,8 +39,8 @@ type Options struct {
 	Namespaces []string
 	// Resync is the informers' resync period; 0 disables resyncs (the store ignores them anyway).
 	Resync time.Duration
-	// Dynamic, if set, is used to watch the Kong custom resources (KongPlugin,
-	// KongClusterPlugin, KongConsumer) whose CRDs are installed.
+	// Dynamic, if set, is used to watch the custom resources (Kong's and the Gateway API's,
+	// crdResources) while their CRDs are installed; without it none is watched.
 	Dynamic dynamic.Interface
 	// Metadata lists and watches Secrets as metadata only (PartialObjectMetadata), so that the
 	// data of Secrets the translator never reads is never transferred. Required.
@@ -63,9 +64,11 @@ type Controller struct {
 	refs     *secretRefs
 
 	factories     []informers.SharedInformerFactory
-	dynFactories  []dynamicinformer.DynamicSharedInformerFactory
 	metaFactories []metadatainformer.SharedInformerFactory
 	synced        []cache.InformerSynced
+	// crds runs the informers of the custom resources and Namespaces; nil without
+	// Options.Dynamic.
+	crds *crdWatcher
 
 	// secrets holds the Secret informers per watched namespace ("" for all); secretSynced
 	// their caches' sync state.
@@ -85,7 +88,7 @@ type Controller struct {
 }
 
 // New wires informers for Ingress, IngressClass, Service, EndpointSlice and Secret (see
-// secretsources.go) to st. Nothing runs until Start.
+// secretsources.go), and with Options.Dynamic the CRD watcher, to st. Nothing runs until Start.
 func New(client kubernetes.Interface, st *store.Store, n Notifier, log logr.Logger, opts Options) (*Controller, error) {
 	if opts.SecretRetryBase <= 0 {
 		opts.SecretRetryBase = defaultSecretRetryBase
@@ -120,9 +123,11 @@ func New(client kubernetes.Interface, st *store.Store, n Notifier, log logr.Logg
 		}
 	}
 	if opts.Dynamic != nil {
-		if err := c.watchKongCRDs(opts.Dynamic, dedupe(namespaces)); err != nil {
+		w, err := newCRDWatcher(c, client.Discovery(), dedupe(namespaces))
+		if err != nil {
 			return nil, err
 		}
+		c.crds = w
 	}
 	return c, nil
 }
@@ -145,12 +150,7 @@ func (c *Controller) watch(inf cache.SharedIndexInformer, kind store.Kind, trans
 	if err := inf.SetTransform(transform); err != nil {
 		return fmt.Errorf("controller: %s transform: %w", kind, err)
 	}
-	h := &handler{c: c, kind: kind}
-	reg, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    h.upsert,
-		UpdateFunc: func(_, obj any) { h.upsert(obj) },
-		DeleteFunc: h.delete,
-	})
+	reg, err := inf.AddEventHandler(handlerFuncs(&handler{c: c, kind: kind}))
 	if err != nil {
 		return fmt.Errorf("controller: %s handler: %w", kind, err)
 	}
@@ -161,15 +161,13 @@ func (c *Controller) watch(inf cache.SharedIndexInformer, kind store.Kind, trans
 }
 
 // Start runs the informers and the Secret workers until ctx ends and blocks until every
-// handler has processed the initial list and every Secret then known has been reconciled once
-// (stored, or its GET failed and is queued for a retry), so the first push sees the whole
-// cluster.
+// handler has processed the initial list — those of the custom resources whose CRDs are served
+// now included — and every Secret then known has been reconciled once (stored, or its GET failed
+// and is queued for a retry), so the first push sees the whole cluster. Custom resources whose
+// CRDs appear later are watched from then on.
 func (c *Controller) Start(ctx context.Context) error {
 	c.stopQueue = context.AfterFunc(ctx, c.queue.ShutDown)
 	for _, f := range c.factories {
-		f.Start(ctx.Done())
-	}
-	for _, f := range c.dynFactories {
 		f.Start(ctx.Done())
 	}
 	for _, f := range c.metaFactories {
@@ -179,6 +177,11 @@ func (c *Controller) Start(ctx context.Context) error {
 		return errors.New("controller: Secret caches did not sync before shutdown")
 	}
 	c.startSecretWorkers(ctx)
+	if c.crds != nil {
+		if err := c.crds.start(ctx); err != nil {
+			return err
+		}
+	}
 	c.reconcileReferencedSecrets()
 	if !waitSynced(ctx, c.synced) {
 		return errors.New("controller: informer caches did not sync before shutdown")
@@ -217,14 +220,15 @@ func waitSynced(ctx context.Context, fns []cache.InformerSynced) bool {
 	}
 }
 
-// HasSynced reports whether every handler has processed its initial list.
+// HasSynced reports whether every handler has processed its initial list, those of the custom
+// resources watched now included.
 func (c *Controller) HasSynced() bool {
 	for _, s := range c.synced {
 		if !s() {
 			return false
 		}
 	}
-	return true
+	return c.crds == nil || c.crds.hasSynced()
 }
 
 // Shutdown waits for the informer goroutines to exit after ctx passed to Start has ended. The
@@ -238,11 +242,11 @@ func (c *Controller) Shutdown() {
 	for _, f := range c.factories {
 		f.Shutdown()
 	}
-	for _, f := range c.dynFactories {
-		f.Shutdown()
-	}
 	for _, f := range c.metaFactories {
 		f.Shutdown()
+	}
+	if c.crds != nil {
+		c.crds.wg.Wait()
 	}
 }
 

@@ -19,9 +19,29 @@ const secretFetchTimeout = 10 * time.Second
 type handler struct {
 	c    *Controller
 	kind store.Kind
+	// gate is set for the informers of custom resources and Namespaces (crdwatch.go), which
+	// start and stop while kongsync runs.
+	gate *watchGate
+}
+
+func handlerFuncs(h *handler) cache.ResourceEventHandlerFuncs {
+	return cache.ResourceEventHandlerFuncs{
+		AddFunc:    h.upsert,
+		UpdateFunc: func(_, obj any) { h.upsert(obj) },
+		DeleteFunc: h.delete,
+	}
 }
 
 func (h *handler) upsert(obj any) {
+	if !h.enter() {
+		return
+	}
+	defer h.leave()
+	if u, ok := obj.(*undecodable); ok {
+		h.c.log.Error(u.err, "cannot decode; left out", "kind", h.kind, "namespace", u.GetNamespace(), "name", u.GetName())
+		h.notify(h.c.forget(store.Ref{Kind: h.kind, Namespace: u.GetNamespace(), Name: u.GetName()}))
+		return
+	}
 	o, ok := obj.(store.Object)
 	if !ok {
 		h.c.log.Info("ignoring unexpected informer object", "kind", h.kind, "type", typeName(obj))
@@ -41,10 +61,14 @@ func (h *handler) upsert(obj any) {
 			h.c.trackRefs(o, clusterPluginSecrets(p))
 		}
 	}
-	h.c.put(o)
+	h.notify(h.c.stored(o))
 }
 
 func (h *handler) delete(obj any) {
+	if !h.enter() {
+		return
+	}
+	defer h.leave()
 	var ns, name string
 	switch o := obj.(type) {
 	case cache.DeletedFinalStateUnknown:
@@ -60,25 +84,62 @@ func (h *handler) delete(obj any) {
 		h.c.log.Info("ignoring unexpected deleted object", "kind", h.kind, "type", typeName(obj))
 		return
 	}
-	ref := store.Ref{Kind: h.kind, Namespace: ns, Name: name}
-	switch h.kind {
-	case store.KindIngress, store.KindService, store.KindKongPlugin, store.KindKongClusterPlugin:
-		h.c.dropRefs(ref)
-	}
-	h.c.remove(ref)
+	h.notify(h.c.forget(store.Ref{Kind: h.kind, Namespace: ns, Name: name}))
 }
 
-// put upserts into the store and notifies on change. The store keeps the informer's pointer:
-// neither side mutates objects after this point.
+// enter takes the gate, if any; false if its informer was stopped (an event still in flight).
+func (h *handler) enter() bool {
+	if h.gate == nil {
+		return true
+	}
+	h.gate.mu.Lock()
+	if h.gate.stopped {
+		h.gate.mu.Unlock()
+		return false
+	}
+	return true
+}
+
+func (h *handler) leave() {
+	if h.gate != nil {
+		h.gate.mu.Unlock()
+	}
+}
+
+// notify tells the sync loop about a change, unless the gate holds notifications back (its
+// informer's batch has not synced yet).
+func (h *handler) notify(changed bool) {
+	if changed && (h.gate == nil || !h.gate.quiet) {
+		h.c.notifier.Notify()
+	}
+}
+
+// forget removes an object from the store, with the Secret references it held, and reports
+// whether the store changed.
+func (c *Controller) forget(ref store.Ref) bool {
+	switch ref.Kind {
+	case store.KindIngress, store.KindService, store.KindKongPlugin, store.KindKongClusterPlugin:
+		c.dropRefs(ref)
+	}
+	return c.store.Delete(ref)
+}
+
+// put upserts into the store and notifies on change.
 func (c *Controller) put(o store.Object) {
+	if c.stored(o) {
+		c.notifier.Notify()
+	}
+}
+
+// stored upserts into the store and reports whether it changed. The store keeps the informer's
+// pointer: neither side mutates objects after this point.
+func (c *Controller) stored(o store.Object) bool {
 	changed, err := c.store.Upsert(o)
 	if err != nil {
 		c.log.Error(err, "store upsert", "namespace", o.GetNamespace(), "name", o.GetName())
-		return
+		return false
 	}
-	if changed {
-		c.notifier.Notify()
-	}
+	return changed
 }
 
 func (c *Controller) remove(ref store.Ref) {
