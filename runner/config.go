@@ -90,6 +90,9 @@ type Hooks struct {
 	Leading func(bool)
 	// Ready is called once every Kong replica holds a configuration (what /readyz reports).
 	Ready func()
+	// Store is called once with the store the informers fill, before they start; tests read
+	// it (Get is safe concurrently) to see an object arrive before it translates to anything.
+	Store func(*store.Store)
 	// StatusUpdated is called after this replica wrote an Ingress status.
 	StatusUpdated func(ingress store.Ref, addresses []networkingv1.IngressLoadBalancerIngress)
 }

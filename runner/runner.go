@@ -40,6 +40,9 @@ func Run(ctx context.Context, cfg Config, log logr.Logger) error {
 	defer cancel()
 
 	st := store.New()
+	if cfg.Hooks.Store != nil {
+		cfg.Hooks.Store(st)
+	}
 	prom := metrics.New()
 	recorder, stopEvents := eventRecorder(ctx, cfg, client)
 	defer stopEvents()
@@ -101,7 +104,8 @@ func Run(ctx context.Context, cfg Config, log logr.Logger) error {
 	return g.wait()
 }
 
-// newClients builds the typed, dynamic (Kong CRDs) and metadata-only (Secrets) clients.
+// newClients builds the typed, dynamic (custom resources) and metadata-only (Secrets, CRDs,
+// Namespaces) clients.
 func newClients(cfg Config) (kubernetes.Interface, dynamic.Interface, metadata.Interface, error) {
 	rc, err := restConfig(cfg)
 	if err != nil {
