@@ -92,6 +92,45 @@ func TestKongPluginFromCRD(t *testing.T) {
 	waitDouble(t, kong, "the plugin following its Secret", limit("23"))
 }
 
+// Kong's CRDs installed while kongsync runs are watched from then on, without a restart; removed
+// again, their objects leave Kong. (The CRDs are installed again at the end for the tests after.)
+func TestKongCRDsInstalledAfterStart(t *testing.T) {
+	removeKongCRDs(t)
+	t.Cleanup(func() { installKongCRDs(t) })
+	ns := newNamespace(t)
+	app{ns: ns, name: "web", host: "late-crds.example.com"}.create(t)
+	kong := newDouble(t)
+	startKongsync(t, "late-crds", ns, []*kongdouble.Server{kong}, nil)
+	waitDouble(t, kong, "the Ingress in Kong", func() bool { return hasHost(kong, "late-crds.example.com") })
+
+	installKongCRDs(t)
+	dyn := dynamic.NewForConfigOrDie(plane.RestConfig())
+	consumers := dyn.Resource(configurationv1.SchemeGroupVersion.WithResource("kongconsumers")).Namespace(ns)
+	kc := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "configuration.konghq.com/v1", "kind": "KongConsumer",
+		"metadata": map[string]any{"name": "late", "namespace": ns,
+			"annotations": map[string]any{"kubernetes.io/ingress.class": "kong"}},
+		"username": "late-" + ns,
+	}}
+	if _, err := consumers.Create(ctxT(t), kc, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	hasConsumer := func() bool { return strings.Contains(kong.Config(), `"late-`+ns+`"`) }
+	waitDouble(t, kong, "the KongConsumer of CRDs installed after start", hasConsumer)
+
+	removeKongCRDs(t)
+	waitDouble(t, kong, "the consumer gone with its CRD, the Ingress kept", func() bool {
+		return !hasConsumer() && hasHost(kong, "late-crds.example.com")
+	})
+}
+
+// removeKongCRDs deletes the Kong CRDs, if installed, and waits until they are gone with their
+// objects (the bound as in removeGatewayCRDs).
+func removeKongCRDs(t *testing.T) {
+	t.Helper()
+	kubectl(t, "delete", "--ignore-not-found", "--wait", "--timeout=300s", "-f", "testdata/kong-crds.yaml")
+}
+
 // installKongCRDs applies the repository's Kong CRDs (test/integration/testdata) and waits until
 // the API server serves them.
 func installKongCRDs(t *testing.T) {
