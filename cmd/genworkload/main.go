@@ -1,11 +1,13 @@
 // Command genworkload writes the synthetic cluster kongsync is benchmarked on as manifests on
 // stdout: N Ingresses of class kong, each with its own Service and 2-endpoint EndpointSlice, the
 // IngressClass, and optionally TLS Secrets, KongConsumers with key-auth credentials, KongPlugins
-// the Ingresses reference and large unrelated Secrets. Output is deterministic for the
-// same flags, so `kongsync dump -f`, `kubectl apply -f` and other controllers can all be fed the
-// identical workload:
+// the Ingresses reference, large unrelated Secrets, and N HTTPRoutes (each with its own Service
+// and EndpointSlice) on one Gateway "kong" of a GatewayClass of KIC's controller. Output is
+// deterministic for the same flags, so `kongsync dump -f`, `kubectl apply -f` and other
+// controllers can all be fed the identical workload:
 //
 //	go run ./cmd/genworkload -ingresses 10000 > /tmp/w10k.yaml
+//	go run ./cmd/genworkload -httproutes 10000 > /tmp/r10k.yaml
 package main
 
 import (
@@ -26,6 +28,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	c := workload.Defaults(0)
 	fs.IntVar(&c.Ingresses, "ingresses", 0, "number of Ingresses (each with its own Service and EndpointSlice)")
+	fs.IntVar(&c.HTTPRoutes, "httproutes", 0, "number of HTTPRoutes (each with one rule, one PathPrefix match, its own Service and EndpointSlice) on one Gateway \"kong\" (HTTP, port 80) of GatewayClass \"kong\" ("+workload.GatewayControllerName+")")
 	fs.IntVar(&c.TLSSecrets, "tls-secrets", 0, "give the first K Ingresses TLS, each with its own self-signed kubernetes.io/tls Secret")
 	fs.IntVar(&c.UnrelatedSecrets, "unrelated-secrets", 0, "number of Opaque Secrets no Ingress references")
 	fs.IntVar(&c.Consumers, "consumers", 0, "number of KongConsumers, each with a key-auth credential Secret")

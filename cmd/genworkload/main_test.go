@@ -68,3 +68,35 @@ func TestRunPlugins(t *testing.T) {
 		t.Errorf("-plugins -1 accepted")
 	}
 }
+
+// TestRunHTTPRoutes: -httproutes N writes one GatewayClass, one Gateway and N HTTPRoutes, each
+// with its own Service and EndpointSlice; a negative count is refused.
+func TestRunHTTPRoutes(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run([]string{"-httproutes", "3"}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	objs, notes, err := store.DecodeManifests("stdout", &out)
+	if err != nil || len(notes) != 0 {
+		t.Fatalf("err=%v notes=%v", err, notes)
+	}
+	counts := map[store.Kind]int{}
+	for _, o := range objs {
+		k, _ := store.KindOf(o)
+		counts[k]++
+	}
+	want := map[store.Kind]int{store.KindIngressClass: 1, store.KindGatewayClass: 1, store.KindGateway: 1,
+		store.KindHTTPRoute: 3, store.KindService: 3, store.KindEndpointSlice: 3}
+	if len(counts) != len(want) {
+		t.Errorf("kinds %v, want %v", counts, want)
+	}
+	for k, n := range want {
+		if counts[k] != n {
+			t.Errorf("%s: %d, want %d", k, counts[k], n)
+		}
+	}
+	var bad bytes.Buffer
+	if code := run([]string{"-httproutes", "-1"}, &out, &bad); code == 0 {
+		t.Errorf("-httproutes -1 accepted")
+	}
+}

@@ -39,8 +39,11 @@ func (g *gen) ingressClass() *networkingv1.IngressClass {
 	}
 }
 
-func (g *gen) service(i int) *corev1.Service {
-	ns, name := g.ns(i), g.name("app", i)
+func (g *gen) service(i int) *corev1.Service { return g.serviceNamed(g.ns(i), g.name("app", i), i) }
+
+// serviceNamed is a selector-less Service with one HTTP port (its endpoints come from the
+// generated EndpointSlice).
+func (g *gen) serviceNamed(ns, name string, i int) *corev1.Service {
 	return &corev1.Service{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
 		ObjectMeta: g.meta("Service", ns, name, i),
@@ -55,7 +58,12 @@ func (g *gen) service(i int) *corev1.Service {
 }
 
 func (g *gen) endpointSlice(i int) *discoveryv1.EndpointSlice {
-	ns, svc := g.ns(i), g.name("app", i)
+	return g.sliceFor(g.ns(i), g.name("app", i), i, 2*i)
+}
+
+// sliceFor is the 2-endpoint EndpointSlice of Service svc, whose pod addresses are the
+// first-th and the next of the address plan.
+func (g *gen) sliceFor(ns, svc string, i, first int) *discoveryv1.EndpointSlice {
 	meta := g.meta("EndpointSlice", ns, svc+"-1", i)
 	meta.Labels = map[string]string{
 		discoveryv1.LabelServiceName: svc,
@@ -71,7 +79,7 @@ func (g *gen) endpointSlice(i int) *discoveryv1.EndpointSlice {
 	}
 	for k := range 2 {
 		es.Endpoints = append(es.Endpoints, discoveryv1.Endpoint{
-			Addresses:  []string{address(2*i + k)},
+			Addresses:  []string{address(first + k)},
 			Conditions: discoveryv1.EndpointConditions{Ready: &yes, Serving: &yes, Terminating: &no},
 		})
 	}

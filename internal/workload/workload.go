@@ -1,7 +1,7 @@
 // Package workload generates the synthetic cluster that kongsync's benchmarks and
 // cmd/genworkload use: N Ingresses, each with its own Service and EndpointSlice, optionally TLS
-// Secrets, KongConsumers with key-auth credentials, KongPlugins the Ingresses reference and large
-// unrelated Secrets. The same Config always yields the same objects, byte for
+// Secrets, KongConsumers with key-auth credentials, KongPlugins the Ingresses reference, large
+// unrelated Secrets, and HTTPRoutes (with their own Services and EndpointSlices) on one Gateway. The same Config always yields the same objects, byte for
 // byte, so a benchmark in-process and a manifest file on disk describe the identical workload and
 // anyone can compare kongsync with another tool on it.
 package workload
@@ -35,6 +35,11 @@ const ManagedBy = "genworkload.kongsync.dev"
 type Config struct {
 	// Ingresses is N: each comes with one Service and one 2-endpoint EndpointSlice.
 	Ingresses int
+	// HTTPRoutes is how many HTTPRoutes to generate, each with its own hostname, one rule with
+	// one PathPrefix match and its own Service and 2-endpoint EndpointSlice, all attached to one
+	// Gateway (HTTP on port 80) of a GatewayClass of KIC's controller name. Zero: no Gateway
+	// API objects at all.
+	HTTPRoutes int
 	// TLSSecrets is how many of the Ingresses (the first ones) get a TLS section and their own
 	// kubernetes.io/tls Secret with a self-signed certificate for their host.
 	TLSSecrets int
@@ -66,21 +71,24 @@ func Defaults(n int) Config {
 // Validate rejects configurations that cannot be generated.
 func (c Config) Validate() error {
 	switch {
-	case c.Ingresses < 0 || c.TLSSecrets < 0 || c.UnrelatedSecrets < 0 || c.SecretSize < 0 || c.Consumers < 0 || c.Plugins < 0:
+	case c.Ingresses < 0 || c.TLSSecrets < 0 || c.UnrelatedSecrets < 0 || c.SecretSize < 0 || c.Consumers < 0 || c.Plugins < 0 ||
+		c.HTTPRoutes < 0:
 		return fmt.Errorf("counts and sizes must not be negative")
 	case c.TLSSecrets > c.Ingresses:
 		return fmt.Errorf("-tls-secrets %d exceeds -ingresses %d: each TLS Secret belongs to one Ingress", c.TLSSecrets, c.Ingresses)
 	case c.Namespaces < 1:
 		return fmt.Errorf("-namespaces must be at least 1")
-	case c.Ingresses > 1<<22:
-		return fmt.Errorf("-ingresses %d is over the %d the 10.0.0.0/8 address plan allows", c.Ingresses, 1<<22)
+	case c.Ingresses+c.HTTPRoutes > 1<<22:
+		return fmt.Errorf("-ingresses plus -httproutes (%d) is over the %d the 10.0.0.0/8 address plan allows",
+			c.Ingresses+c.HTTPRoutes, 1<<22)
 	}
 	return nil
 }
 
 // Each calls emit with every object in manifest order: Namespaces, the IngressClass, Secrets,
-// credential Secret and KongConsumer per consumer, KongPlugins, then Service, EndpointSlice and
-// Ingress per index. It stops at the first error emit returns.
+// credential Secret and KongConsumer per consumer, KongPlugins, Service, EndpointSlice and
+// Ingress per index, then (with HTTPRoutes) the GatewayClass, the Gateway and Service,
+// EndpointSlice and HTTPRoute per route. It stops at the first error emit returns.
 // Objects are built one at a time, so a caller that writes and forgets them uses little memory
 // even with thousands of large Secrets.
 func Each(c Config, emit func(runtime.Object) error) error {
@@ -129,6 +137,30 @@ func Each(c Config, emit func(runtime.Object) error) error {
 			}
 		}
 	}
+	return g.eachRoute(emit)
+}
+
+// eachRoute emits the Gateway API part of the workload, if any.
+func (g *gen) eachRoute(emit func(runtime.Object) error) error {
+	if g.c.HTTPRoutes == 0 {
+		return nil
+	}
+	if err := emit(g.gatewayClass()); err != nil {
+		return err
+	}
+	if err := emit(g.gateway()); err != nil {
+		return err
+	}
+	for i := range g.c.HTTPRoutes {
+		ns, name := g.ns(i), g.routeName(i)
+		// Endpoints after the Ingresses' in the address plan.
+		objs := []runtime.Object{g.serviceNamed(ns, name, i), g.sliceFor(ns, name, i, 2*(g.c.Ingresses+i)), g.httpRoute(i)}
+		for _, o := range objs {
+			if err := emit(o); err != nil {
+				return err
+			}
+		}
+	}
 	return nil
 }
 
@@ -155,7 +187,7 @@ type gen struct {
 }
 
 func newGen(c Config) *gen {
-	width := len(fmt.Sprint(max(c.Ingresses, c.UnrelatedSecrets, c.Consumers, c.Plugins) - 1))
+	width := len(fmt.Sprint(max(c.Ingresses, c.UnrelatedSecrets, c.Consumers, c.Plugins, c.HTTPRoutes) - 1))
 	var seed [8]byte
 	binary.BigEndian.PutUint64(seed[:], uint64(c.Seed))
 	return &gen{
