@@ -90,7 +90,7 @@ func (m *memos) sweep(gen uint64) {
 	m.plugins.sweep(gen)
 	m.pluginServices.sweep(gen)
 	m.served.sweep(gen)
-	m.routes.sweep(gen)
+	// routes are swept when gatewayPart visits every route (gwstage.go)
 	m.allConsumers.sweep(gen)
 	m.allCACerts.sweep(gen)
 	epoch := m.idents.epoch

@@ -1,0 +1,336 @@
+package translator
+
+import (
+	"math/bits"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/kongsync/kongsync/document"
+	"github.com/kongsync/kongsync/store"
+)
+
+// gatewayPart is assemble's Gateway API part: the piece of every route, their Kong services and
+// upstreams merged into the Ingress ones (both lists are by name, descending), and the route
+// statuses. The lists are kept between builds (gwKept) and patched when only a few pieces changed
+// without changing their entities' names.
+func (t *translation) gatewayPart(svcs []*document.Service, ups []*document.Upstream) ([]*document.Service, []*document.Upstream) {
+	k := &t.memos.gw
+	all, ok := k.visitChanged(t)
+	if !ok {
+		all = k.visitAll(t)
+	}
+	if !t.keep || !k.patch(t, all) {
+		k.full(t, all)
+	}
+	t.parents, t.routePieces = k.parents, k.served
+	if len(k.svcs) == 0 && len(k.ups) == 0 {
+		return svcs, ups
+	}
+	return mergeDesc(svcs, k.svcs, func(s *document.Service) string { return *s.Name }),
+		mergeDesc(ups, k.ups, func(u *document.Upstream) string { return *u.Name })
+}
+
+// gwKept is what gatewayPart keeps from one build to the next: every route's piece in visiting
+// order, their parents (with each piece's offset), the served pieces (with each piece's
+// position among them), and the served pieces' entities sorted by name, descending.
+type gwKept struct {
+	gen uint64
+	all []*routePiece
+	// refPos is each route's position in all; readers the positions of the pieces that made
+	// each read, kindReaders of those that read a whole kind, mask the kinds any of them read:
+	// with them a build visits only the pieces a change can reach (visitChanged).
+	refPos      map[store.Ref]int32
+	readers     map[readKey][]int32
+	kindReaders map[store.Kind][]int32
+	mask        uint32
+	// noisy are the positions whose piece reported problems (sorted): a piece not looked up
+	// again still reports them.
+	noisy     []int32
+	parentOff []int32
+	servedPos []int32 // -1 for a piece not served
+	parents   []ParentStatus
+	served    []*routePiece
+	svcs      []*document.Service
+	ups       []*document.Upstream
+	certs     bool // a served piece's services name certificates: resolved per build, never kept
+}
+
+// full makes the kept lists from all the pieces.
+func (k *gwKept) full(t *translation, all []*routePiece) {
+	np, ns, nsvc, nup := 0, 0, 0, 0
+	for _, p := range all {
+		np += len(p.parents)
+		if p.served {
+			ns, nsvc, nup = ns+1, nsvc+len(p.services), nup+len(p.upstreams)
+		}
+	}
+	off := make([]int32, 2*len(all))
+	*k = gwKept{gen: t.gen, all: all, parentOff: off[:len(all)], servedPos: off[len(all):],
+		refPos: k.refPos, readers: k.readers, kindReaders: k.kindReaders, mask: k.mask, noisy: k.noisy,
+		parents: make([]ParentStatus, 0, np), served: make([]*routePiece, 0, ns),
+		svcs: make([]*document.Service, 0, nsvc), ups: make([]*document.Upstream, 0, nup)}
+	for i, p := range all {
+		k.parentOff[i], k.servedPos[i] = int32(len(k.parents)), -1
+		k.parents = append(k.parents, p.parents...)
+		if !p.served {
+			continue
+		}
+		k.servedPos[i] = int32(len(k.served))
+		k.served = append(k.served, p)
+		k.svcs = append(k.svcs, t.resolvedRouteServices(p)...)
+		k.ups = append(k.ups, p.upstreams...)
+		k.certs = k.certs || len(p.certs) > 0
+	}
+	slices.SortFunc(k.svcs, func(a, b *document.Service) int { return strings.Compare(*b.Name, *a.Name) })
+	slices.SortFunc(k.ups, func(a, b *document.Upstream) int { return strings.Compare(*b.Name, *a.Name) })
+}
+
+// patch updates the kept lists in place of a full pass when the last build kept them, the
+// routes are the same ones in the same order, and at most 64 pieces changed, each into one with
+// the same parents count, served state and entity names (a route edited in place). It returns
+// false, keeping nothing, otherwise.
+func (k *gwKept) patch(t *translation, all []*routePiece) bool {
+	if k.gen != t.gen-1 || k.certs || len(all) != len(k.all) {
+		return false
+	}
+	var changed []int
+	for i := range all {
+		if all[i] != k.all[i] {
+			if len(changed) == 64 || !sameShape(k.all[i], all[i]) {
+				return false
+			}
+			changed = append(changed, i)
+		}
+	}
+	if len(changed) == 0 {
+		k.gen, k.all = t.gen, all
+		return true
+	}
+	for _, i := range changed {
+		keepEqualEntities(k.all[i], all[i])
+	}
+	k.gen, k.all = t.gen, all
+	if len(changed) == 0 {
+		return true
+	}
+	k.served, k.svcs, k.ups = slices.Clone(k.served), slices.Clone(k.svcs), slices.Clone(k.ups)
+	cloned := false
+	for _, i := range changed {
+		p := all[i]
+		if at := k.parents[k.parentOff[i]:]; !slices.EqualFunc(p.parents, at[:len(p.parents)], sameParent) {
+			if !cloned {
+				k.parents, cloned = slices.Clone(k.parents), true // the last build's Result holds the old one
+			}
+			copy(k.parents[k.parentOff[i]:], p.parents)
+		}
+		if pos := k.servedPos[i]; pos >= 0 {
+			k.served[pos] = p
+			replaceByName(k.svcs, p.services, func(s *document.Service) string { return *s.Name })
+			replaceByName(k.ups, p.upstreams, func(u *document.Upstream) string { return *u.Name })
+		}
+	}
+	return true
+}
+
+// sameShape reports whether a changed piece can replace the old one in place: the same served
+// state and number of parents, the same names of Kong services and upstreams, no certificates.
+func sameShape(old, cur *routePiece) bool {
+	if old.served != cur.served || len(old.parents) != len(cur.parents) || len(cur.certs) > 0 ||
+		len(old.services) != len(cur.services) || len(old.upstreams) != len(cur.upstreams) {
+		return false
+	}
+	for i := range old.services {
+		if *old.services[i].Name != *cur.services[i].Name {
+			return false
+		}
+	}
+	for i := range old.upstreams {
+		if *old.upstreams[i].Name != *cur.upstreams[i].Name {
+			return false
+		}
+	}
+	return true
+}
+
+// replaceByName puts each of items at the place of the item of the same name in list (sorted
+// by name, descending; every name is there).
+func replaceByName[T any](list, items []T, name func(T) string) {
+	for _, it := range items {
+		n := name(it)
+		i, _ := slices.BinarySearchFunc(list, n, func(x T, n string) int { return strings.Compare(n, name(x)) })
+		list[i] = it
+	}
+}
+
+// sameParent compares two parent statuses.
+func sameParent(a, b ParentStatus) bool {
+	return a.Route == b.Route && a.Index == b.Index && a.Gateway == b.Gateway && a.SectionName == b.SectionName &&
+		a.Port == b.Port && a.Accepted == b.Accepted && a.Reason == b.Reason && a.Message == b.Message &&
+		a.ResolvedRefs == b.ResolvedRefs && a.ResolvedRefsReason == b.ResolvedRefsReason && a.Assumed == b.Assumed &&
+		slices.Equal(a.Listeners, b.Listeners)
+}
+
+// keepEqualEntities puts the old piece's entities in place of the new piece's where they are
+// equal (a piece recomputed because an EndpointSlice changed keeps its Kong service): the
+// encoder then reuses their bytes and resumes the hash after them. The new piece is this
+// build's own, not yet handed out.
+func keepEqualEntities(old, cur *routePiece) {
+	for i := range cur.services {
+		if reflect.DeepEqual(old.services[i], cur.services[i]) {
+			cur.services[i] = old.services[i]
+		}
+	}
+	for i := range cur.upstreams {
+		if reflect.DeepEqual(old.upstreams[i], cur.upstreams[i]) {
+			cur.upstreams[i] = old.upstreams[i]
+		}
+	}
+}
+
+// visitAll looks up the piece of every route, in visiting order, and (when the engine keeps
+// entities) rebuilds the readers index from what they read and drops the pieces of routes gone.
+func (k *gwKept) visitAll(t *translation) []*routePiece {
+	all := make([]*routePiece, 0, len(k.all))
+	if t.keep {
+		k.refPos, k.readers, k.kindReaders, k.mask = map[store.Ref]int32{}, map[readKey][]int32{}, map[store.Kind][]int32{}, 0
+		k.noisy = k.noisy[:0]
+	}
+	for _, kind := range routeKinds {
+		for _, obj := range t.snap.snap.Objects(kind) {
+			all = append(all, piece(t, t.memos.routes, obj, func() *routePiece { return t.routePiece(kind, obj) }))
+			if t.keep {
+				pos := int32(len(all) - 1)
+				k.refPos[routeRef(kind, obj)] = pos
+				e := t.memos.routes.m[obj]
+				k.index(pos, &e.reads)
+				if len(e.problems) > 0 {
+					k.noisy = append(k.noisy, pos)
+				}
+			}
+		}
+	}
+	if t.keep {
+		t.memos.routes.sweep(t.gen)
+	}
+	return all
+}
+
+// index records that the piece at pos made the reads r.
+func (k *gwKept) index(pos int32, r *reads) {
+	k.mask |= r.mask
+	for _, o := range r.objs {
+		key := readKey{o.ref.Kind, o.ref.Namespace, o.ref.Name}
+		k.readers[key] = append(k.readers[key], pos)
+	}
+	for _, l := range r.lists {
+		key := readKey{indexRead, l.ns, l.svc}
+		k.readers[key] = append(k.readers[key], pos)
+	}
+	for _, kr := range r.kinds {
+		k.kindReaders[kr.kind] = append(k.kindReaders[kr.kind], pos)
+	}
+}
+
+// visitChanged is visitAll for a build right after the one that kept the lists, when every
+// kind that changed since changed in known objects and no route came or went: only the pieces
+// of changed routes and of the routes whose pieces read a changed object are looked up again;
+// the others are the last build's. False when that does not hold.
+func (k *gwKept) visitChanged(t *translation) ([]*routePiece, bool) {
+	kg := &t.memos.kinds
+	if !t.keep || k.gen != t.gen-1 || k.refPos == nil {
+		return nil, false
+	}
+	var touched []int32
+	for _, kind := range routeKinds {
+		i := kindIndex(kind)
+		if kg.gen[i] <= k.gen {
+			continue
+		}
+		if kg.delta[i] == nil {
+			return nil, false
+		}
+		for _, c := range kg.changes[i] {
+			if c.old == nil || c.cur == nil {
+				return nil, false // a route came or went: positions move
+			}
+			touched = append(touched, k.refPos[routeRef(kind, c.cur)])
+		}
+	}
+	more, ok := k.readersOfChanges(kg)
+	if !ok {
+		return nil, false
+	}
+	touched = append(touched, more...)
+	slices.Sort(touched)
+	touched = slices.Compact(touched)
+	all := slices.Clone(k.all)
+	objs := map[store.Kind][]store.Object{}
+	noisy := make([]int32, 0, len(k.noisy)+len(touched))
+	for _, pos := range k.noisy { // the untouched pieces' problems, as piece would replay them
+		if _, found := slices.BinarySearch(touched, pos); !found {
+			_, obj := k.routeAt(t, pos, objs)
+			t.problems = append(t.problems, t.memos.routes.m[obj].problems...)
+			noisy = append(noisy, pos)
+		}
+	}
+	for _, pos := range touched {
+		kind, obj := k.routeAt(t, pos, objs)
+		all[pos] = piece(t, t.memos.routes, obj, func() *routePiece { return t.routePiece(kind, obj) })
+		e := t.memos.routes.m[obj]
+		k.index(pos, &e.reads)
+		if len(e.problems) > 0 {
+			noisy = append(noisy, pos)
+		}
+	}
+	slices.Sort(noisy)
+	k.noisy = noisy
+	return all, true
+}
+
+// readersOfChanges are the positions of the pieces that read an object of a kind that changed
+// since the lists were kept (not the route kinds); false when a changed kind's objects are not
+// known.
+func (k *gwKept) readersOfChanges(kg *kindGens) ([]int32, bool) {
+	var out []int32
+	for mask := k.mask; mask != 0; mask &= mask - 1 {
+		i := bits.TrailingZeros32(mask)
+		if i == 31 {
+			return nil, false
+		}
+		kind := store.Kinds[i]
+		if kg.gen[i] <= k.gen || slices.Contains(routeKinds, kind) {
+			continue
+		}
+		if kg.delta[i] == nil || (kind == store.KindEndpointSlice && kg.sliceSvcs == nil) {
+			return nil, false
+		}
+		out = append(out, k.kindReaders[kind]...)
+		for _, key := range kg.delta[i].keys() {
+			out = append(out, k.readers[readKey{kind, key[0], key[1]}]...)
+		}
+		if kind == store.KindEndpointSlice {
+			for _, key := range kg.sliceSvcs.keys() {
+				out = append(out, k.readers[readKey{indexRead, key[0], key[1]}]...)
+			}
+		}
+	}
+	return out, true
+}
+
+// routeAt is the route object at a visiting position in this build's snapshot (no route came
+// or went since the positions were made).
+func (k *gwKept) routeAt(t *translation, pos int32, objs map[store.Kind][]store.Object) (store.Kind, store.Object) {
+	for _, kind := range routeKinds {
+		l, ok := objs[kind]
+		if !ok {
+			l = t.snap.snap.Objects(kind)
+			objs[kind] = l
+		}
+		if int(pos) < len(l) {
+			return kind, l[pos]
+		}
+		pos -= int32(len(l))
+	}
+	panic("translator: a kept route position beyond the routes")
+}
