@@ -1,8 +1,15 @@
 package translator
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
+	"math/big"
 	"strings"
 	"testing"
 	"time"
@@ -28,6 +35,62 @@ func TestEngineDirectedChanges(t *testing.T) {
 	t.Run("plugin-annotation", directedPluginAnnotation)
 	t.Run("upstream-policy", directedUpstreamPolicy)
 	t.Run("workload", directedWorkload)
+	t.Run("ca-certificate-secret-appears", directedCACertSecretAppears)
+}
+
+// directedCACertSecretAppears: the CA certificate Secret a Service's
+// konghq.com/ca-certificates-secrets names appears after the Service was emitted without any CA
+// certificate reference; then an older Secret with the same id and an invalid certificate takes
+// the id (the Service's piece does not read it), so the CA certificate leaves the output.
+//
+// Found by TestEngineRandomChanges (-engine.seed=11 -engine.seeds=1 -engine.steps=256, step 256:
+// Service default/verified names Secret default/leaf, restored the build before; its "not a
+// valid CA certificate Secret" problem is missing from the warm build). The emit stage
+// (stages.go) resolves the certificates of a kept Kong service on every build only when its
+// identity is in stages.always, which fullEmit alone fills. A Kong service whose Service-settings
+// piece gains CA certificate references in reemit (a named Secret appeared; the Service did not
+// change, so no full emit) is not added: its certificates are resolved in the build that
+// re-emitted it and never again while it is kept. Any later change of the CA certificates in the
+// output that its piece did not read is then missed: here the warm build keeps ca_certificates
+// naming an id no longer in the document (Kong rejects such a config) and lacks the problem.
+func directedCACertSecretAppears(t *testing.T) {
+	pt := networkingv1.PathTypePrefix
+	ing := &networkingv1.Ingress{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "app",
+		Annotations: map[string]string{annIngressClass: "kong"}},
+		Spec: networkingv1.IngressSpec{Rules: []networkingv1.IngressRule{{Host: "example.com",
+			IngressRuleValue: networkingv1.IngressRuleValue{HTTP: &networkingv1.HTTPIngressRuleValue{Paths: []networkingv1.HTTPIngressPath{{
+				Path: "/", PathType: &pt, Backend: networkingv1.IngressBackend{Service: &networkingv1.IngressServiceBackend{
+					Name: "verified", Port: networkingv1.ServiceBackendPort{Number: 443}}}}}}}}}}}
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "verified", Annotations: map[string]string{
+		annProtocol: "https", annTLSVerify: "true", annCACertSecrets: "ca"}},
+		Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 443}}}}
+	s := newScripted(t, []store.Object{ing, svc})
+	const id = "0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0"
+	created := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	caSecret := func(name string, at time.Time, cert []byte) *corev1.Secret {
+		return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, CreationTimestamp: metav1.NewTime(at),
+			Labels: map[string]string{caCertLabel: "true"}}, Data: map[string][]byte{"id": []byte(id), "cert": cert}}
+	}
+	s.upsert("Secret ca appears", caSecret("ca", created, caCertPEMForTest(t)))
+	s.check("the same snapshot again")
+	s.upsert("an older Secret with the same id and no valid certificate takes the id", caSecret("older", created.Add(-time.Hour), nil))
+}
+
+// caCertPEMForTest is a self-signed CA certificate, PEM.
+func caCertPEMForTest(t *testing.T) []byte {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "test CA"},
+		NotBefore: time.Unix(0, 0), NotAfter: time.Unix(1<<33, 0), IsCA: true, BasicConstraintsValid: true,
+		KeyUsage: x509.KeyUsageCertSign}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
 }
 
 // directedTLSClaimOrder: a second Ingress claims the first's TLS host, becomes older and wins it,

@@ -257,7 +257,7 @@ func (t *translation) emit(dirty []*ksIdent, regrouped bool) ([]*document.Servic
 		return t.fullEmit()
 	}
 	svcs, ups := slices.Clone(st.svcs), slices.Clone(st.ups)
-	var again []*ksIdent
+	var again, certs []*ksIdent
 	for _, list := range [][]*ksIdent{dirty, readDirty, st.always} {
 		for _, id := range list {
 			if id.emitGen == t.gen {
@@ -268,7 +268,16 @@ func (t *translation) emit(dirty []*ksIdent, regrouped bool) ([]*document.Servic
 			}
 			id.emitGen = t.gen
 			again = append(again, id)
+			if resolvesCerts(id) {
+				certs = append(certs, id)
+			}
 		}
+	}
+	// A Kong service re-emitted with certificates to resolve (a CA Secret its Service names
+	// appeared) is resolved again on every build from now on, as fullEmit would have it.
+	st.always = st.always[:0]
+	for _, id := range certs {
+		st.always = append(st.always, id)
 	}
 	t.replaySlotProblems(again)
 	st.svcs, st.ups = svcs, ups
@@ -337,7 +346,7 @@ func (t *translation) fullEmit() ([]*document.Service, []*document.Upstream) {
 		if len(slotProblems(id.info.e))+len(slotProblems(id.up.e)) > 0 {
 			st.withProblems = append(st.withProblems, id)
 		}
-		if info := id.info.e; info != nil && (info.val.clientCertName != "" || len(info.val.caCerts) > 0) {
+		if resolvesCerts(id) {
 			st.always = append(st.always, id)
 		}
 	}
@@ -509,4 +518,11 @@ func samePluginRoutes(served *servedIngresses, old, cur []*ingressPiece, changed
 // sameMap reports whether two maps are the same map (not merely equal).
 func sameMap[K comparable, V any](a, b map[K]V) bool {
 	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
+}
+
+// resolvesCerts reports whether a Kong service's Service names a client certificate or CA
+// certificates, which assemble resolves on every build.
+func resolvesCerts(id *ksIdent) bool {
+	info := id.info.e
+	return info != nil && (info.val.clientCertName != "" || len(info.val.caCerts) > 0)
 }
