@@ -10,30 +10,39 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 )
 
 // addresses returns the load-balancer entries to publish, sorted: static addresses if given,
-// else the publish Service's, else none. The Service comes from the snapshot when its namespace
-// is watched, else from a GET (the writer runs on every store change, so the store is preferred).
+// else the publish Service's, else none.
 func (w *Writer) addresses(ctx context.Context, snap serviceGetter) ([]networkingv1.IngressLoadBalancerIngress, error) {
-	if len(w.opts.StaticAddresses) > 0 {
-		return toLB(w.opts.StaticAddresses), nil
+	addrs, err := publishAddresses(ctx, w.client, snap, w.opts.PublishService, w.opts.StaticAddresses)
+	return toLB(addrs), err
+}
+
+// publishAddresses are the addresses clients reach Kong at, for Ingress and Gateway status
+// alike: static addresses if given, else the publish Service's, else none. The Service comes
+// from the snapshot when its namespace is watched, else from a GET (the writers run on every
+// store change, so the store is preferred).
+func publishAddresses(ctx context.Context, client kubernetes.Interface, snap serviceGetter, publish string, static []string) ([]string, error) {
+	if len(static) > 0 {
+		return static, nil
 	}
-	if w.opts.PublishService == "" {
+	if publish == "" {
 		return nil, nil
 	}
-	ns, name, ok := strings.Cut(w.opts.PublishService, "/")
+	ns, name, ok := strings.Cut(publish, "/")
 	if !ok {
-		return nil, fmt.Errorf("publish service %q is not namespace/name", w.opts.PublishService)
+		return nil, fmt.Errorf("publish service %q is not namespace/name", publish)
 	}
 	if svc, ok := snap.Service(ns, name); ok {
-		return toLB(serviceAddresses(svc)), nil
+		return serviceAddresses(svc), nil
 	}
-	svc, err := w.client.CoreV1().Services(ns).Get(ctx, name, metav1.GetOptions{})
+	svc, err := client.CoreV1().Services(ns).Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
-		return nil, fmt.Errorf("publish service %s: %w", w.opts.PublishService, err)
+		return nil, fmt.Errorf("publish service %s: %w", publish, err)
 	}
-	return toLB(serviceAddresses(svc)), nil
+	return serviceAddresses(svc), nil
 }
 
 // serviceGetter is the snapshot lookup addresses needs; *store.Snapshot is one.

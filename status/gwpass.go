@@ -1,0 +1,193 @@
+package status
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/kongsync/kongsync/store"
+	"github.com/kongsync/kongsync/translator"
+)
+
+// routeKinds are the route kinds whose status.parents a pass visits, in this order.
+var routeKinds = []store.Kind{store.KindHTTPRoute, store.KindGRPCRoute, store.KindTCPRoute, store.KindUDPRoute, store.KindTLSRoute}
+
+// passRun is the state of one pass.
+type passRun struct {
+	o        *offer
+	now      metav1.Time
+	sum      GatewayPass
+	inflight map[store.Ref]string
+	failed   map[store.Ref]bool
+}
+
+// pass reconciles the latest translation: GatewayClasses, then Gateways, then routes. It
+// returns when to retry failed writes (0: none failed).
+func (w *GatewayWriter) pass(ctx context.Context) time.Duration {
+	o := w.current()
+	if o == nil {
+		return 0
+	}
+	r := &passRun{o: o, now: w.now(), sum: GatewayPass{Version: o.snap.Version()},
+		inflight: map[store.Ref]string{}, failed: map[store.Ref]bool{}}
+	w.classes(ctx, r)
+	w.gateways(ctx, r)
+	w.routes(ctx, r)
+	var retry time.Duration
+	for ref := range w.failed {
+		if !r.failed[ref] {
+			w.limiter.Forget(ref)
+		}
+	}
+	for ref := range r.failed {
+		if d := w.limiter.When(ref); retry == 0 || d < retry {
+			retry = d
+		}
+	}
+	w.inflight, w.failed = r.inflight, r.failed
+	if ctx.Err() == nil && w.Passed != nil {
+		w.Passed(r.sum)
+	}
+	return retry
+}
+
+func (w *GatewayWriter) classes(ctx context.Context, r *passRun) {
+	for _, obj := range r.o.snap.Objects(store.KindGatewayClass) {
+		gc := obj.(*gatewayv1.GatewayClass)
+		if string(gc.Spec.ControllerName) != w.opts.ControllerName {
+			continue
+		}
+		if conds, changed := classConditions(gc, r.now); changed {
+			w.apply(ctx, r, store.Ref{Kind: store.KindGatewayClass, Name: gc.Name}, obj, map[string]any{"conditions": conds})
+		}
+	}
+}
+
+func (w *GatewayWriter) gateways(ctx context.Context, r *passRun) {
+	if len(r.o.gateways) == 0 {
+		return
+	}
+	raw, err := publishAddresses(ctx, w.client, r.o.snap, w.opts.PublishService, w.opts.StaticAddresses)
+	if err != nil {
+		w.log.Error(err, "Gateway addresses; Gateway statuses wait for them")
+		r.failed[store.Ref{Kind: store.KindGateway}] = true
+		r.sum.Failed++
+		return
+	}
+	addrs := gatewayAddresses(raw)
+	for _, gs := range r.o.gateways {
+		obj, ok := r.o.snap.Get(gs.Gateway)
+		if !ok {
+			continue
+		}
+		st, changed := gatewayStatus(obj.(*gatewayv1.Gateway), gs, addrs, r.now)
+		if changed {
+			w.apply(ctx, r, gs.Gateway, obj, map[string]any{"conditions": st.Conditions, "listeners": st.Listeners,
+				"addresses": st.Addresses})
+		}
+	}
+}
+
+func (w *GatewayWriter) routes(ctx context.Context, r *passRun) {
+	if r.o.byRoute == nil {
+		r.o.byRoute = map[store.Ref][]translator.ParentStatus{}
+		for i := 0; i < len(r.o.parents); {
+			j := i + 1
+			for j < len(r.o.parents) && r.o.parents[j].Route == r.o.parents[i].Route {
+				j++
+			}
+			r.o.byRoute[r.o.parents[i].Route] = r.o.parents[i:j:j]
+			i = j
+		}
+		r.o.refProbs = indexRefProblems(r.o.problems)
+	}
+	for _, kind := range routeKinds {
+		for _, obj := range r.o.snap.Objects(kind) {
+			ref := store.Ref{Kind: kind, Namespace: obj.GetNamespace(), Name: obj.GetName()}
+			rs, ok := routeStatus(obj)
+			want := r.o.byRoute[ref]
+			if !ok || (len(want) == 0 && !w.hasOurs(rs.Parents)) {
+				continue
+			}
+			msg := func(reason string) string { return r.o.refProbs.message(ref, reason) }
+			parents, changed := routeParents(rs.Parents, ref.Namespace, obj.GetGeneration(), want, msg, w.opts.ControllerName, r.now)
+			if changed {
+				w.apply(ctx, r, ref, obj, map[string]any{"parents": parents})
+			}
+		}
+	}
+}
+
+func (w *GatewayWriter) hasOurs(ps []gatewayv1.RouteParentStatus) bool {
+	return slices.ContainsFunc(ps, func(p gatewayv1.RouteParentStatus) bool { return string(p.ControllerName) == w.opts.ControllerName })
+}
+
+// apply writes status fields of obj unless a write of the same object version is already on
+// its way to the store. Gone objects and conflicts are left to the next translation, which
+// sees the object's newer version or its absence.
+func (w *GatewayWriter) apply(ctx context.Context, r *passRun, ref store.Ref, obj store.Object, fields map[string]any) {
+	if ctx.Err() != nil {
+		return
+	}
+	rv := obj.GetResourceVersion()
+	if prev, ok := w.inflight[ref]; ok && prev == rv {
+		r.inflight[ref] = rv
+		r.sum.InFlight++
+		return
+	}
+	newRV, err := w.patch(ctx, ref, rv, fields)
+	switch {
+	case err == nil:
+		r.sum.Writes++
+		if newRV != rv {
+			r.inflight[ref] = rv
+		}
+		w.log.V(1).Info("status updated", "object", ref.String())
+		if w.Updated != nil {
+			w.Updated(ref)
+		}
+	case apierrors.IsNotFound(err) || apierrors.IsConflict(err):
+		w.log.V(1).Info("status not written; a newer version follows", "object", ref.String(), "error", err.Error())
+	default:
+		if ctx.Err() == nil {
+			w.log.Error(err, "status update failed; retrying with backoff", "object", ref.String())
+		}
+		r.failed[ref] = true
+		r.sum.Failed++
+	}
+}
+
+// patch merges {"metadata": {"resourceVersion": rv}, "status": fields} into the object's status
+// subresource and returns the new resourceVersion.
+func (w *GatewayWriter) patch(ctx context.Context, ref store.Ref, rv string, fields map[string]any) (string, error) {
+	m, err := w.mapper.RESTMapping(schema.GroupKind{Group: store.GatewayGroup, Kind: string(ref.Kind)})
+	if err != nil {
+		if rm, ok := w.mapper.(meta.ResettableRESTMapper); ok && meta.IsNoMatchError(err) {
+			rm.Reset()
+		}
+		return "", fmt.Errorf("%s: %w", ref.Kind, err)
+	}
+	body, err := json.Marshal(map[string]any{"metadata": map[string]any{"resourceVersion": rv}, "status": fields})
+	if err != nil {
+		return "", err
+	}
+	var ri dynamic.ResourceInterface = w.dyn.Resource(m.Resource)
+	if m.Scope.Name() == meta.RESTScopeNameNamespace {
+		ri = w.dyn.Resource(m.Resource).Namespace(ref.Namespace)
+	}
+	u, err := ri.Patch(ctx, ref.Name, types.MergePatchType, body, metav1.PatchOptions{FieldManager: "kongsync"}, "status")
+	if err != nil {
+		return "", err
+	}
+	return u.GetResourceVersion(), nil
+}
