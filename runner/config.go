@@ -14,6 +14,7 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/client-go/rest"
 
+	"github.com/kongsync/kongsync/status"
 	"github.com/kongsync/kongsync/store"
 	kongsync "github.com/kongsync/kongsync/sync"
 	"github.com/kongsync/kongsync/translator"
@@ -95,6 +96,11 @@ type Hooks struct {
 	Store func(*store.Store)
 	// StatusUpdated is called after this replica wrote an Ingress status.
 	StatusUpdated func(ingress store.Ref, addresses []networkingv1.IngressLoadBalancerIngress)
+	// GatewayStatusUpdated is called after this replica wrote a Gateway API object's status.
+	GatewayStatusUpdated func(store.Ref)
+	// GatewayStatusPass is called after each pass of the Gateway API status writer over a
+	// translation (while leading).
+	GatewayStatusPass func(status.GatewayPass)
 }
 
 // Defaults returns KIC v3.5.13's defaults where kongsync has the same setting. The metrics and

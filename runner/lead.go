@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -13,12 +14,11 @@ import (
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 
 	"github.com/kongsync/kongsync/metrics"
-	"github.com/kongsync/kongsync/status"
 )
 
-// leadStatus runs the status writer while this replica holds the Lease. Only status writing is
-// leader-elected: every replica pushes to its own Kong regardless.
-func leadStatus(ctx context.Context, cfg Config, client kubernetes.Interface, w *status.Writer, log logr.Logger) error {
+// leadStatus runs the status writers (Ingress, Gateway API) while this replica holds the Lease.
+// Only status writing is leader-elected: every replica pushes to its own Kong regardless.
+func leadStatus(ctx context.Context, cfg Config, client kubernetes.Interface, log logr.Logger, writers ...func(context.Context)) error {
 	id := cfg.Identity
 	if id == "" {
 		id = hostname()
@@ -43,11 +43,15 @@ func leadStatus(ctx context.Context, cfg Config, client kubernetes.Interface, w 
 		Name:            cfg.ElectionID,
 		Callbacks: leaderelection.LeaderCallbacks{
 			OnStartedLeading: func(ctx context.Context) {
-				log.Info("leading: writing Ingress status", "identity", id)
+				log.Info("leading: writing Ingress and Gateway API status", "identity", id)
 				if cfg.Hooks.Leading != nil {
 					cfg.Hooks.Leading(true)
 				}
-				w.Run(ctx)
+				var wg sync.WaitGroup
+				for _, run := range writers {
+					wg.Go(func() { run(ctx) })
+				}
+				wg.Wait()
 			},
 			OnStoppedLeading: func() {
 				log.Info("stopped leading", "identity", id)

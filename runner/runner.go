@@ -11,12 +11,14 @@ import (
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/client-go/tools/record"
 
@@ -49,16 +51,20 @@ func Run(ctx context.Context, cfg Config, log logr.Logger) error {
 
 	reporter := metrics.NewReporter(recorder, st, log.WithName("events"))
 	reporter.SetPod(os.Getenv("POD_NAMESPACE"), os.Getenv("POD_NAME"))
-	loop, err := newLoop(cfg, st, prom, reporter, log)
-	if err != nil {
-		return err
-	}
 	var statusWriter *status.Writer
-	notifiers := multiNotifier{loop}
+	var gwWriter *status.GatewayWriter
 	if cfg.UpdateStatus {
 		statusWriter = status.New(client, st, log, status.Options{IngressClass: cfg.IngressClass,
 			PublishService: cfg.PublishService, StaticAddresses: cfg.PublishStatusAddress})
 		statusWriter.Updated = cfg.Hooks.StatusUpdated
+		gwWriter = newGatewayWriter(cfg, client, dyn, log)
+	}
+	loop, err := newLoop(cfg, st, prom, reporter, gwWriter, log)
+	if err != nil {
+		return err
+	}
+	notifiers := multiNotifier{loop}
+	if statusWriter != nil {
 		notifiers = append(notifiers, statusWriter)
 	}
 	ctrl, err := informer.New(client, st, notifiers, log.WithName("controller"),
@@ -83,7 +89,9 @@ func Run(ctx context.Context, cfg Config, log logr.Logger) error {
 		return err
 	}
 	if statusWriter != nil {
-		g.go_(func(ctx context.Context) error { return leadStatus(ctx, cfg, client, statusWriter, log) })
+		g.go_(func(ctx context.Context) error {
+			return leadStatus(ctx, cfg, client, log, statusWriter.Run, gwWriter.Run)
+		})
 	}
 	if cfg.Hooks.Started != nil {
 		cfg.Hooks.Started()
@@ -174,8 +182,20 @@ func startDiscovery(ctx context.Context, cfg Config, client kubernetes.Interface
 	return d.Start(ctx)
 }
 
-// newLoop builds the sync loop: translation with our options, replica client settings.
-func newLoop(cfg Config, st *store.Store, m kongsync.Metrics, r kongsync.Reporter, log logr.Logger) (*kongsync.Loop, error) {
+// newGatewayWriter is the Gateway API status writer: it finds each kind's resource through
+// discovery (cached; reset when a kind is missing, as a CRD may be installed later).
+func newGatewayWriter(cfg Config, client kubernetes.Interface, dyn dynamic.Interface, log logr.Logger) *status.GatewayWriter {
+	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(client.Discovery()))
+	w := status.NewGatewayWriter(client, dyn, mapper, log, status.GatewayOptions{ControllerName: cfg.GatewayAPIControllerName,
+		PublishService: cfg.PublishService, StaticAddresses: cfg.PublishStatusAddress})
+	w.Updated, w.Passed = cfg.Hooks.GatewayStatusUpdated, cfg.Hooks.GatewayStatusPass
+	return w
+}
+
+// newLoop builds the sync loop: translation with our options, replica client settings. With a
+// Gateway API status writer, every translation is also offered to it (it reconciles on its own
+// goroutine).
+func newLoop(cfg Config, st *store.Store, m kongsync.Metrics, r kongsync.Reporter, gw *status.GatewayWriter, log logr.Logger) (*kongsync.Loop, error) {
 	httpClient, err := kongsync.NewHTTPClient(kongsync.TLSOptions{
 		CAFile: cfg.KongAdminCACertFile, CAPEM: cfg.KongAdminCACert,
 		ClientCertFile: cfg.KongAdminTLSClientCert, ClientCertPEM: cfg.KongAdminTLSClientCertPEM,
@@ -191,6 +211,10 @@ func newLoop(cfg Config, st *store.Store, m kongsync.Metrics, r kongsync.Reporte
 	if cfg.GatewayAPIControllerName != "" {
 		opts.GatewayControllerName = cfg.GatewayAPIControllerName
 	}
+	build := translator.NewEngine(opts).Build
+	if gw != nil {
+		build = gw.Offering(build)
+	}
 	replica := kongsync.ReplicaOptions{Client: httpClient, Token: cfg.KongAdminToken, Headers: cfg.KongAdminHeaders,
 		Timeout: cfg.KongAdminTimeout}
 	if cfg.KongAdminTimeout > 0 {
@@ -202,7 +226,7 @@ func newLoop(cfg Config, st *store.Store, m kongsync.Metrics, r kongsync.Reporte
 	}
 	return kongsync.New(kongsync.Config{
 		Source:   st,
-		Build:    translator.NewEngine(opts).Build,
+		Build:    build,
 		Replicas: urls,
 		Replica:  replica,
 		Window:   cfg.SyncWindow,
