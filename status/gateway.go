@@ -42,6 +42,7 @@ type Mapper interface {
 // GatewayPass sums up one pass of a GatewayWriter over a translation.
 type GatewayPass struct {
 	Version  uint64 // the store version the translation was made from
+	Checked  int    // objects whose status was compared: our classes, our Gateways, routes with a parent of ours
 	Writes   int    // statuses written
 	InFlight int    // statuses written earlier whose new version the store does not hold yet
 	Failed   int    // writes that failed; retried with backoff

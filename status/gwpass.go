@@ -67,6 +67,7 @@ func (w *GatewayWriter) classes(ctx context.Context, r *passRun) {
 		if string(gc.Spec.ControllerName) != w.opts.ControllerName {
 			continue
 		}
+		r.sum.Checked++
 		if conds, changed := classConditions(gc, r.now); changed {
 			w.apply(ctx, r, store.Ref{Kind: store.KindGatewayClass, Name: gc.Name}, obj, map[string]any{"conditions": conds})
 		}
@@ -90,6 +91,7 @@ func (w *GatewayWriter) gateways(ctx context.Context, r *passRun) {
 		if !ok {
 			continue
 		}
+		r.sum.Checked++
 		st, changed := gatewayStatus(obj.(*gatewayv1.Gateway), gs, addrs, r.now)
 		if changed {
 			w.apply(ctx, r, gs.Gateway, obj, map[string]any{"conditions": st.Conditions, "listeners": st.Listeners,
@@ -119,6 +121,7 @@ func (w *GatewayWriter) routes(ctx context.Context, r *passRun) {
 			if !ok || (len(want) == 0 && !w.hasOurs(rs.Parents)) {
 				continue
 			}
+			r.sum.Checked++
 			msg := func(reason string) string { return r.o.refProbs.message(ref, reason) }
 			parents, changed := routeParents(rs.Parents, ref.Namespace, obj.GetGeneration(), want, msg, w.opts.ControllerName, r.now)
 			if changed {

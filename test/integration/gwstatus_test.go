@@ -1,0 +1,267 @@
+//go:build integration
+
+package integration
+
+import (
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kongsync/kongsync/internal/kongdouble"
+	"github.com/kongsync/kongsync/runner"
+	"github.com/kongsync/kongsync/status"
+	"github.com/kongsync/kongsync/store"
+)
+
+// gwStatusCRDs applies the Gateway API CRDs (experimental channel, a superset of standard) from
+// the gateway-api module kongsync builds with, and waits until they are served.
+func gwStatusCRDs(t *testing.T) {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "sigs.k8s.io/gateway-api").Output()
+	if err != nil {
+		t.Fatalf("locating the gateway-api module: %v", err)
+	}
+	dir := filepath.Join(strings.TrimSpace(string(out)), "config", "crd", "experimental")
+	files, _ := filepath.Glob(filepath.Join(dir, "gateway.networking.k8s.io_*.yaml"))
+	var args []string
+	for _, f := range files {
+		if !strings.Contains(f, "vap_") { // the safe-upgrades admission policy is not a CRD
+			args = append(args, "-f", f)
+		}
+	}
+	kubectl(t, append([]string{"apply", "--server-side", "--force-conflicts"}, args...)...)
+	kubectl(t, append([]string{"wait", "--for=condition=established", "--timeout=30s"}, args...)...)
+}
+
+var gwResources = map[string]string{"GatewayClass": "gatewayclasses", "Gateway": "gateways", "HTTPRoute": "httproutes"}
+
+// gwApply creates Gateway API objects (YAML documents, namespace ns unless cluster-scoped) and
+// deletes them at cleanup.
+func gwApply(t *testing.T, dyn dynamic.Interface, ns, docs string) {
+	t.Helper()
+	for _, doc := range strings.Split(docs, "\n---\n") {
+		u := &unstructured.Unstructured{}
+		if err := yaml.Unmarshal([]byte(doc), &u.Object); err != nil {
+			t.Fatal(err)
+		}
+		gvr := schema.GroupVersionResource{Group: store.GatewayGroup, Version: "v1", Resource: gwResources[u.GetKind()]}
+		ri := dynamic.ResourceInterface(dyn.Resource(gvr))
+		if u.GetKind() != "GatewayClass" {
+			ri = dyn.Resource(gvr).Namespace(ns)
+		}
+		if _, err := ri.Create(ctxT(t), u, metav1.CreateOptions{}); err != nil {
+			t.Fatalf("creating %s %s: %v", u.GetKind(), u.GetName(), err)
+		}
+		t.Cleanup(func() { _ = ri.Delete(ctxT(t), u.GetName(), metav1.DeleteOptions{}) })
+	}
+}
+
+func gwGet[T any](t *testing.T, dyn dynamic.Interface, kind, ns, name string) *T {
+	t.Helper()
+	gvr := schema.GroupVersionResource{Group: store.GatewayGroup, Version: "v1", Resource: gwResources[kind]}
+	ri := dynamic.ResourceInterface(dyn.Resource(gvr))
+	if ns != "" {
+		ri = dyn.Resource(gvr).Namespace(ns)
+	}
+	u, err := ri.Get(ctxT(t), name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out T
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &out); err != nil {
+		t.Fatal(err)
+	}
+	return &out
+}
+
+// gwInstance is a kongsync instance writing status, with its Gateway API status passes and
+// writes observable.
+type gwInstance struct {
+	*instance
+	passes chan status.GatewayPass
+	writes atomic.Int64
+}
+
+func startGWStatus(t *testing.T, name, ns string) *gwInstance {
+	g := &gwInstance{passes: make(chan status.GatewayPass, 1024)}
+	g.instance = startKongsync(t, name, ns, []*kongdouble.Server{newDouble(t)}, func(c *runner.Config) {
+		statusConfig(c)
+		c.Hooks.GatewayStatusUpdated = func(store.Ref) { g.writes.Add(1) }
+		c.Hooks.GatewayStatusPass = func(p status.GatewayPass) { g.passes <- p }
+	})
+	return g
+}
+
+// waitPass waits for a pass after which cond holds (checked after every pass: each write comes
+// back through the informers as a change, so a pass follows the last one).
+func (g *gwInstance) waitPass(t *testing.T, what string, cond func(status.GatewayPass) bool) status.GatewayPass {
+	t.Helper()
+	deadline := time.After(waitTimeout)
+	for {
+		select {
+		case p := <-g.passes:
+			if cond(p) {
+				return p
+			}
+		case <-deadline:
+			t.Fatalf("%s: no pass after which %s", g.name, what)
+		}
+	}
+}
+
+func condStr(cs []metav1.Condition, typ string) string {
+	c := meta.FindStatusCondition(cs, typ)
+	if c == nil {
+		return typ + " absent"
+	}
+	return c.Type + "=" + string(c.Status) + "/" + c.Reason
+}
+
+// routeVerdict is our status.parents entry of a route, compactly.
+func routeVerdict(rt *gatewayv1.HTTPRoute) string {
+	var out []string
+	for _, p := range rt.Status.Parents {
+		if p.ControllerName == "konghq.com/kic-gateway-controller" {
+			out = append(out, condStr(p.Conditions, "Accepted")+" "+condStr(p.Conditions, "ResolvedRefs"))
+		}
+	}
+	return strings.Join(out, "; ")
+}
+
+// The leader writes GatewayClass, Gateway (listeners, addresses) and route statuses; a restart
+// with nothing changed writes none.
+func TestGatewayAPIStatus(t *testing.T) {
+	gwStatusCRDs(t)
+	ns := newNamespace(t)
+	dyn := dynamic.NewForConfigOrDie(plane.RestConfig())
+	web := app{ns: ns, name: "web", host: "unused.example.com"}
+	if _, err := admin.CoreV1().Services(ns).Create(ctxT(t), web.service(), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	class := ns // cluster-scoped: unique per test
+	gwApply(t, dyn, ns, `apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: `+class+`}
+spec: {controllerName: konghq.com/kic-gateway-controller}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw}
+spec:
+  gatewayClassName: `+class+`
+  listeners:
+  - {name: http, port: 80, protocol: HTTP}
+  - {name: grpc, port: 81, protocol: HTTP, allowedRoutes: {kinds: [{kind: GRPCRoute}]}}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: ok}
+spec:
+  parentRefs: [{name: gw}]
+  rules: [{backendRefs: [{name: web, port: 80}]}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: refused}
+spec:
+  parentRefs: [{name: gw, sectionName: grpc}]
+  rules: [{backendRefs: [{name: web, port: 80}]}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: missing}
+spec:
+  parentRefs: [{name: gw}]
+  rules: [{backendRefs: [{name: nope, port: 80}]}]`)
+
+	a := startGWStatus(t, "gw-a", ns)
+	expectLeading(t, a.instance, true)
+	wantRoutes := map[string]string{
+		"ok":      "Accepted=True/Accepted ResolvedRefs=True/ResolvedRefs",
+		"refused": "Accepted=False/NotAllowedByListeners ResolvedRefs=True/ResolvedRefs",
+		"missing": "Accepted=True/Accepted ResolvedRefs=False/BackendNotFound",
+	}
+	routesDone := func(status.GatewayPass) bool {
+		for name, want := range wantRoutes {
+			if routeVerdict(gwGet[gatewayv1.HTTPRoute](t, dyn, "HTTPRoute", ns, name)) != want {
+				return false
+			}
+		}
+		return true
+	}
+	a.waitPass(t, "every route has its verdict", routesDone)
+	for name, want := range wantRoutes {
+		rt := gwGet[gatewayv1.HTTPRoute](t, dyn, "HTTPRoute", ns, name)
+		if got := routeVerdict(rt); got != want {
+			t.Errorf("HTTPRoute %s: %s, want %s", name, got, want)
+		}
+		ref := rt.Status.Parents[0].ParentRef
+		if ref.Namespace == nil || string(*ref.Namespace) != ns || *ref.Kind != "Gateway" {
+			t.Errorf("HTTPRoute %s parentRef = %+v: want the namespace set", name, ref)
+		}
+	}
+	gc := gwGet[gatewayv1.GatewayClass](t, dyn, "GatewayClass", "", class)
+	if got := condStr(gc.Status.Conditions, "Accepted"); got != "Accepted=True/Accepted" {
+		t.Errorf("GatewayClass: %s", got)
+	}
+	gw := gwGet[gatewayv1.Gateway](t, dyn, "Gateway", ns, "gw")
+	if got := condStr(gw.Status.Conditions, "Accepted") + " " + condStr(gw.Status.Conditions, "Programmed"); got != "Accepted=True/Accepted Programmed=True/Programmed" {
+		t.Errorf("Gateway: %s", got)
+	}
+	if len(gw.Status.Addresses) != 2 || gw.Status.Addresses[0].Value != "127.0.0.2" || gw.Status.Addresses[1].Value != "kong.example.net" {
+		t.Errorf("Gateway addresses = %+v", gw.Status.Addresses)
+	}
+	if ls := gw.Status.Listeners; len(ls) != 2 || ls[0].AttachedRoutes != 2 || ls[1].AttachedRoutes != 0 ||
+		len(ls[1].SupportedKinds) != 1 || ls[1].SupportedKinds[0].Kind != "GRPCRoute" ||
+		condStr(ls[0].Conditions, "Programmed") != "Programmed=True/Programmed" {
+		t.Errorf("listeners = %+v: want http with 2 routes (ok, missing), grpc with none", ls)
+	}
+
+	// Let the writes settle: a pass with nothing to write and nothing in flight.
+	a.waitPass(t, "nothing is left to write", func(p status.GatewayPass) bool { return p.Writes+p.InFlight+p.Failed == 0 })
+	versions := func() map[string]string {
+		m := map[string]string{"class": gwGet[gatewayv1.GatewayClass](t, dyn, "GatewayClass", "", class).ResourceVersion,
+			"gw": gwGet[gatewayv1.Gateway](t, dyn, "Gateway", ns, "gw").ResourceVersion}
+		for name := range wantRoutes {
+			m[name] = gwGet[gatewayv1.HTTPRoute](t, dyn, "HTTPRoute", ns, name).ResourceVersion
+		}
+		return m
+	}
+	before := versions()
+
+	a.stop()
+	b := startGWStatus(t, "gw-b", ns)
+	expectLeading(t, b.instance, true)
+	// Its first pass over all five objects (the Gateway API informers may sync after the others).
+	p := b.waitPass(t, "the restarted instance checked every object", func(p status.GatewayPass) bool { return p.Checked == 5 })
+	if p.Writes != 0 || p.Failed != 0 || b.writes.Load() != 0 {
+		t.Errorf("restart with unchanged state: first pass %+v, %d writes; want none", p, b.writes.Load())
+	}
+	if after := versions(); !equalMaps(before, after) {
+		t.Errorf("resourceVersions changed across the restart: %v → %v", before, after)
+	}
+}
+
+func equalMaps(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
