@@ -71,6 +71,8 @@ type GatewayWriter struct {
 	inflight map[store.Ref]string // the resourceVersion a write replaced, until the store moves past it
 	limiter  workqueue.TypedRateLimiter[store.Ref]
 	failed   map[store.Ref]bool
+	synced   map[store.Object]*routeMemo // route versions found in sync, by pointer (a new version is a new pointer)
+	passes   uint64
 
 	// Updated, if set, is called after each status write (tests count them).
 	Updated func(store.Ref)
@@ -84,8 +86,9 @@ type offer struct {
 	parents  []translator.ParentStatus
 	gateways []translator.GatewayStatus
 	problems []translator.Problem
-	byRoute  map[store.Ref][]translator.ParentStatus // built by the first pass over it
-	refProbs refProblems
+	byRoute  map[store.Ref][]translator.ParentStatus // only if parents are not in visiting order (routeWalk)
+	refProbs refProblems                             // built by the first pass over it
+	ordered  bool
 }
 
 // NewGatewayWriter returns a writer; nothing is written until Run.
@@ -104,7 +107,7 @@ func NewGatewayWriter(client kubernetes.Interface, dyn dynamic.Interface, mapper
 	}
 	return &GatewayWriter{client: client, dyn: dyn, mapper: mapper, opts: opts, log: log.WithName("gateway-status"),
 		now: func() metav1.Time { return metav1.NewTime(time.Now()) }, kick: make(chan struct{}, 1),
-		inflight: map[store.Ref]string{}, failed: map[store.Ref]bool{},
+		inflight: map[store.Ref]string{}, failed: map[store.Ref]bool{}, synced: map[store.Object]*routeMemo{},
 		limiter: workqueue.NewTypedItemExponentialFailureRateLimiter[store.Ref](opts.RetryBase, opts.RetryMax)}
 }
 

@@ -1,14 +1,19 @@
 package status
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"reflect"
+	"runtime"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -284,5 +289,114 @@ func TestGatewayStatusConflictsAndRetries(t *testing.T) {
 	r.fail = nil
 	if p, retry = r.pass(); p.Writes != 3 || p.Failed != 0 || retry != 0 {
 		t.Fatalf("recovered pass: %+v, retry %v: want ok, missing and tcp written", p, retry)
+	}
+}
+
+// BenchmarkGatewayPassUnchanged: a pass over 10k HTTPRoutes whose statuses are already written
+// (what every translation costs the leader when routes did not change).
+func BenchmarkGatewayPassUnchanged(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString(gwManifests)
+	for i := range 10000 {
+		fmt.Fprintf(&sb, "\n---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r%d, namespace: default}\n"+
+			"spec:\n  parentRefs: [{name: gw}]\n  rules: [{backendRefs: [{group: \"\", kind: Service, name: web, port: 80}]}]\n", i)
+	}
+	t := &testing.T{}
+	r := newGWRig(t, sb.String())
+	r.t = t
+	r.pass()
+	r.informers()
+	if p, _ := r.pass(); p.Writes != 0 || p.Checked != 10007 {
+		b.Fatalf("setup pass: %+v", p)
+	}
+	runtime.GC()
+	b.ResetTimer()
+	for b.Loop() {
+		r.w.pass(context.Background())
+	}
+}
+
+// Verdicts out of the visiting order (the translator's order is not a contract) are looked up
+// by route instead of walked: the same statuses, nothing written.
+func TestGatewayStatusVerdictsOutOfOrder(t *testing.T) {
+	r := newGWRig(t, gwManifests)
+	r.pass()
+	r.informers()
+	snap := r.st.Snapshot()
+	b, err := r.eng.Build(snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !inVisitOrder(b.Parents) {
+		t.Fatalf("the translator's verdicts are not in visiting order: %+v", b.Parents)
+	}
+	b.Parents = slices.Clone(b.Parents)
+	slices.Reverse(b.Parents)
+	if inVisitOrder(b.Parents) {
+		t.Fatal("reversed verdicts reported in visiting order")
+	}
+	r.w.synced = map[store.Object]*routeMemo{}
+	r.w.Offer(snap, b.Result)
+	var got GatewayPass
+	r.w.Passed = func(p GatewayPass) { got = p }
+	r.writes = nil
+	r.w.pass(context.Background())
+	if got.Writes != 0 || got.Checked != 7 || len(r.writes) != 0 {
+		t.Fatalf("pass over reversed verdicts: %+v, writes %v", got, r.writes)
+	}
+}
+
+func TestMergeConditions(t *testing.T) {
+	t0, t1 := metav1.NewTime(time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)), metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	c := func(typ, st, reason string, ltt metav1.Time) metav1.Condition {
+		return metav1.Condition{Type: typ, Status: metav1.ConditionStatus(st), Reason: reason, LastTransitionTime: ltt, ObservedGeneration: 1}
+	}
+	cur := []metav1.Condition{c("example.com/Custom", "True", "Mine", t0), c("Accepted", "True", "Accepted", t0), c("Programmed", "Unknown", "Pending", t0)}
+	want := []metav1.Condition{c("Accepted", "True", "Accepted", metav1.Time{}), c("Programmed", "True", "Programmed", metav1.Time{}),
+		c("ResolvedRefs", "True", "ResolvedRefs", metav1.Time{})}
+	got := mergeConditions(cur, want, t1)
+	exp := []metav1.Condition{c("example.com/Custom", "True", "Mine", t0), c("Accepted", "True", "Accepted", t0),
+		c("Programmed", "True", "Programmed", t1), c("ResolvedRefs", "True", "ResolvedRefs", t1)}
+	if !equalConditions(got, exp) {
+		t.Errorf("merged:\n got %+v\nwant %+v", got, exp)
+	}
+	if cur[2].Status != "Unknown" {
+		t.Error("mergeConditions modified its input")
+	}
+}
+
+func TestGatewayAddresses(t *testing.T) {
+	got := gatewayAddresses([]string{"kong.example.net", "10.0.0.2", " ", "10.0.0.2", "fd00::1"})
+	var s []string
+	for _, a := range got {
+		s = append(s, string(*a.Type)+":"+a.Value)
+	}
+	if want := []string{"IPAddress:10.0.0.2", "IPAddress:fd00::1", "Hostname:kong.example.net"}; !reflect.DeepEqual(s, want) {
+		t.Errorf("got %v, want %v", s, want)
+	}
+}
+
+// A route whose object did not change is rewritten when its verdict did (its Gateway changed):
+// the skip of routes found in sync holds only while their verdicts stay the same.
+func TestGatewayStatusFollowsGatewayChange(t *testing.T) {
+	r := newGWRig(t, gwManifests)
+	r.pass()
+	r.informers()
+	if p, _ := r.pass(); p.Writes != 0 {
+		t.Fatalf("unchanged pass wrote %v", r.writes)
+	}
+	r.change(store.KindGateway, "default", "gw", func(u *unstructured.Unstructured) {
+		_ = unstructured.SetNestedSlice(u.Object, []any{
+			map[string]any{"name": "http", "port": int64(80), "protocol": "HTTP",
+				"allowedRoutes": map[string]any{"kinds": []any{map[string]any{"kind": "GRPCRoute"}}}},
+			map[string]any{"name": "tcp", "port": int64(9000), "protocol": "TCP"}}, "spec", "listeners")
+	})
+	r.pass()
+	slices.Sort(r.writes)
+	if want := []string{"gateways default/gw", "httproutes default/missing", "httproutes default/ok", "httproutes default/shared"}; !reflect.DeepEqual(r.writes, want) {
+		t.Fatalf("writes %v, want %v", r.writes, want)
+	}
+	if got := condOf(ourParent(r.route("default", "ok"), "gw").Conditions, "Accepted"); got != "Accepted=False/NotAllowedByListeners@1" {
+		t.Errorf("ok after its listener stopped allowing HTTPRoutes: %s", got)
 	}
 }

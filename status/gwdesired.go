@@ -221,7 +221,31 @@ func routeParents(cur []gatewayv1.RouteParentStatus, routeNS string, gen int64, 
 			out = append(out, entry(&ds[i], nil))
 		}
 	}
-	return out, !equality.Semantic.DeepEqual(cur, out)
+	return out, !equalParents(cur, out)
+}
+
+// equalParents compares status.parents lists (a hand-written equality: a pass compares
+// thousands of them, and reflection costs ten times as much).
+func equalParents(a, b []gatewayv1.RouteParentStatus) bool {
+	return slices.EqualFunc(a, b, func(x, y gatewayv1.RouteParentStatus) bool {
+		return x.ControllerName == y.ControllerName && equalRef(x.ParentRef, y.ParentRef) && equalConditions(x.Conditions, y.Conditions)
+	})
+}
+
+func equalRef(a, b gatewayv1.ParentReference) bool {
+	return a.Name == b.Name && eqPtr(a.Group, b.Group) && eqPtr(a.Kind, b.Kind) && eqPtr(a.Namespace, b.Namespace) &&
+		eqPtr(a.SectionName, b.SectionName) && eqPtr(a.Port, b.Port)
+}
+
+func eqPtr[T comparable](a, b *T) bool {
+	return a == b || (a != nil && b != nil && *a == *b)
+}
+
+func equalConditions(a, b []metav1.Condition) bool {
+	return slices.EqualFunc(a, b, func(x, y metav1.Condition) bool {
+		return x.Type == y.Type && x.Status == y.Status && x.Reason == y.Reason && x.Message == y.Message &&
+			x.ObservedGeneration == y.ObservedGeneration && x.LastTransitionTime.Equal(&y.LastTransitionTime)
+	})
 }
 
 // routeConditions: Accepted with the translator's reason and message; ResolvedRefs when the

@@ -16,7 +16,6 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/kongsync/kongsync/store"
-	"github.com/kongsync/kongsync/translator"
 )
 
 // routeKinds are the route kinds whose status.parents a pass visits, in this order.
@@ -96,37 +95,6 @@ func (w *GatewayWriter) gateways(ctx context.Context, r *passRun) {
 		if changed {
 			w.apply(ctx, r, gs.Gateway, obj, map[string]any{"conditions": st.Conditions, "listeners": st.Listeners,
 				"addresses": st.Addresses})
-		}
-	}
-}
-
-func (w *GatewayWriter) routes(ctx context.Context, r *passRun) {
-	if r.o.byRoute == nil {
-		r.o.byRoute = map[store.Ref][]translator.ParentStatus{}
-		for i := 0; i < len(r.o.parents); {
-			j := i + 1
-			for j < len(r.o.parents) && r.o.parents[j].Route == r.o.parents[i].Route {
-				j++
-			}
-			r.o.byRoute[r.o.parents[i].Route] = r.o.parents[i:j:j]
-			i = j
-		}
-		r.o.refProbs = indexRefProblems(r.o.problems)
-	}
-	for _, kind := range routeKinds {
-		for _, obj := range r.o.snap.Objects(kind) {
-			ref := store.Ref{Kind: kind, Namespace: obj.GetNamespace(), Name: obj.GetName()}
-			rs, ok := routeStatus(obj)
-			want := r.o.byRoute[ref]
-			if !ok || (len(want) == 0 && !w.hasOurs(rs.Parents)) {
-				continue
-			}
-			r.sum.Checked++
-			msg := func(reason string) string { return r.o.refProbs.message(ref, reason) }
-			parents, changed := routeParents(rs.Parents, ref.Namespace, obj.GetGeneration(), want, msg, w.opts.ControllerName, r.now)
-			if changed {
-				w.apply(ctx, r, ref, obj, map[string]any{"parents": parents})
-			}
 		}
 	}
 }
