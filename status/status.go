@@ -1,6 +1,8 @@
-// Package status writes Ingress status.loadBalancer for the Ingresses kongsync serves: the
-// addresses clients reach Kong at, taken from the publish Service or given statically. Only the
-// elected leader runs a Writer, so replicas never fight over the field.
+// Package status writes the statuses of the objects kongsync serves: Ingress
+// status.loadBalancer (Writer: the addresses clients reach Kong at, taken from the publish
+// Service or given statically), and the Gateway API statuses of each translation
+// (GatewayWriter: GatewayClass, Gateway and route conditions, listeners, addresses). Only the
+// elected leader runs them, so replicas never fight over the fields.
 package status
 
 import (
