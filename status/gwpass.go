@@ -128,6 +128,9 @@ func (w *GatewayWriter) apply(ctx context.Context, r *passRun, ref store.Ref, ob
 			w.Updated(ref)
 		}
 	case apierrors.IsNotFound(err) || apierrors.IsConflict(err):
+		if apierrors.IsNotFound(err) {
+			w.resetMapper() // the object is gone, or its resource moved to another version
+		}
 		w.log.V(1).Info("status not written; a newer version follows", "object", ref.String(), "error", err.Error())
 	default:
 		if ctx.Err() == nil {
@@ -143,8 +146,8 @@ func (w *GatewayWriter) apply(ctx context.Context, r *passRun, ref store.Ref, ob
 func (w *GatewayWriter) patch(ctx context.Context, ref store.Ref, rv string, fields map[string]any) (string, error) {
 	m, err := w.mapper.RESTMapping(schema.GroupKind{Group: store.GatewayGroup, Kind: string(ref.Kind)})
 	if err != nil {
-		if rm, ok := w.mapper.(meta.ResettableRESTMapper); ok && meta.IsNoMatchError(err) {
-			rm.Reset()
+		if meta.IsNoMatchError(err) {
+			w.resetMapper()
 		}
 		return "", fmt.Errorf("%s: %w", ref.Kind, err)
 	}
@@ -161,4 +164,12 @@ func (w *GatewayWriter) patch(ctx context.Context, ref store.Ref, rv string, fie
 		return "", err
 	}
 	return u.GetResourceVersion(), nil
+}
+
+// resetMapper makes a discovery mapper ask the API server again: a CRD may have been installed,
+// or its served versions changed.
+func (w *GatewayWriter) resetMapper() {
+	if rm, ok := w.mapper.(meta.ResettableRESTMapper); ok {
+		rm.Reset()
+	}
 }
