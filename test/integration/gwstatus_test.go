@@ -186,6 +186,7 @@ spec:
   parentRefs: [{name: gw}]
   rules: [{backendRefs: [{name: nope, port: 80}]}]`)
 
+	start := time.Now()
 	a := startGWStatus(t, "gw-a", ns)
 	expectLeading(t, a.instance, true)
 	wantRoutes := map[string]string{
@@ -202,6 +203,7 @@ spec:
 		return true
 	}
 	a.waitPass(t, "every route has its verdict", routesDone)
+	t.Logf("statuses written %s after start (%d writes)", time.Since(start).Round(time.Millisecond), a.writes.Load())
 	for name, want := range wantRoutes {
 		rt := gwGet[gatewayv1.HTTPRoute](t, dyn, "HTTPRoute", ns, name)
 		if got := routeVerdict(rt); got != want {
@@ -240,6 +242,9 @@ spec:
 		return m
 	}
 	before := versions()
+	if n := a.writes.Load(); n != 5 {
+		t.Errorf("%d status writes for 5 objects: each should be written once", n)
+	}
 
 	a.stop()
 	b := startGWStatus(t, "gw-b", ns)
