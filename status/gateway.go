@@ -7,7 +7,6 @@ import (
 
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
@@ -61,7 +60,7 @@ type GatewayWriter struct {
 	mapper Mapper
 	opts   GatewayOptions
 	log    logr.Logger
-	now    func() metav1.Time
+	now    func() time.Time // conditions' lastTransitionTime, retry deadlines
 	kick   chan struct{}
 
 	mu     sync.Mutex
@@ -70,7 +69,7 @@ type GatewayWriter struct {
 	// Run's goroutine only.
 	inflight map[store.Ref]string // the resourceVersion a write replaced, until the store moves past it
 	limiter  workqueue.TypedRateLimiter[store.Ref]
-	failed   map[store.Ref]bool
+	failed   map[store.Ref]time.Time     // failed writes: not retried before then
 	synced   map[store.Object]*routeMemo // route versions found in sync, by pointer (a new version is a new pointer)
 	passes   uint64
 
@@ -106,8 +105,8 @@ func NewGatewayWriter(client kubernetes.Interface, dyn dynamic.Interface, mapper
 		opts.RetryMax = 5 * time.Minute
 	}
 	return &GatewayWriter{client: client, dyn: dyn, mapper: mapper, opts: opts, log: log.WithName("gateway-status"),
-		now: func() metav1.Time { return metav1.NewTime(time.Now()) }, kick: make(chan struct{}, 1),
-		inflight: map[store.Ref]string{}, failed: map[store.Ref]bool{}, synced: map[store.Object]*routeMemo{},
+		now: time.Now, kick: make(chan struct{}, 1),
+		inflight: map[store.Ref]string{}, failed: map[store.Ref]time.Time{}, synced: map[store.Object]*routeMemo{},
 		limiter: workqueue.NewTypedItemExponentialFailureRateLimiter[store.Ref](opts.RetryBase, opts.RetryMax)}
 }
 

@@ -283,12 +283,25 @@ func TestGatewayStatusConflictsAndRetries(t *testing.T) {
 	if p.Writes != 4 || p.Failed != 1 || retry != 500*time.Millisecond {
 		t.Fatalf("pass with a conflict, a gone object and a failure: %+v, retry %v", p, retry)
 	}
-	if p, retry = r.pass(); p.Failed != 1 || retry != time.Second {
-		t.Fatalf("second failure: %+v, retry %v: want backoff doubled", p, retry)
+	// A pass within the backoff (a new translation) does not retry the failed write.
+	attempts := 0
+	fail := r.fail
+	r.fail = func(ref string) error { attempts++; return fail(ref) }
+	r.clock = r.clock.Add(200 * time.Millisecond)
+	if p, retry = r.pass(); p.Failed != 1 || retry != 300*time.Millisecond || attempts != 2 {
+		t.Fatalf("pass within the backoff: %+v, retry %v, %d attempts (want ok and missing only)", p, retry, attempts)
+	}
+	r.clock = r.clock.Add(300 * time.Millisecond)
+	if p, retry = r.pass(); p.Failed != 1 || retry != time.Second || attempts != 5 {
+		t.Fatalf("second failure: %+v, retry %v, %d attempts: want backoff doubled", p, retry, attempts)
 	}
 	r.fail = nil
+	r.clock = r.clock.Add(time.Second)
 	if p, retry = r.pass(); p.Writes != 3 || p.Failed != 0 || retry != 0 {
 		t.Fatalf("recovered pass: %+v, retry %v: want ok, missing and tcp written", p, retry)
+	}
+	if _, ok := r.w.failed[store.Ref{Kind: store.KindTCPRoute, Namespace: "default", Name: "tcp"}]; ok {
+		t.Error("a written object is still marked failed")
 	}
 }
 

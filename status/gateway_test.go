@@ -74,7 +74,7 @@ func newGWRig(t *testing.T, manifests string) *gwRig {
 	mapper.Add(gatewayGV.WithKind(string(store.KindGatewayClass)), meta.RESTScopeRoot)
 	r.w = NewGatewayWriter(kubefake.NewClientset(), r.dyn, mapper, logr.Discard(),
 		GatewayOptions{StaticAddresses: []string{"192.0.2.1", "kong.example.net"}})
-	r.w.now = func() metav1.Time { return metav1.NewTime(r.clock) }
+	r.w.now = func() time.Time { return r.clock }
 	return r
 }
 

@@ -24,10 +24,11 @@ var routeKinds = []store.Kind{store.KindHTTPRoute, store.KindGRPCRoute, store.Ki
 // passRun is the state of one pass.
 type passRun struct {
 	o        *offer
-	now      metav1.Time
+	wall     time.Time
+	now      metav1.Time // wall, as conditions carry it
 	sum      GatewayPass
 	inflight map[store.Ref]string
-	failed   map[store.Ref]bool
+	failed   map[store.Ref]time.Time
 }
 
 // pass reconciles the latest translation: GatewayClasses, then Gateways, then routes. It
@@ -37,19 +38,20 @@ func (w *GatewayWriter) pass(ctx context.Context) time.Duration {
 	if o == nil {
 		return 0
 	}
-	r := &passRun{o: o, now: w.now(), sum: GatewayPass{Version: o.snap.Version()},
-		inflight: map[store.Ref]string{}, failed: map[store.Ref]bool{}}
+	wall := w.now()
+	r := &passRun{o: o, wall: wall, now: metav1.NewTime(wall), sum: GatewayPass{Version: o.snap.Version()},
+		inflight: map[store.Ref]string{}, failed: map[store.Ref]time.Time{}}
 	w.classes(ctx, r)
 	w.gateways(ctx, r)
 	w.routes(ctx, r)
 	var retry time.Duration
 	for ref := range w.failed {
-		if !r.failed[ref] {
-			w.limiter.Forget(ref)
+		if _, ok := r.failed[ref]; !ok {
+			w.limiter.Forget(ref) // written, or nothing left to write
 		}
 	}
-	for ref := range r.failed {
-		if d := w.limiter.When(ref); retry == 0 || d < retry {
+	for _, at := range r.failed {
+		if d := max(at.Sub(wall), time.Millisecond); retry == 0 || d < retry {
 			retry = d
 		}
 	}
@@ -77,11 +79,14 @@ func (w *GatewayWriter) gateways(ctx context.Context, r *passRun) {
 	if len(r.o.gateways) == 0 {
 		return
 	}
+	addrRef := store.Ref{Kind: store.KindGateway} // stands for the publish address lookup
+	if w.backingOff(r, addrRef) {
+		return
+	}
 	raw, err := publishAddresses(ctx, w.client, r.o.snap, w.opts.PublishService, w.opts.StaticAddresses)
 	if err != nil {
 		w.log.Error(err, "Gateway addresses; Gateway statuses wait for them")
-		r.failed[store.Ref{Kind: store.KindGateway}] = true
-		r.sum.Failed++
+		w.failedNow(r, addrRef)
 		return
 	}
 	addrs := gatewayAddresses(raw)
@@ -111,6 +116,9 @@ func (w *GatewayWriter) apply(ctx context.Context, r *passRun, ref store.Ref, ob
 		return
 	}
 	rv := obj.GetResourceVersion()
+	if w.backingOff(r, ref) {
+		return
+	}
 	if prev, ok := w.inflight[ref]; ok && prev == rv {
 		r.inflight[ref] = rv
 		r.sum.InFlight++
@@ -136,9 +144,26 @@ func (w *GatewayWriter) apply(ctx context.Context, r *passRun, ref store.Ref, ob
 		if ctx.Err() == nil {
 			w.log.Error(err, "status update failed; retrying with backoff", "object", ref.String())
 		}
-		r.failed[ref] = true
-		r.sum.Failed++
+		w.failedNow(r, ref)
 	}
+}
+
+// backingOff reports whether ref failed recently and waits for its backoff to retry; it stays
+// failed meanwhile.
+func (w *GatewayWriter) backingOff(r *passRun, ref store.Ref) bool {
+	at, ok := w.failed[ref]
+	if !ok || !r.wall.Before(at) {
+		return false
+	}
+	r.failed[ref] = at
+	r.sum.Failed++
+	return true
+}
+
+// failedNow records a failure of ref: its next attempt waits for the rate limiter's backoff.
+func (w *GatewayWriter) failedNow(r *passRun, ref store.Ref) {
+	r.failed[ref] = r.wall.Add(w.limiter.When(ref))
+	r.sum.Failed++
 }
 
 // patch merges {"metadata": {"resourceVersion": rv}, "status": fields} into the object's status
