@@ -3,8 +3,6 @@
 package integration
 
 import (
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -12,12 +10,10 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
-	"sigs.k8s.io/yaml"
 
 	"github.com/kongsync/kongsync/internal/kongdouble"
 	"github.com/kongsync/kongsync/runner"
@@ -25,52 +21,9 @@ import (
 	"github.com/kongsync/kongsync/store"
 )
 
-// gwStatusCRDs applies the Gateway API CRDs (experimental channel, a superset of standard) from
-// the gateway-api module kongsync builds with, and waits until they are served.
-func gwStatusCRDs(t *testing.T) {
-	t.Helper()
-	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "sigs.k8s.io/gateway-api").Output()
-	if err != nil {
-		t.Fatalf("locating the gateway-api module: %v", err)
-	}
-	dir := filepath.Join(strings.TrimSpace(string(out)), "config", "crd", "experimental")
-	files, _ := filepath.Glob(filepath.Join(dir, "gateway.networking.k8s.io_*.yaml"))
-	var args []string
-	for _, f := range files {
-		if !strings.Contains(f, "vap_") { // the safe-upgrades admission policy is not a CRD
-			args = append(args, "-f", f)
-		}
-	}
-	kubectl(t, append([]string{"apply", "--server-side", "--force-conflicts"}, args...)...)
-	kubectl(t, append([]string{"wait", "--for=condition=established", "--timeout=30s"}, args...)...)
-}
-
-var gwResources = map[string]string{"GatewayClass": "gatewayclasses", "Gateway": "gateways", "HTTPRoute": "httproutes"}
-
-// gwApply creates Gateway API objects (YAML documents, namespace ns unless cluster-scoped) and
-// deletes them at cleanup.
-func gwApply(t *testing.T, dyn dynamic.Interface, ns, docs string) {
-	t.Helper()
-	for _, doc := range strings.Split(docs, "\n---\n") {
-		u := &unstructured.Unstructured{}
-		if err := yaml.Unmarshal([]byte(doc), &u.Object); err != nil {
-			t.Fatal(err)
-		}
-		gvr := schema.GroupVersionResource{Group: store.GatewayGroup, Version: "v1", Resource: gwResources[u.GetKind()]}
-		ri := dynamic.ResourceInterface(dyn.Resource(gvr))
-		if u.GetKind() != "GatewayClass" {
-			ri = dyn.Resource(gvr).Namespace(ns)
-		}
-		if _, err := ri.Create(ctxT(t), u, metav1.CreateOptions{}); err != nil {
-			t.Fatalf("creating %s %s: %v", u.GetKind(), u.GetName(), err)
-		}
-		t.Cleanup(func() { _ = ri.Delete(ctxT(t), u.GetName(), metav1.DeleteOptions{}) })
-	}
-}
-
 func gwGet[T any](t *testing.T, dyn dynamic.Interface, kind, ns, name string) *T {
 	t.Helper()
-	gvr := schema.GroupVersionResource{Group: store.GatewayGroup, Version: "v1", Resource: gwResources[kind]}
+	gvr := schema.GroupVersionResource{Group: store.GatewayGroup, Version: "v1", Resource: gatewayResources[kind]}
 	ri := dynamic.ResourceInterface(dyn.Resource(gvr))
 	if ns != "" {
 		ri = dyn.Resource(gvr).Namespace(ns)
@@ -143,7 +96,7 @@ func routeVerdict(rt *gatewayv1.HTTPRoute) string {
 // The leader writes GatewayClass, Gateway (listeners, addresses) and route statuses; a restart
 // with nothing changed writes none.
 func TestGatewayAPIStatus(t *testing.T) {
-	gwStatusCRDs(t)
+	installGatewayCRDs(t, "experimental")
 	ns := newNamespace(t)
 	dyn := dynamic.NewForConfigOrDie(plane.RestConfig())
 	web := app{ns: ns, name: "web", host: "unused.example.com"}
@@ -151,40 +104,43 @@ func TestGatewayAPIStatus(t *testing.T) {
 		t.Fatal(err)
 	}
 	class := ns // cluster-scoped: unique per test
-	gwApply(t, dyn, ns, `apiVersion: gateway.networking.k8s.io/v1
+	docs := `apiVersion: gateway.networking.k8s.io/v1
 kind: GatewayClass
-metadata: {name: `+class+`}
+metadata: {name: ` + class + `}
 spec: {controllerName: konghq.com/kic-gateway-controller}
 ---
 apiVersion: gateway.networking.k8s.io/v1
 kind: Gateway
-metadata: {name: gw}
+metadata: {name: gw, namespace: NAMESPACE}
 spec:
-  gatewayClassName: `+class+`
+  gatewayClassName: ` + class + `
   listeners:
   - {name: http, port: 80, protocol: HTTP}
   - {name: grpc, port: 81, protocol: HTTP, allowedRoutes: {kinds: [{kind: GRPCRoute}]}}
 ---
 apiVersion: gateway.networking.k8s.io/v1
 kind: HTTPRoute
-metadata: {name: ok}
+metadata: {name: ok, namespace: NAMESPACE}
 spec:
   parentRefs: [{name: gw}]
   rules: [{backendRefs: [{name: web, port: 80}]}]
 ---
 apiVersion: gateway.networking.k8s.io/v1
 kind: HTTPRoute
-metadata: {name: refused}
+metadata: {name: refused, namespace: NAMESPACE}
 spec:
   parentRefs: [{name: gw, sectionName: grpc}]
   rules: [{backendRefs: [{name: web, port: 80}]}]
 ---
 apiVersion: gateway.networking.k8s.io/v1
 kind: HTTPRoute
-metadata: {name: missing}
+metadata: {name: missing, namespace: NAMESPACE}
 spec:
   parentRefs: [{name: gw}]
-  rules: [{backendRefs: [{name: nope, port: 80}]}]`)
+  rules: [{backendRefs: [{name: nope, port: 80}]}]`
+	for _, doc := range strings.Split(docs, "\n---\n") {
+		createYAML(t, strings.ReplaceAll(doc, "NAMESPACE", ns))
+	}
 
 	start := time.Now()
 	a := startGWStatus(t, "gw-a", ns)
