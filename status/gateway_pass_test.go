@@ -181,8 +181,8 @@ func TestGatewayStatusContent(t *testing.T) {
 	}
 	for _, tc := range []struct{ ns, name, want string }{
 		{"default", "ok", "Accepted=True/Accepted@1 ResolvedRefs=True/ResolvedRefs@1"},
-		// The translator does not resolve a refused route's refs; it reports them resolved.
-		{"elsewhere", "refused", "Accepted=False/NotAllowedByListeners@1 ResolvedRefs=True/ResolvedRefs@1"},
+		// The translator does not resolve a refused route's refs: no ResolvedRefs condition.
+		{"elsewhere", "refused", "Accepted=False/NotAllowedByListeners@1 absent"},
 		{"default", "missing", "Accepted=True/Accepted@1 ResolvedRefs=False/BackendNotFound@1"},
 	} {
 		if got := routeConds(tc.ns, tc.name, "gw"); got != tc.want {

@@ -259,7 +259,10 @@ func routeConditions(ps *translator.ParentStatus, gen int64, resolvedMsg func(st
 	if ps.ResolvedRefsReason != "" {
 		msg := ""
 		if !ps.ResolvedRefs {
-			msg = resolvedMsg(ps.ResolvedRefsReason)
+			msg = ps.ResolvedRefsMessage
+			if msg == "" {
+				msg = resolvedMsg(ps.ResolvedRefsReason)
+			}
 		}
 		out = append(out, cond(string(gatewayv1.RouteConditionResolvedRefs), ps.ResolvedRefs, ps.ResolvedRefsReason, msg, gen))
 	}

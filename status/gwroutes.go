@@ -135,6 +135,7 @@ func failingMessages(want []translator.ParentStatus, msg func(string) string) []
 func equalVerdict(a, b translator.ParentStatus) bool {
 	return a.Route == b.Route && a.Index == b.Index && a.Gateway == b.Gateway && a.SectionName == b.SectionName &&
 		a.Port == b.Port && a.Accepted == b.Accepted && a.Reason == b.Reason && a.Message == b.Message &&
-		a.ResolvedRefs == b.ResolvedRefs && a.ResolvedRefsReason == b.ResolvedRefsReason && a.Assumed == b.Assumed &&
+		a.ResolvedRefs == b.ResolvedRefs && a.ResolvedRefsReason == b.ResolvedRefsReason &&
+		a.ResolvedRefsMessage == b.ResolvedRefsMessage && a.Assumed == b.Assumed &&
 		slices.Equal(a.Listeners, b.Listeners)
 }

@@ -133,6 +133,9 @@ func coldResult(snap *store.Snapshot, opts Options) Result {
 func statusText(res Result) string {
 	var b strings.Builder
 	cond := func(ok bool, reason string) string {
+		if reason == "" {
+			return "Unknown"
+		}
 		if ok {
 			return "True (" + reason + ")"
 		}
@@ -147,6 +150,9 @@ func statusText(res Result) string {
 			cond(p.ResolvedRefs, p.ResolvedRefsReason), strings.Join(p.Listeners, ","))
 		if p.Assumed {
 			b.WriteString(" assumed")
+		}
+		if p.ResolvedRefsMessage != "" {
+			b.WriteString(" refs: " + p.ResolvedRefsMessage)
 		}
 		b.WriteByte('\n')
 	}

@@ -43,13 +43,15 @@ func routeRef(kind store.Kind, obj store.Object) store.Ref {
 // group other than core Service, to a missing Service, or into another namespace that no
 // ReferenceGrant opens is skipped with a problem on the route. A ref whose port is missing or
 // not declared by the Service stays (its Service's tags and annotations count) without targets.
-// It returns the ResolvedRefs reason of the first skipped ref ("" when all resolved).
-func (t *translation) resolveBackendRefs(ref store.Ref, refs []gatewayv1.BackendRef, field string) ([]gwBackend, string) {
+// It returns the ResolvedRefs reason and message of the first skipped ref ("" when all
+// resolved).
+func (t *translation) resolveBackendRefs(ref store.Ref, refs []gatewayv1.BackendRef, field string) ([]gwBackend, refsVerdict) {
 	var out []gwBackend
-	reason := ""
+	var v refsVerdict
 	fail := func(r string) {
-		if reason == "" {
-			reason = r
+		if v.reason == "" {
+			p := t.problems[len(t.problems)-1]
+			v = refsVerdict{reason: r, message: p.Field + ": " + p.Reason}
 		}
 	}
 	for i := range refs {
@@ -94,8 +96,12 @@ func (t *translation) resolveBackendRefs(ref store.Ref, refs []gatewayv1.Backend
 		}
 		out = append(out, b)
 	}
-	return out, reason
+	return out, v
 }
+
+// refsVerdict is how a route's backendRefs resolved: the ResolvedRefs reason and message of
+// the first that did not ("" when all did).
+type refsVerdict struct{ reason, message string }
 
 func groupKind(g *gatewayv1.Group, k gatewayv1.Kind) string {
 	if g == nil || *g == "" {

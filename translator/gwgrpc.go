@@ -36,7 +36,7 @@ func (t *translation) grpcRoutePiece(r *gatewayv1.GRPCRoute) *routePiece {
 		protocol = "grpc"
 	}
 	base := "grpcroute." + ref.Namespace + "." + ref.Name + "."
-	resolved := ""
+	var resolved refsVerdict
 	for i := range r.Spec.Rules {
 		rule := &r.Spec.Rules[i]
 		field := "spec.rules[" + strconv.Itoa(i) + "]"
@@ -48,7 +48,7 @@ func (t *translation) grpcRoutePiece(r *gatewayv1.GRPCRoute) *routePiece {
 			refs[k] = rule.BackendRefs[k].BackendRef
 		}
 		bes, reason := t.resolveBackendRefs(ref, refs, field)
-		if resolved == "" {
+		if resolved.reason == "" {
 			resolved = reason
 		}
 		name := base + strconv.Itoa(i)

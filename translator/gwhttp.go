@@ -33,7 +33,7 @@ func (t *translation) httpRoutePiece(r *gatewayv1.HTTPRoute) *routePiece {
 	rs := t.routeSettingsFor(ref, r)
 	h := httpRouteCtx{t: t, p: p, ref: ref, r: r, rs: rs, hosts: effectiveHosts(r.Spec.Hostnames, &b),
 		protocols: t.listenerProtocols(ref, r.Spec.ParentRefs)}
-	resolved := ""
+	var resolved refsVerdict
 	for _, g := range groupHTTPRules(r) {
 		name := "httproute." + ref.Namespace + "." + ref.Name + "." + strconv.Itoa(slices.Min(g))
 		if len(g) > 1 {
@@ -41,7 +41,7 @@ func (t *translation) httpRoutePiece(r *gatewayv1.HTTPRoute) *routePiece {
 		}
 		first := &r.Spec.Rules[g[0]]
 		bes, reason := t.resolveBackendRefs(ref, httpBackendRefs(first.BackendRefs), "spec.rules["+strconv.Itoa(g[0])+"]")
-		if resolved == "" {
+		if resolved.reason == "" {
 			resolved = reason
 		}
 		routes, ok := h.routes(g)

@@ -63,7 +63,7 @@ func (t *translation) l4RoutePiece(kind store.Kind, obj store.Object, spec gatew
 		return p
 	}
 	rs := t.routeSettingsFor(ref, obj)
-	resolved := ""
+	var resolved refsVerdict
 	for i, r := range rules {
 		field := "spec.rules[" + strconv.Itoa(i) + "]"
 		if kind != store.KindTLSRoute && len(r.backends) == 0 {
@@ -71,7 +71,7 @@ func (t *translation) l4RoutePiece(kind store.Kind, obj store.Object, spec gatew
 			continue
 		}
 		bes, reason := t.resolveBackendRefs(ref, r.backends, field)
-		if resolved == "" {
+		if resolved.reason == "" {
 			resolved = reason
 		}
 		name := base + strconv.Itoa(i)
@@ -146,11 +146,12 @@ func (t *translation) parentPorts(ref store.Ref, parents []gatewayv1.ParentRefer
 }
 
 // setResolvedRefs records the route's ResolvedRefs condition on each of its parents.
-func setResolvedRefs(p *routePiece, reason string) {
+func setResolvedRefs(p *routePiece, v refsVerdict) {
 	for i := range p.parents {
-		p.parents[i].ResolvedRefs, p.parents[i].ResolvedRefsReason = reason == "", reason
-		if reason == "" {
-			p.parents[i].ResolvedRefsReason = ReasonResolvedRefs
+		ps := &p.parents[i]
+		ps.ResolvedRefs, ps.ResolvedRefsReason, ps.ResolvedRefsMessage = v.reason == "", v.reason, v.message
+		if v.reason == "" {
+			ps.ResolvedRefsReason = ReasonResolvedRefs
 		}
 	}
 }

@@ -22,11 +22,14 @@ type ParentStatus struct {
 	Reason      string // Accepted's reason: Accepted, NotAllowedByListeners, NoMatchingListenerHostname, NoMatchingParent
 	Message     string
 	// ResolvedRefs is the route's ResolvedRefs condition: true, or false with its reason
-	// (InvalidKind, BackendNotFound, RefNotPermitted).
-	ResolvedRefs       bool
-	ResolvedRefsReason string
-	Assumed            bool     // offline: the Gateway or its class is not among the manifests
-	Listeners          []string // the listeners the route attached to
+	// (InvalidKind, BackendNotFound, RefNotPermitted) and message (the first failing backendRef's
+	// field and problem). The reason is empty when the route was not translated, so its
+	// backendRefs were not resolved.
+	ResolvedRefs        bool
+	ResolvedRefsReason  string
+	ResolvedRefsMessage string
+	Assumed             bool     // offline: the Gateway or its class is not among the manifests
+	Listeners           []string // the listeners the route attached to
 }
 
 // bound is what a route's accepted parents give its translation.
@@ -78,7 +81,7 @@ func (t *translation) bindParents(ref store.Ref, obj metav1.Object, parents []ga
 		if pr.Namespace != nil && *pr.Namespace != "" {
 			ns = string(*pr.Namespace)
 		}
-		ps := ParentStatus{Route: ref, Index: i, Gateway: ns + "/" + string(pr.Name), ResolvedRefs: true, ResolvedRefsReason: ReasonResolvedRefs}
+		ps := ParentStatus{Route: ref, Index: i, Gateway: ns + "/" + string(pr.Name)}
 		if pr.SectionName != nil {
 			ps.SectionName = string(*pr.SectionName)
 		}

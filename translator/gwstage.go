@@ -167,7 +167,8 @@ func replaceByName[T any](list, items []T, name func(T) string) {
 func sameParent(a, b ParentStatus) bool {
 	return a.Route == b.Route && a.Index == b.Index && a.Gateway == b.Gateway && a.SectionName == b.SectionName &&
 		a.Port == b.Port && a.Accepted == b.Accepted && a.Reason == b.Reason && a.Message == b.Message &&
-		a.ResolvedRefs == b.ResolvedRefs && a.ResolvedRefsReason == b.ResolvedRefsReason && a.Assumed == b.Assumed &&
+		a.ResolvedRefs == b.ResolvedRefs && a.ResolvedRefsReason == b.ResolvedRefsReason &&
+		a.ResolvedRefsMessage == b.ResolvedRefsMessage && a.Assumed == b.Assumed &&
 		slices.Equal(a.Listeners, b.Listeners)
 }
 
