@@ -122,25 +122,19 @@ func (t *translation) grpcHosts(ref store.Ref, r *gatewayv1.GRPCRoute) []*string
 	if len(r.Spec.Hostnames) > 0 {
 		return hostnamePtrs(r.Spec.Hostnames)
 	}
+	var gws []gatewayv1.ParentReference
+	for _, pr := range r.Spec.ParentRefs {
+		if pr.Kind == nil || *pr.Kind == "Gateway" {
+			gws = append(gws, pr)
+		}
+	}
 	var out []*string
-	for i := range r.Spec.ParentRefs {
-		pr := &r.Spec.ParentRefs[i]
-		if pr.Kind != nil && *pr.Kind != "Gateway" {
-			continue
+	if !t.parentListeners(ref, gws, func(l *gatewayv1.Listener) {
+		if l.Hostname != nil {
+			out = append(out, kong.String(string(*l.Hostname)))
 		}
-		ns := ref.Namespace
-		if pr.Namespace != nil && *pr.Namespace != "" {
-			ns = string(*pr.Namespace)
-		}
-		o, ok := t.snap.Get(store.Ref{Kind: store.KindGateway, Namespace: ns, Name: string(pr.Name)})
-		if !ok {
-			return nil
-		}
-		for _, l := range o.(*gatewayv1.Gateway).Spec.Listeners {
-			if (pr.SectionName == nil || *pr.SectionName == l.Name) && l.Hostname != nil {
-				out = append(out, kong.String(string(*l.Hostname)))
-			}
-		}
+	}) {
+		return nil
 	}
 	return out
 }

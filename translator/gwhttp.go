@@ -187,24 +187,10 @@ func hostnamePtrs(hs []gatewayv1.Hostname) []*string {
 // default) when no parent Gateway is known.
 func (t *translation) listenerProtocols(ref store.Ref, parents []gatewayv1.ParentReference) []*string {
 	var httpL, httpsL bool
-	for i := range parents {
-		pr := &parents[i]
-		ns := ref.Namespace
-		if pr.Namespace != nil && *pr.Namespace != "" {
-			ns = string(*pr.Namespace)
-		}
-		o, ok := t.snap.Get(store.Ref{Kind: store.KindGateway, Namespace: ns, Name: string(pr.Name)})
-		if !ok {
-			continue
-		}
-		for _, l := range o.(*gatewayv1.Gateway).Spec.Listeners {
-			if pr.SectionName != nil && *pr.SectionName != l.Name {
-				continue
-			}
-			httpL = httpL || l.Protocol == gatewayv1.HTTPProtocolType
-			httpsL = httpsL || l.Protocol == gatewayv1.HTTPSProtocolType
-		}
-	}
+	t.parentListeners(ref, parents, func(l *gatewayv1.Listener) {
+		httpL = httpL || l.Protocol == gatewayv1.HTTPProtocolType
+		httpsL = httpsL || l.Protocol == gatewayv1.HTTPSProtocolType
+	})
 	switch d := t.defaults; {
 	case httpL && httpsL:
 		return d.protoBoth

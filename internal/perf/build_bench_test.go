@@ -15,16 +15,19 @@ import (
 // benchSizes are the Ingress counts of issue 4's targets: 10k in ≤ 100 ms, 100k linear.
 var benchSizes = []int{100, 1000, 10000, 100000}
 
-// workloads caches generated objects per size: generating 100k Ingresses takes seconds and
+// workloads caches generated objects per configuration: generating 100k Ingresses takes seconds and
 // every benchmark below reads the same objects without modifying them.
 var workloads sync.Map
 
-func objects(b *testing.B, n int) []store.Object {
+func objects(b *testing.B, n int) []store.Object { return configObjects(b, workload.Defaults(n)) }
+
+// configObjects generates (once per configuration) the objects of a workload.
+func configObjects(b *testing.B, c workload.Config) []store.Object {
 	b.Helper()
-	if v, ok := workloads.Load(n); ok {
+	if v, ok := workloads.Load(c); ok {
 		return v.([]store.Object)
 	}
-	raw, err := workload.Objects(workload.Defaults(n))
+	raw, err := workload.Objects(c)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -32,14 +35,16 @@ func objects(b *testing.B, n int) []store.Object {
 	for i, o := range raw {
 		objs[i] = o.(store.Object)
 	}
-	workloads.Store(n, objs)
+	workloads.Store(c, objs)
 	return objs
 }
 
 // loaded returns a store holding the workload of size n, never snapshotted.
-func loaded(b *testing.B, n int) *store.Store {
+func loaded(b *testing.B, n int) *store.Store { return loadedConfig(b, workload.Defaults(n)) }
+
+func loadedConfig(b *testing.B, c workload.Config) *store.Store {
 	b.Helper()
-	st, notes := store.Load(objects(b, n))
+	st, notes := store.Load(configObjects(b, c))
 	if len(notes) != 0 {
 		b.Fatal(notes)
 	}

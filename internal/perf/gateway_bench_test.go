@@ -2,7 +2,6 @@ package perf_test
 
 import (
 	"fmt"
-	"sync"
 	"testing"
 
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -13,35 +12,12 @@ import (
 	"github.com/kongsync/kongsync/translator"
 )
 
-// routeWorkloads caches the generated HTTPRoute workloads per size (issue 12's
-// `genworkload -httproutes N`: one Gateway, N HTTPRoutes each with one rule, one match and its
-// own Service and EndpointSlice).
-var routeWorkloads sync.Map
-
-func routeObjects(b *testing.B, n int) []store.Object {
-	b.Helper()
-	if v, ok := routeWorkloads.Load(n); ok {
-		return v.([]store.Object)
-	}
-	raw, err := workload.Objects(workload.Config{HTTPRoutes: n, Namespaces: 1, UIDs: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	objs := make([]store.Object, len(raw))
-	for i, o := range raw {
-		objs[i] = o.(store.Object)
-	}
-	routeWorkloads.Store(n, objs)
-	return objs
-}
-
+// routesLoaded is a store holding issue 12's workload of n HTTPRoutes (`genworkload
+// -httproutes N`: one Gateway, N HTTPRoutes each with one rule, one match and its own Service
+// and EndpointSlice).
 func routesLoaded(b *testing.B, n int) *store.Store {
 	b.Helper()
-	st, notes := store.Load(routeObjects(b, n))
-	if len(notes) != 0 {
-		b.Fatal(notes)
-	}
-	return st
+	return loadedConfig(b, workload.Config{HTTPRoutes: n, Namespaces: 1, UIDs: true})
 }
 
 // BenchmarkGatewayFullBuild is BenchmarkFullBuild for N HTTPRoutes (issue 12: 10k in ≤ 150 ms,
@@ -99,25 +75,7 @@ func BenchmarkGatewayIncremental(b *testing.B) {
 	}
 	for _, kind := range []string{"httproute", "endpointslice"} {
 		b.Run(fmt.Sprintf("n=%d/%s", n, kind), func(b *testing.B) {
-			st := routesLoaded(b, n)
-			eng := translator.NewEngine(translator.DefaultOptions())
-			if _, err := eng.Build(st.Snapshot()); err != nil {
-				b.Fatal(err)
-			}
-			b.ReportAllocs()
-			i := 0
-			loopCPU(b, func() {
-				if _, err := st.Upsert(changes[kind](st, i)); err != nil {
-					b.Fatal(err)
-				}
-				i++
-				built, err := eng.Build(st.Snapshot())
-				if err != nil {
-					b.Fatal(err)
-				}
-				built.Hash()
-			})
-			checkIncrementalEqualsFull(b, st, eng)
+			runIncremental(b, routesLoaded(b, n), changes[kind])
 		})
 	}
 }

@@ -35,27 +35,32 @@ func BenchmarkIncremental(b *testing.B) {
 	}
 	for _, kind := range []string{"ingress", "endpointslice"} {
 		b.Run(fmt.Sprintf("n=%d/%s", n, kind), func(b *testing.B) {
-			st := loaded(b, n)
-			eng := translator.NewEngine(translator.DefaultOptions())
-			if _, err := eng.Build(st.Snapshot()); err != nil {
-				b.Fatal(err)
-			}
-			b.ReportAllocs()
-			i := 0
-			loopCPU(b, func() {
-				if _, err := st.Upsert(changes[kind](st, i)); err != nil {
-					b.Fatal(err)
-				}
-				i++
-				built, err := eng.Build(st.Snapshot())
-				if err != nil {
-					b.Fatal(err)
-				}
-				built.Hash() // "new document hashed": the engine defers the md5 of a changed config
-			})
-			checkIncrementalEqualsFull(b, st, eng)
+			runIncremental(b, loaded(b, n), changes[kind])
 		})
 	}
+}
+
+// runIncremental times change (the i-th version of one object) followed by a warm Build of the
+// store st and the hash of its config, then checks the Engine against a cold build.
+func runIncremental(b *testing.B, st *store.Store, change func(st *store.Store, i int) store.Object) {
+	eng := translator.NewEngine(translator.DefaultOptions())
+	if _, err := eng.Build(st.Snapshot()); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	i := 0
+	loopCPU(b, func() {
+		if _, err := st.Upsert(change(st, i)); err != nil {
+			b.Fatal(err)
+		}
+		i++
+		built, err := eng.Build(st.Snapshot())
+		if err != nil {
+			b.Fatal(err)
+		}
+		built.Hash() // "new document hashed": the engine defers the md5 of a changed config
+	})
+	checkIncrementalEqualsFull(b, st, eng)
 }
 
 // checkIncrementalEqualsFull guards the benchmark: the warm engine must produce the bytes and
