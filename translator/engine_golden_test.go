@@ -272,9 +272,10 @@ func checkColdConsistent(t testing.TB, b Built) {
 	}
 }
 
-// builtMismatch describes how got differs from want (config bytes, hash, problems), with
-// diff-friendly excerpts, or returns "" when they are the same. It also checks that got's
-// Config is the encoding of got's Document.
+// builtMismatch describes how got differs from want (config bytes, hash, problems, the Gateway
+// API routes' parent statuses and the Gateways' statuses), with diff-friendly excerpts, or
+// returns "" when they are the same. It also checks that got's Config is the encoding of got's
+// Document.
 func builtMismatch(got, want Built) string {
 	var b strings.Builder
 	gb, wb := got.Config.Bytes(), want.Config.Bytes()
@@ -304,6 +305,25 @@ func builtMismatch(got, want Built) string {
 	if gs, ws := statusText(got.Result), statusText(want.Result); gs != ws {
 		b.WriteString("Gateway API statuses differ\n")
 		b.WriteString(lineDiff("warm", "cold", []byte(gs), []byte(ws)))
+	} else if gs, ws := statusFields(got.Result), statusFields(want.Result); gs != ws {
+		b.WriteString("Gateway API statuses differ (fields status.txt does not show)\n")
+		b.WriteString(lineDiff("warm", "cold", []byte(gs), []byte(ws)))
+	}
+	return b.String()
+}
+
+// statusFields renders a result's Parents and Gateways with every field, one line per parentRef
+// and per listener (a nil and an empty list print alike: status writers do not tell them apart).
+func statusFields(r Result) string {
+	var b strings.Builder
+	for _, p := range r.Parents {
+		fmt.Fprintf(&b, "parent %+v\n", p)
+	}
+	for _, g := range r.Gateways {
+		fmt.Fprintf(&b, "gateway %s: %d listeners\n", g.Gateway, len(g.Listeners))
+		for _, l := range g.Listeners {
+			fmt.Fprintf(&b, "  listener %+v\n", l)
+		}
 	}
 	return b.String()
 }
