@@ -138,7 +138,9 @@ func mainGateway(a, b gwNamespace) *gatewayv1.Gateway {
 // httpRoutes are a's and b's HTTPRoutes and a's GRPCRoute.
 func httpRoutes(a, b gwNamespace) []store.Object {
 	web := httpRoute(a.name, "web", []gatewayv1.ParentReference{parentRef("", "gw", "")}, "web.example.com", "*.example.com")
-	web.Annotations = map[string]string{annPlugins: a.plugin, annStripPath: "true"}
+	// Its second plugin is b's, under a ReferenceGrant; no backend is in another namespace (its
+	// piece does not read the grants: only the plugin stage does).
+	web.Annotations = map[string]string{annPlugins: a.plugin + "," + b.name + ":" + b.plugin, annStripPath: "true"}
 	header := []gatewayv1.HTTPHeaderMatch{{Name: "x-env", Value: "prod"}}
 	web.Spec.Rules = []gatewayv1.HTTPRouteRule{
 		{Name: ptrOf(gatewayv1.SectionName("main")),
@@ -156,7 +158,7 @@ func httpRoutes(a, b gwNamespace) []store.Object {
 			Timeouts:    &gatewayv1.HTTPRouteTimeouts{BackendRequest: ptrOf(gatewayv1.Duration("5s"))}},
 		{BackendRefs: httpBackends(backendRef("", a.svcs[0], 80, -1))},
 		{Matches: []gatewayv1.HTTPRouteMatch{{Path: pathMatch(gatewayv1.PathMatchRegularExpression, "/re/[0-9]+")}},
-			BackendRefs: httpBackends(backendRef("", a.svcs[0], 80, -1), backendRef(b.name, b.svcs[0], 80, -1))},
+			BackendRefs: httpBackends(backendRef("", a.svcs[0], 80, -1), backendRef("", a.svcs[1], 80, -1))},
 	}
 	api := httpRoute(b.name, "api", []gatewayv1.ParentReference{parentRef(a.name, "gw", "sel"), parentRef("", "gw-b", "")},
 		"api.example.com", "b.example.com")
@@ -171,6 +173,8 @@ func httpRoutes(a, b gwNamespace) []store.Object {
 			BackendRefs: httpBackends(backendRef("", b.svcs[0], 80, -1))},
 		{Matches: []gatewayv1.HTTPRouteMatch{{Method: ptrOf(gatewayv1.HTTPMethodPost)}},
 			BackendRefs: httpBackends(backendRef(a.name, a.svcs[0], 80, -1))},
+		{Matches: []gatewayv1.HTTPRouteMatch{{Path: pathMatch(gatewayv1.PathMatchPathPrefix, "/mixed")}},
+			BackendRefs: httpBackends(backendRef("", b.svcs[0], 80, 10), backendRef(a.name, a.svcs[1], 80, 10))},
 	}
 	foreign := httpRoute(b.name, "foreign-route", []gatewayv1.ParentReference{parentRef("", "foreign", "")})
 	foreign.Spec.Rules = []gatewayv1.HTTPRouteRule{{BackendRefs: httpBackends(backendRef("", b.svcs[0], 80, -1))}}
