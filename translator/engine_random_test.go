@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -158,7 +159,7 @@ type randomRun struct {
 	eng      *Engine
 	prev     Built
 	prevJSON []byte
-	prevText string            // the previous Built's problems and Gateway API statuses
+	prevRes  Result            // copies of the previous Built's problems and Gateway API statuses
 	recent   []*store.Snapshot // the last snapshots built, for going back to one
 }
 
@@ -182,7 +183,7 @@ func (r *randomRun) check(step int, did []string) {
 	}
 	r.checkPrevious(step, did)
 	r.prev, r.prevJSON = got, bytes.Clone(got.Config.Bytes())
-	r.prevText = problemsText(got.Problems) + statusFields(got.Result)
+	r.prevRes = cloneStatuses(got.Result)
 }
 
 // nextSnapshot returns the snapshot to build next and describes it: mostly the store's, but now
@@ -223,10 +224,28 @@ func (r *randomRun) checkPrevious(step int, did []string) {
 		r.t.Fatalf("seed %d, step %d: Build modified the previous Built (its document or config bytes)\n"+
 			"changes: %s\n%s", r.seed, step, strings.Join(did, "; "), bytesExcerpt(r.prev.Config.Bytes(), r.prevJSON))
 	}
-	if text := problemsText(r.prev.Problems) + statusFields(r.prev.Result); text != r.prevText {
+	if !slices.Equal(r.prev.Problems, r.prevRes.Problems) || !reflect.DeepEqual(r.prev.Parents, r.prevRes.Parents) ||
+		!reflect.DeepEqual(r.prev.Gateways, r.prevRes.Gateways) {
+		now, then := problemsText(r.prev.Problems)+statusFields(r.prev.Result), problemsText(r.prevRes.Problems)+statusFields(r.prevRes)
 		r.t.Fatalf("seed %d, step %d: Build modified the previous Built's problems or Gateway API statuses\n"+
-			"changes: %s\n%s", r.seed, step, strings.Join(did, "; "), lineDiff("now", "then", []byte(text), []byte(r.prevText)))
+			"changes: %s\n%s", r.seed, step, strings.Join(did, "; "), lineDiff("now", "then", []byte(now), []byte(then)))
 	}
+}
+
+// cloneStatuses copies a result's problems and Gateway API statuses, down to their lists.
+func cloneStatuses(r Result) Result {
+	c := Result{Problems: slices.Clone(r.Problems), Parents: slices.Clone(r.Parents), Gateways: slices.Clone(r.Gateways)}
+	for i := range c.Parents {
+		c.Parents[i].Listeners = slices.Clone(c.Parents[i].Listeners)
+	}
+	for i := range c.Gateways {
+		ls := slices.Clone(c.Gateways[i].Listeners)
+		for j := range ls {
+			ls[j].SupportedKinds = slices.Clone(ls[j].SupportedKinds)
+		}
+		c.Gateways[i].Listeners = ls
+	}
+	return c
 }
 
 // report logs how many changes of each kind and action the sequence made.
