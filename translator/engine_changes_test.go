@@ -43,6 +43,9 @@ func (w *world) mutate(o store.Object) string {
 	case *kup.KongUpstreamPolicy:
 		return w.mutatePolicy(&o.Spec)
 	}
+	if what, ok := w.mutateGatewayKind(o); ok {
+		return what
+	}
 	w.t.Fatalf("mutate: unexpected %T", o)
 	return ""
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -18,7 +19,7 @@ import (
 
 // This file and engine_random_test.go test the Engine contract: a warm Engine (one that built
 // other snapshots before) returns exactly what a cold build (BuildOnce) of the same snapshot
-// returns — the same config bytes, hash and problems. They use only the Engine API (NewEngine,
+// returns — the same config bytes, hash, problems and Gateway API statuses. They use only the Engine API (NewEngine,
 // Build, BuildOnce, Built, Result, Problem, Options) and the store's public API, so that they
 // hold whatever the Engine caches internally.
 
@@ -272,9 +273,10 @@ func checkColdConsistent(t testing.TB, b Built) {
 	}
 }
 
-// builtMismatch describes how got differs from want (config bytes, hash, problems), with
-// diff-friendly excerpts, or returns "" when they are the same. It also checks that got's
-// Config is the encoding of got's Document.
+// builtMismatch describes how got differs from want (config bytes, hash, problems, the Gateway
+// API routes' parent statuses and the Gateways' statuses), with diff-friendly excerpts, or
+// returns "" when they are the same. It also checks that got's Config is the encoding of got's
+// Document.
 func builtMismatch(got, want Built) string {
 	var b strings.Builder
 	gb, wb := got.Config.Bytes(), want.Config.Bytes()
@@ -297,13 +299,39 @@ func builtMismatch(got, want Built) string {
 	if js, err := document.JSON(got.Document); err != nil || !bytes.Equal(js, gb) {
 		fmt.Fprintf(&b, "warm Config is not document.JSON of the warm Document (err %v)\n%s", err, bytesExcerpt(gb, js))
 	}
-	if gp, wp := problemsText(got.Problems), problemsText(want.Problems); gp != wp {
+	if !slices.Equal(got.Problems, want.Problems) {
 		b.WriteString("problems differ\n")
-		b.WriteString(lineDiff("warm", "cold", []byte(gp), []byte(wp)))
+		b.WriteString(lineDiff("warm", "cold", []byte(problemsText(got.Problems)), []byte(problemsText(want.Problems))))
 	}
-	if gs, ws := statusText(got.Result), statusText(want.Result); gs != ws {
+	if !sameStatuses(got.Result, want.Result) {
 		b.WriteString("Gateway API statuses differ\n")
-		b.WriteString(lineDiff("warm", "cold", []byte(gs), []byte(ws)))
+		b.WriteString(lineDiff("warm", "cold", []byte(statusFields(got.Result)), []byte(statusFields(want.Result))))
+	}
+	return b.String()
+}
+
+// sameStatuses reports whether two results have the same Parents and Gateways, every field (a
+// nil and an empty list alike: status writers do not tell them apart): deeply equal, or else
+// rendered alike.
+func sameStatuses(a, b Result) bool {
+	if reflect.DeepEqual(a.Parents, b.Parents) && reflect.DeepEqual(a.Gateways, b.Gateways) {
+		return true
+	}
+	return statusFields(a) == statusFields(b)
+}
+
+// statusFields renders a result's Parents and Gateways with every field, one line per parentRef
+// and per listener (a nil and an empty list print alike: status writers do not tell them apart).
+func statusFields(r Result) string {
+	var b strings.Builder
+	for _, p := range r.Parents {
+		fmt.Fprintf(&b, "parent %+v\n", p)
+	}
+	for _, g := range r.Gateways {
+		fmt.Fprintf(&b, "gateway %s: %d listeners\n", g.Gateway, len(g.Listeners))
+		for _, l := range g.Listeners {
+			fmt.Fprintf(&b, "  listener %+v\n", l)
+		}
 	}
 	return b.String()
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -20,34 +21,43 @@ var (
 )
 
 // TestEngineRandomChanges drives one warm Engine through long random sequences of changes to a
-// store and compares every Build with BuildOnce of the same snapshot: config bytes, hash and
-// problems must be identical. The store starts with a generated workload (TLS Secrets,
-// KongPlugins, KongConsumers with credential Secrets, two namespaces), objects connecting it to
-// the kinds it lacks (upstream policies its Services name, KongClusterPlugins, a second
-// IngressClass, a plugin-config Secret, a second Ingress claiming a TLS host), and the objects
-// of a dozen golden cases drawn by seed (cluster, consumer and service plugins, broken plugins
-// and plugin Secrets, upstream policies, TLS claims, default backends, class edge cases,
-// credentials of every type, CA and client certificates, EndpointSlices, ExternalName
-// Services, annotations).
+// store and compares every Build with BuildOnce of the same snapshot: config bytes, hash,
+// problems and the Gateway API statuses (Result.Parents and Result.Gateways, every field) must be
+// identical. The store starts with a generated workload (TLS Secrets, KongPlugins, KongConsumers
+// with credential Secrets, two namespaces), objects connecting it to the kinds it lacks (upstream
+// policies its Services name, KongClusterPlugins, a second IngressClass, a plugin-config Secret,
+// a second Ingress claiming a TLS host), Gateway API objects over the workload's namespaces
+// (engine_world_gateway_test.go: GatewayClasses ours and another controller's, labelled
+// Namespaces, Gateways with listeners of every protocol, HTTP, gRPC, TCP, UDP and TLS routes,
+// ReferenceGrants), and the objects of a dozen golden cases drawn by seed (cluster, consumer and
+// service plugins, broken plugins and plugin Secrets, upstream policies, TLS claims, default
+// backends, class edge cases, credentials of every type, CA and client certificates,
+// EndpointSlices, ExternalName Services, annotations).
 //
-// Every change picks one of store.Kinds (all nine) and either edits a field translation reads
+// Every change picks one of store.Kinds (all of them) and either edits a field translation reads
 // (see the mutate* functions: paths, path types, hosts, backends, ports, annotations, classes,
 // TLS entries, default backends, creation times (also set next to a rival's), endpoints, Secret
 // data and labels, plugin config and fields, consumer usernames and credentials, policy fields,
-// the default-class annotation; also the IngressClass controller, which it ignores), often to
+// the default-class annotation; also the IngressClass controller, which it ignores; GatewayClass
+// controllers, Gateway classes and listeners (hostnames, ports, protocols, allowedRoutes
+// namespaces, selectors and kinds, certificates), route parentRefs, hostnames, rules, matches,
+// filters, backendRefs and annotations, ReferenceGrant froms and tos, Namespace labels), often to
 // an invalid value; deletes an object; re-creates one under its name with a
 // new UID and creation time; restores a deleted one; clones one under a new name; or upserts a
 // copy with the same content. Some changes are undone a few steps later (an Ingress moved to
-// another class and back, an IngressClass deleted and recreated, the default class toggled and
-// back). Most builds follow a single change; some follow a burst of several, a few a burst of
-// more than 64 (past the store's and the caches' patch limits).
+// another class and back, an IngressClass, GatewayClass, Gateway, ReferenceGrant or Namespace
+// deleted and recreated, the default class toggled and back, a GatewayClass controller, a
+// Gateway's listeners or a Namespace's labels set back). Most builds follow a single change; some
+// follow a burst of several, a few a burst of more than 64 (past the store's and the caches'
+// patch limits).
 //
 // Now and then a build is of the snapshot Without a few objects (as the sync loop builds when
 // Kong rejected some), or of one of the last snapshots again; every fourth seed translates with
-// zero Options.
+// zero Options, every fourth other assumes missing Gateways and GatewayClasses (as dump does).
 //
 // It also checks that a Build leaves the previous Built alone: its config bytes and document
-// must still encode to what they did (the sync loop may still be sending them).
+// must still encode to what they did (the sync loop may still be sending them), its problems and
+// Gateway API statuses must be what they were (status writers may still be reading them).
 //
 // The sequence depends only on the seed (prefix-stable: more steps extend it). Flags:
 // -engine.seed, -engine.seeds and -engine.steps run other or longer sequences, e.g.
@@ -76,9 +86,6 @@ func TestEngineRandomChanges(t *testing.T) {
 		return
 	}
 	for _, k := range store.Kinds {
-		if slices.Contains(store.GatewayKinds, k) || k == store.KindNamespace {
-			continue // TODO(issue 12): the world makes Gateway API objects once they translate
-		}
 		for _, action := range []string{"edit", "delete"} {
 			if counts[string(k)+" "+action] == 0 {
 				t.Errorf("no %s of a %s in %d steps", action, k, seeds*steps)
@@ -91,10 +98,16 @@ func TestEngineRandomChanges(t *testing.T) {
 }
 
 // randomOptions are the Options of a seed: most use the defaults; every fourth the zero value
-// (class "kong" by default, no cluster domain).
+// (class "kong" and KIC's Gateway controller name by default, no cluster domain); every fourth
+// other assumes missing Gateways and GatewayClasses, as `kongsync dump` does.
 func randomOptions(seed uint64) Options {
-	if seed%4 == 3 {
+	switch seed % 4 {
+	case 3:
 		return Options{}
+	case 2:
+		o := DefaultOptions()
+		o.AssumeMissingGateways = true
+		return o
 	}
 	return DefaultOptions()
 }
@@ -146,6 +159,7 @@ type randomRun struct {
 	eng      *Engine
 	prev     Built
 	prevJSON []byte
+	prevRes  Result            // copies of the previous Built's problems and Gateway API statuses
 	recent   []*store.Snapshot // the last snapshots built, for going back to one
 }
 
@@ -169,6 +183,7 @@ func (r *randomRun) check(step int, did []string) {
 	}
 	r.checkPrevious(step, did)
 	r.prev, r.prevJSON = got, bytes.Clone(got.Config.Bytes())
+	r.prevRes = cloneStatuses(got.Result)
 }
 
 // nextSnapshot returns the snapshot to build next and describes it: mostly the store's, but now
@@ -197,7 +212,8 @@ func (r *randomRun) nextSnapshot() (*store.Snapshot, string) {
 }
 
 // checkPrevious checks that the previous Built's document and config bytes still encode to what
-// they did when it was built.
+// they did when it was built, and that its problems and Gateway API statuses (which the status
+// writers may still be reading) are what they were.
 func (r *randomRun) checkPrevious(step int, did []string) {
 	r.t.Helper()
 	if r.prev.Config == nil {
@@ -208,6 +224,28 @@ func (r *randomRun) checkPrevious(step int, did []string) {
 		r.t.Fatalf("seed %d, step %d: Build modified the previous Built (its document or config bytes)\n"+
 			"changes: %s\n%s", r.seed, step, strings.Join(did, "; "), bytesExcerpt(r.prev.Config.Bytes(), r.prevJSON))
 	}
+	if !slices.Equal(r.prev.Problems, r.prevRes.Problems) || !reflect.DeepEqual(r.prev.Parents, r.prevRes.Parents) ||
+		!reflect.DeepEqual(r.prev.Gateways, r.prevRes.Gateways) {
+		now, then := problemsText(r.prev.Problems)+statusFields(r.prev.Result), problemsText(r.prevRes.Problems)+statusFields(r.prevRes)
+		r.t.Fatalf("seed %d, step %d: Build modified the previous Built's problems or Gateway API statuses\n"+
+			"changes: %s\n%s", r.seed, step, strings.Join(did, "; "), lineDiff("now", "then", []byte(now), []byte(then)))
+	}
+}
+
+// cloneStatuses copies a result's problems and Gateway API statuses, down to their lists.
+func cloneStatuses(r Result) Result {
+	c := Result{Problems: slices.Clone(r.Problems), Parents: slices.Clone(r.Parents), Gateways: slices.Clone(r.Gateways)}
+	for i := range c.Parents {
+		c.Parents[i].Listeners = slices.Clone(c.Parents[i].Listeners)
+	}
+	for i := range c.Gateways {
+		ls := slices.Clone(c.Gateways[i].Listeners)
+		for j := range ls {
+			ls[j].SupportedKinds = slices.Clone(ls[j].SupportedKinds)
+		}
+		c.Gateways[i].Listeners = ls
+	}
+	return c
 }
 
 // report logs how many changes of each kind and action the sequence made.

@@ -32,6 +32,7 @@ type world struct {
 	last  map[store.Ref]store.Object // the last version stored of each known ref
 
 	namespaces []string
+	gwNS       []string // the namespaces the Gateway API objects are built around
 	hosts      []string
 	tlsData    []map[string][]byte // data of TLS Secrets in the pool, for rotations
 	usernames  []string
@@ -89,6 +90,11 @@ func (w *world) initialPool() []store.Object {
 	c.UnrelatedSecrets, c.SecretSize, c.Seed = 2, 64, int64(w.seed)
 	pool := workloadObjects(w.t, c)
 	pool = append(pool, extraObjects(pool)...)
+	gwNS := gatewayNamespaces(pool)
+	for _, ns := range gwNS {
+		w.gwNS = append(w.gwNS, ns.name)
+	}
+	pool = append(pool, gatewayObjects(gwNS)...)
 	dirs := goldenCases(w.t)
 	names := slices.Clone(randomChangeCases)
 	w.r.Shuffle(len(names), func(i, j int) { names[i], names[j] = names[j], names[i] })
@@ -246,7 +252,20 @@ func pick[T any](r *rand.Rand, list []T) T { return list[r.IntN(len(list))] }
 var kindWeights = map[store.Kind]int{
 	store.KindIngress: 5, store.KindIngressClass: 1, store.KindService: 3, store.KindEndpointSlice: 2,
 	store.KindSecret: 3, store.KindKongConsumer: 2, store.KindKongPlugin: 2, store.KindKongClusterPlugin: 2,
-	store.KindKongUpstreamPolicy: 2,
+	store.KindKongUpstreamPolicy: 2, store.KindGatewayClass: 1, store.KindGateway: 2, store.KindHTTPRoute: 3,
+	store.KindGRPCRoute: 1, store.KindTCPRoute: 1, store.KindUDPRoute: 1, store.KindTLSRoute: 1, store.KindReferenceGrant: 1,
+	store.KindNamespace: 1,
+}
+
+// oftenRecreated are the kinds whose objects are deleted more often than others, and mostly
+// re-created a few steps later: classes, Gateways, grants and Namespaces, which decide for many
+// objects at once.
+func oftenRecreated(k store.Kind) bool {
+	switch k {
+	case store.KindIngressClass, store.KindGatewayClass, store.KindGateway, store.KindReferenceGrant, store.KindNamespace:
+		return true
+	}
+	return false
 }
 
 func (w *world) pickKind() store.Kind {
@@ -279,12 +298,12 @@ func (w *world) change() {
 	switch {
 	case len(present) == 0 || roll < 7:
 		what = w.create(k)
-	case roll < 14 || k == store.KindIngressClass && roll < 25:
+	case roll < 14 || oftenRecreated(k) && roll < 25:
 		ref := pick(w.r, present)
 		w.st.Delete(ref)
 		w.count(k, "delete")
 		what = "delete " + ref.String()
-		if k == store.KindIngressClass || w.r.IntN(3) == 0 {
+		if oftenRecreated(k) || w.r.IntN(3) == 0 {
 			w.later(1+w.r.IntN(4), "recreate "+ref.String(), func() { w.recreate(ref, false) })
 		}
 	case roll < 20:
