@@ -347,9 +347,6 @@ func directedGatewayClass(t *testing.T) {
 // stays the size of what the route pieces read while builds keep visiting only the pieces a
 // change reaches: here an EndpointSlice of a Service that several routes use changes 100 times.
 func TestGatewayStageIndexBounded(t *testing.T) {
-	t.Skip("engine bug: gwKept.visitChanged indexes the reads of every piece it looks up again by appending " +
-		"(gwKept.index) and never drops the entries it made before, so the readers index (and the touched list " +
-		"built from it) grows on every such build until a route comes or goes")
 	g := newGatewayScript(t)
 	var slice *discoveryv1.EndpointSlice
 	for _, o := range g.objs {

@@ -47,17 +47,17 @@ type gwKept struct {
 	// noisy are the positions whose piece reported problems (sorted): a piece not looked up
 	// again still reports them.
 	noisy []int32
-	// grown counts the reads indexed since visitAll rebuilt the index: a recomputed piece adds
-	// its reads again (old entries stay, costing a needless look-up), so past a bound the next
-	// build visits every piece and rebuilds the index.
-	grown     int
-	parentOff []int32
-	servedPos []int32 // -1 for a piece not served
-	parents   []ParentStatus
-	served    []*routePiece
-	svcs      []*document.Service
-	ups       []*document.Upstream
-	certs     bool // a served piece's services name certificates: resolved per build, never kept
+	// base counts the reads visitAll indexed, grown those indexed since: a recomputed piece
+	// adds its reads again (old entries stay, costing a needless look-up), so once the index
+	// has doubled the next build visits every piece and rebuilds it.
+	base, grown int
+	parentOff   []int32
+	servedPos   []int32 // -1 for a piece not served
+	parents     []ParentStatus
+	served      []*routePiece
+	svcs        []*document.Service
+	ups         []*document.Upstream
+	certs       bool // a served piece's services name certificates: resolved per build, never kept
 }
 
 // full makes the kept lists from all the pieces.
@@ -71,7 +71,7 @@ func (k *gwKept) full(t *translation, all []*routePiece) {
 	}
 	off := make([]int32, 2*len(all))
 	*k = gwKept{gen: t.gen, all: all, parentOff: off[:len(all)], servedPos: off[len(all):],
-		refPos: k.refPos, readers: k.readers, kindReaders: k.kindReaders, mask: k.mask, noisy: k.noisy, grown: k.grown,
+		refPos: k.refPos, readers: k.readers, kindReaders: k.kindReaders, mask: k.mask, noisy: k.noisy, base: k.base, grown: k.grown,
 		parents: make([]ParentStatus, 0, np), served: make([]*routePiece, 0, ns),
 		svcs: make([]*document.Service, 0, nsvc), ups: make([]*document.Upstream, 0, nup)}
 	for i, p := range all {
@@ -199,7 +199,7 @@ func (k *gwKept) visitAll(t *translation) []*routePiece {
 	all := make([]*routePiece, 0, len(k.all))
 	if t.keep {
 		k.refPos, k.readers, k.kindReaders, k.mask = map[store.Ref]int32{}, map[readKey][]int32{}, map[store.Kind][]int32{}, 0
-		k.noisy, k.grown = k.noisy[:0], 0
+		k.noisy, k.base, k.grown = k.noisy[:0], 0, 0
 	}
 	for _, kind := range routeKinds {
 		for _, obj := range t.snap.snap.Objects(kind) {
@@ -209,6 +209,7 @@ func (k *gwKept) visitAll(t *translation) []*routePiece {
 				k.refPos[routeRef(kind, obj)] = pos
 				e := t.memos.routes.m[obj]
 				k.index(pos, &e.reads)
+				k.base += len(e.reads.objs) + len(e.reads.lists) + len(e.reads.kinds)
 				if len(e.problems) > 0 {
 					k.noisy = append(k.noisy, pos)
 				}
@@ -243,7 +244,7 @@ func (k *gwKept) index(pos int32, r *reads) {
 // the others are the last build's. False when that does not hold.
 func (k *gwKept) visitChanged(t *translation) ([]*routePiece, bool) {
 	kg := &t.memos.kinds
-	if !t.keep || k.gen != t.gen-1 || k.refPos == nil || k.grown > len(k.all)+1024 {
+	if !t.keep || k.gen != t.gen-1 || k.refPos == nil || k.grown > k.base+64 {
 		return nil, false
 	}
 	var touched []int32
