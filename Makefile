@@ -40,10 +40,12 @@ BENCHSTAT   ?= $(GO) run golang.org/x/perf/cmd/benchstat@latest
 test-integration-race: control-plane
 	KONGSYNC_CP_BIN=$(CP_BIN) $(GO) test -race -count=1 -tags integration -timeout 30m ./test/integration/...
 
-# Live-loop benchmarks of issue 4 (real apiserver, real `kongsync run`, Kong double; about 13
-# minutes at N=10000 with 2,000 x 256 KiB Secrets). Not part of `make test`.
+# Live-loop benchmarks of issues 4 and 12 (real apiserver, real `kongsync run`, Kong double;
+# about 13 minutes at N=10000 with 2,000 x 256 KiB Secrets). BENCH_LIVE_KIND=httproute loads
+# genworkload's N HTTPRoutes on one Gateway instead of Ingresses. Not part of `make test`.
+BENCH_LIVE_KIND ?= ingress
 bench-live: control-plane
-	KONGSYNC_CP_BIN=$(CP_BIN) hack/bench-live.sh
+	KONGSYNC_CP_BIN=$(CP_BIN) KIND=$(BENCH_LIVE_KIND) hack/bench-live.sh
 
 bench:
 	$(GO) test -run '^$$' -bench '/n=(100|1000|10000)$$' -benchmem -count $(BENCH_COUNT) -timeout 60m ./internal/perf/ | tee $(BENCH_OUT)

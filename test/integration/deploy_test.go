@@ -3,6 +3,7 @@
 package integration
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,12 +25,22 @@ const deployDir = "../../deploy"
 
 func kubectl(t *testing.T, args ...string) string {
 	t.Helper()
+	out, err := runKubectl(args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// runKubectl runs the harness's kubectl against the package's API server; the error carries
+// the command and its output.
+func runKubectl(args ...string) (string, error) {
 	cmd := exec.Command(filepath.Join(plane.BinDir, "kubectl"), append([]string{"--kubeconfig", plane.Kubeconfig}, args...)...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
+		return "", fmt.Errorf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
-	return string(out)
+	return string(out), nil
 }
 
 // Every manifest in deploy/ is accepted by the real apiserver (server-side apply, dry run).

@@ -304,21 +304,29 @@ func createBackend(t *testing.T, a app) {
 // storage for (CEL rules compiled on each update) slows its deletion on a loaded machine.
 func gatewayCRDFiles(t *testing.T, channel string) []string {
 	t.Helper()
+	files, err := gatewayCRDPaths(channel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+func gatewayCRDPaths(channel string) ([]string, error) {
 	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "sigs.k8s.io/gateway-api").Output()
 	if err != nil {
-		t.Fatalf("locating sigs.k8s.io/gateway-api: %v", err)
+		return nil, fmt.Errorf("locating sigs.k8s.io/gateway-api: %v", err)
 	}
 	dir := filepath.Join(strings.TrimSpace(string(out)), "config", "crd", channel)
 	var files []string
 	for _, res := range gatewayResources {
 		f := filepath.Join(dir, store.GatewayGroup+"_"+res+".yaml")
 		if _, err := os.Stat(f); err != nil {
-			t.Fatalf("the gateway-api module lacks a %s CRD: %v", channel, err)
+			return nil, fmt.Errorf("the gateway-api module lacks a %s CRD: %v", channel, err)
 		}
 		files = append(files, f)
 	}
 	sort.Strings(files)
-	return files
+	return files, nil
 }
 
 func fileArgs(verb string, files []string, extra ...string) []string {
@@ -333,9 +341,21 @@ func fileArgs(verb string, files []string, extra ...string) []string {
 // until the API server serves them.
 func installGatewayCRDs(t *testing.T, channel string) {
 	t.Helper()
-	files := gatewayCRDFiles(t, channel)
-	kubectl(t, fileArgs("apply", files, "--server-side", "--force-conflicts")...)
-	kubectl(t, fileArgs("wait", files, "--for=condition=established", "--timeout=60s")...)
+	if err := applyGatewayCRDs(channel); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func applyGatewayCRDs(channel string) error {
+	files, err := gatewayCRDPaths(channel)
+	if err != nil {
+		return err
+	}
+	if _, err := runKubectl(fileArgs("apply", files, "--server-side", "--force-conflicts")...); err != nil {
+		return err
+	}
+	_, err = runKubectl(fileArgs("wait", files, "--for=condition=established", "--timeout=60s")...)
+	return err
 }
 
 // removeGatewayCRDs deletes the Gateway API CRDs, if installed, and waits until they are gone

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	networkingv1 "k8s.io/api/networking/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/watch"
 )
 
 // Helpers of BenchmarkLiveWriteToPost: kongsync's /metrics scraped around the changes, and the
@@ -83,33 +83,29 @@ func (c bucketCounts) quantile(q float64) float64 {
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
-// ingressVersions records when a watch saw each Ingress resourceVersion.
-type ingressVersions struct {
+// objectVersions records when a watch saw each resourceVersion of the loaded kind's objects.
+type objectVersions struct {
 	mu   sync.Mutex
 	seen map[string]time.Time
 	wake chan struct{}
 }
 
-// watchIngressVersions watches the default namespace's Ingresses from now on.
-func watchIngressVersions(b *testing.B, ctx context.Context) *ingressVersions {
+// watchVersions watches the loaded kind's objects (liveKind) in the default namespace from now
+// on.
+func watchVersions(b *testing.B, ctx context.Context) *objectVersions {
 	b.Helper()
-	ings := admin.NetworkingV1().Ingresses("default")
-	list, err := ings.List(ctx, metav1.ListOptions{Limit: 1})
-	if err != nil {
-		b.Fatal(err)
-	}
-	w, err := ings.Watch(ctx, metav1.ListOptions{ResourceVersion: list.ResourceVersion})
+	w, err := liveRoutes.watchFromNow(ctx)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(w.Stop)
-	v := &ingressVersions{seen: map[string]time.Time{}, wake: make(chan struct{}, 1)}
+	v := &objectVersions{seen: map[string]time.Time{}, wake: make(chan struct{}, 1)}
 	go func() {
 		for ev := range w.ResultChan() {
 			now := time.Now()
-			if ing, ok := ev.Object.(*networkingv1.Ingress); ok {
+			if o, err := meta.Accessor(ev.Object); err == nil && ev.Type != watch.Error {
 				v.mu.Lock()
-				v.seen[ing.ResourceVersion] = now
+				v.seen[o.GetResourceVersion()] = now
 				v.mu.Unlock()
 				select {
 				case v.wake <- struct{}{}:
@@ -122,7 +118,7 @@ func watchIngressVersions(b *testing.B, ctx context.Context) *ingressVersions {
 }
 
 // at waits until the watch saw resourceVersion rv and returns when.
-func (v *ingressVersions) at(ctx context.Context, b *testing.B, rv string) time.Time {
+func (v *objectVersions) at(ctx context.Context, b *testing.B, rv string) time.Time {
 	for {
 		v.mu.Lock()
 		t, ok := v.seen[rv]

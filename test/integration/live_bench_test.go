@@ -26,6 +26,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+	gatewayclient "sigs.k8s.io/gateway-api/pkg/client/clientset/versioned"
 
 	"github.com/kongsync/kongsync/internal/kongdouble"
 	"github.com/kongsync/kongsync/internal/workload"
@@ -34,7 +37,8 @@ import (
 // The live-loop benchmarks (issue 4) run the real `kongsync run` binary as a child process
 // against the package's kube-apiserver and an in-process Kong double, so RSS and CPU time read
 // from /proc are the controller's alone. The cluster is loaded once per package run with
-// KONGSYNC_BENCH_N Ingresses (default 10,000, each with its Service and EndpointSlice) and
+// KONGSYNC_BENCH_N objects of KONGSYNC_BENCH_KIND (Ingresses by default, or HTTPRoutes on one
+// Gateway: see liveKind; default 10,000, each with its Service and EndpointSlice) and
 // KONGSYNC_BENCH_SECRETS unrelated 256 KiB Opaque Secrets (default 2,000).
 
 var (
@@ -42,6 +46,7 @@ var (
 	liveLoadErr  error
 	liveN        int
 	liveWidth    int
+	liveRoutes   liveKind
 	liveBinOnce  sync.Once
 	liveBin      string
 	liveBinErr   error
@@ -60,14 +65,23 @@ func liveCluster(b *testing.B) int {
 	b.Helper()
 	liveLoadOnce.Do(func() {
 		liveN = envInt("KONGSYNC_BENCH_N", 10000)
-		c := workload.Defaults(liveN)
+		rc := plane.RestConfig()
+		rc.QPS, rc.Burst = -1, 0 // no client-side rate limit
+		if liveRoutes, liveLoadErr = newLiveKind(rc); liveLoadErr != nil {
+			return
+		}
+		c := workload.Defaults(0)
+		liveRoutes.configure(&c, liveN)
 		c.UnrelatedSecrets = envInt("KONGSYNC_BENCH_SECRETS", 2000)
 		c.UIDs = false
-		liveWidth = max(len(strconv.Itoa(max(c.Ingresses, c.UnrelatedSecrets)-1)), 5)
+		liveWidth = max(len(strconv.Itoa(max(c.Ingresses, c.HTTPRoutes, c.UnrelatedSecrets)-1)), 5)
 		t0 := time.Now()
-		liveLoadErr = loadWorkload(c)
-		fmt.Fprintf(os.Stderr, "loaded %d Ingresses (+Services, EndpointSlices) and %d x %d B Secrets in %s\n",
-			c.Ingresses, c.UnrelatedSecrets, c.SecretSize, time.Since(t0).Round(time.Millisecond))
+		if liveLoadErr = liveRoutes.prepare(); liveLoadErr != nil {
+			return
+		}
+		liveLoadErr = loadWorkload(rc, c)
+		fmt.Fprintf(os.Stderr, "loaded %d Ingresses, %d HTTPRoutes (+Services, EndpointSlices) and %d x %d B Secrets in %s\n",
+			c.Ingresses, c.HTTPRoutes, c.UnrelatedSecrets, c.SecretSize, time.Since(t0).Round(time.Millisecond))
 	})
 	if liveLoadErr != nil {
 		b.Fatal(liveLoadErr)
@@ -75,10 +89,9 @@ func liveCluster(b *testing.B) int {
 	return liveN
 }
 
-func loadWorkload(c workload.Config) error {
-	rc := plane.RestConfig()
-	rc.QPS, rc.Burst = -1, 0 // no client-side rate limit
+func loadWorkload(rc *rest.Config, c workload.Config) error {
 	cs := kubernetes.NewForConfigOrDie(rc)
+	gw := gatewayclient.NewForConfigOrDie(rc)
 	objs := make(chan runtime.Object, 64)
 	errs := make(chan error, 8)
 	var wg sync.WaitGroup
@@ -87,7 +100,7 @@ func loadWorkload(c workload.Config) error {
 		go func() {
 			defer wg.Done()
 			for o := range objs {
-				if err := createObject(context.Background(), cs, o); err != nil {
+				if err := createObject(context.Background(), cs, gw, o); err != nil {
 					select {
 					case errs <- err:
 					default:
@@ -116,7 +129,7 @@ func loadWorkload(c workload.Config) error {
 	return err
 }
 
-func createObject(ctx context.Context, cs kubernetes.Interface, o runtime.Object) error {
+func createObject(ctx context.Context, cs kubernetes.Interface, gw gatewayclient.Interface, o runtime.Object) error {
 	var err error
 	co := metav1.CreateOptions{}
 	switch o := o.(type) {
@@ -134,6 +147,12 @@ func createObject(ctx context.Context, cs kubernetes.Interface, o runtime.Object
 		_, err = cs.DiscoveryV1().EndpointSlices(o.Namespace).Create(ctx, o, co)
 	case *networkingv1.Ingress:
 		_, err = cs.NetworkingV1().Ingresses(o.Namespace).Create(ctx, o, co)
+	case *gatewayv1.GatewayClass:
+		_, err = gw.GatewayV1().GatewayClasses().Create(ctx, o, co)
+	case *gatewayv1.Gateway:
+		_, err = gw.GatewayV1().Gateways(o.Namespace).Create(ctx, o, co)
+	case *gatewayv1.HTTPRoute:
+		_, err = gw.GatewayV1().HTTPRoutes(o.Namespace).Create(ctx, o, co)
 	default:
 		err = fmt.Errorf("unexpected %T", o)
 	}
@@ -143,8 +162,9 @@ func createObject(ctx context.Context, cs kubernetes.Interface, o runtime.Object
 	return err
 }
 
-// appName is the generated name of Ingress (and Service) i, as internal/workload pads it.
-func appName(i int) string { return fmt.Sprintf("app-%0*d", liveWidth, i) }
+// routeName is the generated name of route object i (and its Service) of the loaded kind, as
+// internal/workload pads it.
+func routeName(i int) string { return fmt.Sprintf("%s-%0*d", liveRoutes.prefix(), liveWidth, i) }
 
 // liveBinary builds cmd/kongsync once per package run.
 func liveBinary(b *testing.B) string {
@@ -215,8 +235,8 @@ func (p *liveProc) stop() {
 	p.double.Close()
 }
 
-// services counts the services in the double's loaded config and how many of them have a route
-// with path marker (marker "" counts none).
+// services counts the services in the double's loaded config and how many routes have a path
+// starting with marker, as a prefix or a regex ("~/marker..."; marker "" counts none).
 func services(d *kongdouble.Server, marker string) (n, marked int) {
 	svcs, _ := d.Document()["services"].([]any)
 	for _, s := range svcs {
@@ -226,8 +246,9 @@ func services(d *kongdouble.Server, marker string) (n, marked int) {
 			rm, _ := r.(map[string]any)
 			paths, _ := rm["paths"].([]any)
 			for _, p := range paths {
-				if ps, _ := p.(string); marker != "" && strings.HasPrefix(ps, marker) {
+				if ps, _ := p.(string); marker != "" && strings.HasPrefix(strings.TrimPrefix(ps, "~"), marker) {
 					marked++
+					break
 				}
 			}
 		}
@@ -450,8 +471,8 @@ func saveHeapProfiles(b *testing.B, addr, prefix string) {
 // burstWriters is how many client goroutines write a burst (Updates of listed objects, no Get).
 const burstWriters = 32
 
-// BenchmarkLiveBurst writes 1,000 Ingress updates as fast as burstWriters client goroutines can
-// and counts the POSTs until the double holds all of them.
+// BenchmarkLiveBurst writes 1,000 updates of the loaded kind's objects as fast as burstWriters
+// client goroutines can and counts the POSTs until the double holds all of them.
 func BenchmarkLiveBurst(b *testing.B) {
 	n := liveCluster(b)
 	const burst = 1000
@@ -460,19 +481,15 @@ func BenchmarkLiveBurst(b *testing.B) {
 	}
 	p := startLive(b)
 	p.waitComplete(b, n)
-	rc := plane.RestConfig()
-	rc.QPS, rc.Burst = -1, 0
-	ings := kubernetes.NewForConfigOrDie(rc).NetworkingV1().Ingresses("default")
 	ctx := context.Background()
 	var pushes, durs, writes []float64
 	b.ResetTimer()
 	for round := range b.N {
 		marker := fmt.Sprintf("/burst%d-", round)
-		list, err := ings.List(ctx, metav1.ListOptions{})
-		if err != nil || len(list.Items) < burst {
-			b.Fatalf("listing Ingresses: %v (%d)", err, len(list.Items))
+		write, err := liveRoutes.pathWriters(ctx)
+		if err != nil || len(write) < burst {
+			b.Fatalf("listing the route objects: %v (%d)", err, len(write))
 		}
-		sort.Slice(list.Items, func(i, j int) bool { return list.Items[i].Name < list.Items[j].Name })
 		p.double.ResetRequests()
 		t0 := time.Now()
 		var wg sync.WaitGroup
@@ -482,9 +499,7 @@ func BenchmarkLiveBurst(b *testing.B) {
 			go func() {
 				defer wg.Done()
 				for i := g; i < burst; i += burstWriters {
-					ing := &list.Items[i]
-					ing.Spec.Rules[0].HTTP.Paths[0].Path = marker + strconv.Itoa(i)
-					if _, err := ings.Update(ctx, ing, metav1.UpdateOptions{}); err != nil {
+					if _, err := write[i](ctx, marker+strconv.Itoa(i)); err != nil {
 						errs <- err
 					}
 				}

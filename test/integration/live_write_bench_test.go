@@ -9,12 +9,10 @@ import (
 	goruntime "runtime"
 	"testing"
 	"time"
-
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// BenchmarkLiveWriteToPost measures API write → POST /config at the double, one Ingress update
-// at a time, waiting for each push: KONGSYNC_BENCH_CHANGES (default 200) changes per round.
+// BenchmarkLiveWriteToPost measures API write → POST /config at the double, one update at a time
+// of an Ingress, or of an HTTPRoute with KONGSYNC_BENCH_KIND=httproute, waiting for each push: KONGSYNC_BENCH_CHANGES (default 200) changes per round.
 // KONGSYNC_BENCH_VARIANTS and KONGSYNC_BENCH_ROUNDS compare binaries side by side on the one
 // cluster, as for BenchmarkLiveStart10k: each round runs every variant in turn.
 func BenchmarkLiveWriteToPost(b *testing.B) {
@@ -61,7 +59,7 @@ func (r *writeToPostResult) report(b *testing.B) {
 }
 
 // writeToPostOnce starts one kongsync of variant v, waits for its first complete push, then
-// times changes Ingress updates one after the other. KONGSYNC_BENCH_HARNESS_GC=1 collects the
+// times changes updates of the loaded kind's objects (a new path) one after the other. KONGSYNC_BENCH_HARNESS_GC=1 collects the
 // benchmark process's garbage (the double's) before each change, outside the timed interval.
 func writeToPostOnce(b *testing.B, n int, v liveVariant, changes int) writeToPostResult {
 	harnessGC := os.Getenv("KONGSYNC_BENCH_HARNESS_GC") == "1"
@@ -69,26 +67,25 @@ func writeToPostOnce(b *testing.B, n int, v liveVariant, changes int) writeToPos
 	p := startLiveWith(b, v.bin, v.env, "--metrics-bind-address="+metricsAddr)
 	defer p.stop()
 	p.waitComplete(b, n)
-	ings := admin.NetworkingV1().Ingresses("default")
 	ctx, cancelWatch := context.WithCancel(context.Background())
 	defer cancelWatch()
 	before := scrape(b, metricsAddr)
 	// The benchmark's own watch shows when the API server delivers each change to a watcher,
 	// which splits the latency into the API server's part and kongsync's (window included).
-	seen := watchIngressVersions(b, ctx)
+	seen := watchVersions(b, ctx)
 	var r writeToPostResult
 	for k := range changes {
-		ing, err := ings.Get(ctx, appName(k%n), metav1.GetOptions{})
+		write, err := liveRoutes.pathWriter(ctx, routeName(k%n))
 		if err != nil {
 			b.Fatal(err)
 		}
-		ing.Spec.Rules[0].HTTP.Paths[0].Path = fmt.Sprintf("/w%d-%d", time.Now().UnixNano(), k)
+		path := fmt.Sprintf("/w%d-%d", time.Now().UnixNano(), k)
 		p.double.ResetRequests()
 		if harnessGC {
 			goruntime.GC()
 		}
 		t0 := time.Now()
-		up, err := ings.Update(ctx, ing, metav1.UpdateOptions{})
+		rv, err := write(ctx, path)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -96,7 +93,7 @@ func writeToPostOnce(b *testing.B, n int, v liveVariant, changes int) writeToPos
 		if err := p.double.WaitPosts(wctx, 1); err != nil {
 			b.Fatal(err)
 		}
-		delivered := seen.at(wctx, b, up.ResourceVersion)
+		delivered := seen.at(wctx, b, rv)
 		cancel()
 		post := p.double.Posts()[0].Start
 		r.lat = append(r.lat, ms(post.Sub(t0)))
