@@ -74,12 +74,14 @@ func writeToPostOnce(b *testing.B, n int, v liveVariant, changes int) writeToPos
 	// which splits the latency into the API server's part and kongsync's (window included).
 	seen := watchVersions(b, ctx)
 	var r writeToPostResult
+	var last string
 	for k := range changes {
 		write, err := liveRoutes.pathWriter(ctx, routeName(k%n))
 		if err != nil {
 			b.Fatal(err)
 		}
 		path := fmt.Sprintf("/w%d-%d", time.Now().UnixNano(), k)
+		last = path
 		p.double.ResetRequests()
 		if harnessGC {
 			goruntime.GC()
@@ -98,6 +100,10 @@ func writeToPostOnce(b *testing.B, n int, v liveVariant, changes int) writeToPos
 		post := p.double.Posts()[0].Start
 		r.lat = append(r.lat, ms(post.Sub(t0)))
 		r.api, r.ctrl = append(r.api, ms(delivered.Sub(t0))), append(r.ctrl, ms(post.Sub(delivered)))
+	}
+	// The POSTs timed were the changes': the last one's path is in the config Kong holds.
+	if _, marked := services(p.double, last); changes > 0 && marked != 1 {
+		b.Fatalf("the last change's path %s is on %d routes in the double's config, want 1", last, marked)
 	}
 	after := scrape(b, metricsAddr)
 	r.builds = after.histogramDelta(before, "kongsync_translation_duration_seconds_bucket")
