@@ -51,6 +51,14 @@ type Config struct {
 	// Observe, if set, is called synchronously for every build, push and probe. For tests and
 	// diagnostics; it must return quickly.
 	Observe func(Event)
+	// Follower starts the loop without pushing: it translates and probes every replica, so it
+	// knows what each holds, but posts nothing until Lead(true). The controller sets it when
+	// only the elected leader pushes (--kong-admin-svc, as KIC), so that a new leader pushes at
+	// once, with a translation already made.
+	Follower bool
+	// Dumps, if set, keeps the last configuration a replica took and the last one it refused,
+	// with Kong's answer (--dump-config).
+	Dumps *Dumps
 }
 
 // Loop is the sync loop. Create it with New, start it with Run, feed it with Notify.
@@ -62,6 +70,7 @@ type Loop struct {
 	replicasCh chan struct{}
 	rejections chan rejectionMsg
 	running    atomic.Bool
+	leading    atomic.Bool // pushes allowed (always, unless Config.Follower and not Lead)
 	stats      counters
 
 	mu       gosync.Mutex
@@ -107,11 +116,35 @@ func New(cfg Config) (*Loop, error) {
 		broken:     map[store.Ref]store.Object{},
 		readyCh:    make(chan struct{}),
 	}
+	l.leading.Store(!cfg.Follower)
 	if err := l.SetReplicas(cfg.Replicas); err != nil {
 		return nil, err
 	}
 	return l, nil
 }
+
+// Lead allows (true) or stops (false) posting configurations, for a loop made with
+// Config.Follower: the controller calls it as this replica gains and loses the leader Lease. A
+// new leader's replicas post at once whatever they do not hold; a push already under way when
+// leadership is lost completes.
+func (l *Loop) Lead(leading bool) {
+	if l.leading.Swap(leading) == leading {
+		return
+	}
+	l.log.Info("leadership changed", "pushing", leading)
+	l.mu.Lock()
+	ws := make([]*worker, 0, len(l.workers))
+	for _, w := range l.workers {
+		ws = append(ws, w)
+	}
+	l.mu.Unlock()
+	for _, w := range ws {
+		w.poke()
+	}
+}
+
+// Leading reports whether the loop posts configurations (see Lead).
+func (l *Loop) Leading() bool { return l.leading.Load() }
 
 // Notify marks the store dirty. It never blocks and is cheap enough for informer handlers.
 func (l *Loop) Notify() {

@@ -108,6 +108,9 @@ type Outcome struct {
 	Duration time.Duration
 	// Bytes is the size of the request body (0 when the request could not be built).
 	Bytes int64
+	// Body is Kong's answer to a failed push, as read (nil on success). It can echo entities
+	// with their private keys: it is never logged, only kept for --dump-config (Dumps).
+	Body []byte
 }
 
 // Push posts a payload to /config?check_hash=1&flatten_errors=1.
@@ -140,6 +143,7 @@ func (r *Replica) Push(ctx context.Context, p *Payload) Outcome {
 		return out
 	}
 	r.classify(&out, resp, body, size)
+	out.Body = body
 	return out
 }
 

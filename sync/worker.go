@@ -60,6 +60,11 @@ func (w *worker) setDesired(p *Payload) {
 	w.mu.Lock()
 	w.desired = p
 	w.mu.Unlock()
+	w.poke()
+}
+
+// poke wakes the worker to decide again; it never blocks.
+func (w *worker) poke() {
 	select {
 	case w.wake <- struct{}{}:
 	default:
@@ -96,7 +101,9 @@ func (w *worker) next(now time.Time) (action, *Payload, time.Duration) {
 			target = w.lastGood // Kong came back empty: restore the last config it took
 		}
 	}
-	needPush := target != nil && !w.holds(target)
+	// A follower (Config.Follower, not leading) only probes: it knows what the replica holds
+	// when it is elected, and is woken then.
+	needPush := target != nil && !w.holds(target) && w.loop.leading.Load()
 	if needPush && !w.nextAttempt.After(now) {
 		return actPush, target, 0
 	}
@@ -241,6 +248,9 @@ func (w *worker) push(ctx context.Context, p *Payload) {
 		Bytes: out.Bytes, RejectedEntities: len(out.Entities)})
 	w.loop.observe(Event{Type: EventPush, Replica: w.rep.URL(), Hash: p.Hash(), Outcome: &out})
 	now := time.Now()
+	if w.loop.cfg.Dumps != nil {
+		w.loop.cfg.Dumps.record(w.rep.URL(), p, out, now)
+	}
 	w.mu.Lock()
 	w.lastResult, w.lastErr = out.Result, out.Err
 	w.nextProbe = now.Add(w.rep.opts.ProbeInterval)
