@@ -99,11 +99,6 @@ func TestPrometheusAndHealth(t *testing.T) {
 
 func TestProfilingOnlyWhenEnabled(t *testing.T) {
 	p := New()
-	get := func(h http.Handler, path string) (int, string) {
-		w := httptest.NewRecorder()
-		h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, path, nil))
-		return w.Code, w.Body.String()
-	}
 	if code, _ := get(MetricsHandler(p.Registry), "/debug/pprof/heap"); code != http.StatusNotFound {
 		t.Errorf("pprof served without --profiling: %d", code)
 	}

@@ -1,9 +1,9 @@
 // Package runner is the wiring stage of kongsync's live data flow (sources → store → engine →
 // sync → Kong): it builds the Kubernetes clients, feeds the informers into the store, and runs
 // the sync loop, which builds each configuration with translator.Engine and pushes it to every
-// Kong replica (--kong-admin-url, or admin endpoint discovery with --kong-admin-svc). Beside the
-// flow it runs the status writer (leader-elected; only status writing is), the metrics and
-// health endpoints and the Events recorder. `kongsync run` and the integration tests both call
+// Kong replica (--kong-admin-url, or admin endpoint discovery with --kong-admin-svc, where only
+// the elected leader pushes). Beside the flow it runs the status writer (leader-elected), the
+// metrics, health and diagnostics endpoints, the admission webhook and the Events recorder. `kongsync run` and the integration tests both call
 // Run, so the tests exercise exactly what ships.
 package runner
 
@@ -63,11 +63,22 @@ type Config struct {
 	PublishService           string   // --publish-service namespace/name
 	PublishStatusAddress     []string // --publish-status-address
 	UpdateStatus             bool     // --update-status
-	ElectionID               string   // --election-id
+	ElectionID               string   // --election-id: the Lease of the status writer and, when elected, of the pushing replica
 	ElectionNamespace        string   // --election-namespace (default: $POD_NAMESPACE, else the publish Service's, else "default")
-	MetricsBindAddress       string   // --metrics-bind-address
-	HealthProbeBindAddress   string   // --health-probe-bind-address
-	Profiling                bool     // --profiling: /debug/pprof/ on the metrics server (else the health one)
+	// LeaderElection is KIC's --force-leader-election: "" decides as KIC (only the elected
+	// leader pushes when the replicas are discovered, --kong-admin-svc), "enabled" makes
+	// pushes leader-only, "disabled" lets every replica push. Status writing is always elected.
+	LeaderElection         string
+	MetricsBindAddress     string // --metrics-bind-address
+	HealthProbeBindAddress string // --health-probe-bind-address
+	Profiling              bool   // --profiling: /debug/pprof/ on the diagnostics server
+	// DumpConfig serves the last configuration pushed and the last refused under /debug/config
+	// on the diagnostics server (--dump-config); DumpSensitiveConfig leaves their private
+	// keys and credentials in (--dump-sensitive-config).
+	DumpConfig, DumpSensitiveConfig bool
+	// DiagnosticsBindAddress is where --dump-config and --profiling are served: loopback only
+	// (kubectl port-forward reaches it), at KIC's --diagnostic-server-port.
+	DiagnosticsBindAddress string
 
 	SyncWindow   time.Duration // --sync-window
 	SyncMaxDelay time.Duration // --sync-max-delay
@@ -122,6 +133,7 @@ func Defaults() Config {
 		ElectionID:               "5b374a9e.konghq.com",
 		MetricsBindAddress:       ":10255",
 		HealthProbeBindAddress:   ":10254",
+		DiagnosticsBindAddress:   "127.0.0.1:10256",
 		SyncWindow:               kongsync.DefaultWindow,
 		SyncMaxDelay:             kongsync.DefaultMaxDelay,
 	}

@@ -2,10 +2,9 @@ package runner
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
-	"sync"
+	gosync "sync"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -16,9 +15,9 @@ import (
 	"github.com/kongsync/kongsync/metrics"
 )
 
-// leadStatus runs the status writers (Ingress, Gateway API) while this replica holds the Lease.
-// Only status writing is leader-elected: every replica pushes to its own Kong regardless.
-func leadStatus(ctx context.Context, cfg Config, client kubernetes.Interface, log logr.Logger, writers ...func(context.Context)) error {
+// leadStatus runs tasks (the status writer; the pushes when they are elected, see
+// pushesElected) while this replica holds the Lease, each until the Lease is lost.
+func leadStatus(ctx context.Context, cfg Config, client kubernetes.Interface, log logr.Logger, tasks ...func(context.Context)) error {
 	id := cfg.Identity
 	if id == "" {
 		id = hostname()
@@ -43,12 +42,12 @@ func leadStatus(ctx context.Context, cfg Config, client kubernetes.Interface, lo
 		Name:            cfg.ElectionID,
 		Callbacks: leaderelection.LeaderCallbacks{
 			OnStartedLeading: func(ctx context.Context) {
-				log.Info("leading: writing Ingress and Gateway API status", "identity", id)
+				log.Info("leading", "identity", id, "pushing", pushesElected(cfg), "writingStatus", cfg.UpdateStatus)
 				if cfg.Hooks.Leading != nil {
 					cfg.Hooks.Leading(true)
 				}
-				var wg sync.WaitGroup
-				for _, run := range writers {
+				var wg gosync.WaitGroup
+				for _, run := range tasks {
 					wg.Go(func() { run(ctx) })
 				}
 				wg.Wait()
@@ -64,7 +63,7 @@ func leadStatus(ctx context.Context, cfg Config, client kubernetes.Interface, lo
 	if err != nil {
 		return fmt.Errorf("leader election: %w", err)
 	}
-	// Losing the Lease only stops status writing; campaign again until shutdown.
+	// Losing the Lease stops the tasks; campaign again until shutdown.
 	for ctx.Err() == nil {
 		le.Run(ctx)
 	}
@@ -103,24 +102,14 @@ func serveDiagnostics(g *group, cfg Config, prom *metrics.Prometheus, ready func
 		}
 		return fmt.Errorf("health listener: %w", err)
 	}
-	mh, hh := metrics.MetricsHandler(prom.Registry), metrics.HealthHandler(ready)
-	switch {
-	case !cfg.Profiling:
-	case mln != nil:
-		mh = metrics.WithProfiling(mh)
-	case hln != nil:
-		hh = metrics.WithProfiling(hh)
-	default:
-		return errors.New("--profiling needs the metrics or the health server (both are disabled)")
-	}
 	if mln != nil {
 		g.go_(func(ctx context.Context) error {
-			return metrics.Serve(ctx, log.WithName("metrics"), mln, mh)
+			return metrics.Serve(ctx, log.WithName("metrics"), mln, metrics.MetricsHandler(prom.Registry))
 		})
 	}
 	if hln != nil {
 		g.go_(func(ctx context.Context) error {
-			return metrics.Serve(ctx, log.WithName("health"), hln, hh)
+			return metrics.Serve(ctx, log.WithName("health"), hln, metrics.HealthHandler(ready))
 		})
 	}
 	return nil

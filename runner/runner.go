@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	gosync "sync"
+	"sync/atomic"
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
@@ -75,7 +76,11 @@ func Run(ctx context.Context, cfg Config, log logr.Logger) error {
 	defer ctrl.Shutdown()
 
 	g := newGroup(ctx, cancel)
-	if err := serveDiagnostics(g, cfg, prom, loop.Ready, log); err != nil {
+	var synced atomic.Bool
+	if err := serveDiagnostics(g, cfg, prom, readiness(cfg, loop, &synced), log); err != nil {
+		return err
+	}
+	if err := serveDebug(g, cfg, loop, log); err != nil {
 		return err
 	}
 	if err := startChecked(ctx, ctrl, cfg, loop, log); err != nil {
@@ -88,11 +93,14 @@ func Run(ctx context.Context, cfg Config, log logr.Logger) error {
 		g.wait()
 		return err
 	}
+	var writers []func(context.Context)
 	if statusWriter != nil {
-		g.go_(func(ctx context.Context) error {
-			return leadStatus(ctx, cfg, client, log, statusWriter.Run, gwWriter.Run)
-		})
+		writers = append(writers, statusWriter.Run, gwWriter.Run)
 	}
+	if tasks := electedTasks(cfg, loop, writers...); len(tasks) > 0 {
+		g.go_(func(ctx context.Context) error { return leadStatus(ctx, cfg, client, log, tasks...) })
+	}
+	synced.Store(true)
 	if cfg.Hooks.Started != nil {
 		cfg.Hooks.Started()
 	}
@@ -235,6 +243,8 @@ func newLoop(cfg Config, st *store.Store, m kongsync.Metrics, r kongsync.Reporte
 		Metrics:  m,
 		Logger:   log,
 		Observe:  cfg.Hooks.Observe,
+		Follower: pushesElected(cfg),
+		Dumps:    newDumps(cfg),
 	})
 }
 

@@ -40,9 +40,9 @@ type Dump struct {
 	At time.Time
 }
 
-// record keeps a push's outcome: a taken config (201, 304) as the last success, anything else
+// Record keeps a push's outcome: a taken config (201, 304) as the last success, anything else
 // as the last failure.
-func (d *Dumps) record(replica string, p *Payload, out Outcome, at time.Time) {
+func (d *Dumps) Record(replica string, p *Payload, out Outcome, at time.Time) {
 	dump := &Dump{Replica: replica, Hash: p.Hash(), Document: p.doc, Config: p.Config, Result: out.Result,
 		Status: out.Status, At: at}
 	d.mu.Lock()

@@ -196,3 +196,70 @@ func redactCredentialValues(ee *EntityError) {
 		ee.Errors[i].Message = uniquenessValue.ReplaceAllString(ee.Errors[i].Message, "${1}[redacted]${3}")
 	}
 }
+
+// secretFields are the fields of Kong entities that hold a secret, by entity type (as named in
+// flattened errors) and by the key under which a declarative config nests that type.
+var secretFields = map[string][]string{
+	"certificate": {"key", "key_alt"}, "certificates": {"key", "key_alt"},
+	"keyauth_credential": {"key"}, "keyauth_credentials": {"key"},
+	"basicauth_credential": {"password"}, "basicauth_credentials": {"password"},
+	"hmacauth_credential": {"secret"}, "hmacauth_credentials": {"secret"},
+	"jwt_secret": {"secret"}, "jwt_secrets": {"secret"},
+	"oauth2_credential": {"client_secret"}, "oauth2_credentials": {"client_secret"},
+}
+
+// quotedSecret matches a secret value Kong quotes in a uniqueness violation.
+var quotedSecret = regexp.MustCompile(`(with (?:key|secret|password|client_secret) set to ')(.*?)(' already declared)`)
+
+// RedactErrorBody returns Kong's answer to a refused POST /config with the secrets it echoes
+// replaced by document.RedactedValue: the entities of flattened_errors carry certificate keys
+// and credentials as they were sent, and uniqueness messages quote duplicate keys. A body that
+// is not JSON (nginx's HTML 413) is returned as it is.
+func RedactErrorBody(body []byte) []byte {
+	var v any
+	if err := json.Unmarshal(body, &v); err != nil {
+		return body
+	}
+	redactSecrets(v, "", false)
+	out, err := json.Marshal(v)
+	if err != nil {
+		return body
+	}
+	return out
+}
+
+// redactSecrets walks a decoded JSON value; kind is the entity type the value is (from its
+// entity_type or the key it is listed under), "" when unknown. Under "fields" (Kong's nested
+// errors) values are error messages, not entity fields: only their quoted values are hidden.
+func redactSecrets(v any, kind string, messages bool) {
+	switch t := v.(type) {
+	case []any:
+		for _, e := range t {
+			redactSecrets(e, kind, messages)
+		}
+	case map[string]any:
+		if et, ok := t["entity_type"].(string); ok {
+			if ent, ok := t["entity"].(map[string]any); ok {
+				redactFields(ent, et)
+			}
+		}
+		if !messages {
+			redactFields(t, kind)
+		}
+		for k, e := range t {
+			if s, ok := e.(string); ok {
+				t[k] = quotedSecret.ReplaceAllString(s, "${1}"+document.RedactedValue+"${3}")
+				continue
+			}
+			redactSecrets(e, k, messages || k == "fields")
+		}
+	}
+}
+
+func redactFields(m map[string]any, kind string) {
+	for _, f := range secretFields[kind] {
+		if _, ok := m[f].(string); ok {
+			m[f] = document.RedactedValue
+		}
+	}
+}

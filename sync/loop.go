@@ -213,6 +213,20 @@ func (l *Loop) Excluded() []store.Ref {
 	return sortedRefs(l.broken)
 }
 
+// ExcludedObjects returns the objects Excluded names, as they were when Kong rejected them.
+func (l *Loop) ExcludedObjects() []store.Object {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := make([]store.Object, 0, len(l.broken))
+	for _, ref := range sortedRefs(l.broken) {
+		out = append(out, l.broken[ref])
+	}
+	return out
+}
+
+// Dumps returns Config.Dumps (nil when config dumps are off).
+func (l *Loop) Dumps() *Dumps { return l.cfg.Dumps }
+
 // Replicas returns the state of every replica, sorted by URL.
 func (l *Loop) Replicas() []ReplicaStatus {
 	l.mu.Lock()

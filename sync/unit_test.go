@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -185,4 +186,29 @@ func readBody(t *testing.T, p *Payload) []byte {
 		t.Fatalf("body: %d bytes (%v), announced %d", len(b), err, n)
 	}
 	return b
+}
+
+// Kong's 400 echoes the entities it refused: their secrets are hidden from redacted dumps, the
+// errors are kept.
+func TestRedactErrorBody(t *testing.T) {
+	body := `{"code":14,"message":"declarative config is invalid: {}","fields":{"certificates":[{"key":"invalid key"}]},
+	"flattened_errors":[
+	 {"entity_type":"certificate","entity":{"cert":"CERT","key":"PRIVATE-KEY","snis":[]},"errors":[{"type":"field","field":"key","message":"invalid key"}]},
+	 {"entity_type":"consumer","entity":{"username":"u","keyauth_credentials":[{"key":"K1"}],"basicauth_credentials":[{"username":"b","password":"PW"}]},"errors":[]},
+	 {"entity_type":"keyauth_credential","entity":{"key":"K2"},"errors":[{"type":"entity","message":"uniqueness violation: 'keyauth_credentials' entity with key set to 'K2' already declared"}]}]}`
+	got := string(RedactErrorBody([]byte(body)))
+	for _, secret := range []string{"PRIVATE-KEY", "K1", "K2", "PW"} {
+		if strings.Contains(got, secret) {
+			t.Errorf("redacted body still holds %q: %s", secret, got)
+		}
+	}
+	for _, kept := range []string{`"cert":"CERT"`, `"message":"invalid key"`, `"fields":{"certificates":[{"key":"invalid key"}]}`, `"username":"b"`,
+		"with key set to '{vault://redacted-value}' already declared"} {
+		if !strings.Contains(got, kept) {
+			t.Errorf("redacted body lacks %s: %s", kept, got)
+		}
+	}
+	if html := "<html>413</html>"; string(RedactErrorBody([]byte(html))) != html {
+		t.Error("a non-JSON body should be returned as it is")
+	}
 }

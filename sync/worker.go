@@ -249,7 +249,7 @@ func (w *worker) push(ctx context.Context, p *Payload) {
 	w.loop.observe(Event{Type: EventPush, Replica: w.rep.URL(), Hash: p.Hash(), Outcome: &out})
 	now := time.Now()
 	if w.loop.cfg.Dumps != nil {
-		w.loop.cfg.Dumps.record(w.rep.URL(), p, out, now)
+		w.loop.cfg.Dumps.Record(w.rep.URL(), p, out, now)
 	}
 	w.mu.Lock()
 	w.lastResult, w.lastErr = out.Result, out.Err

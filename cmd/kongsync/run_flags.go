@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -44,6 +46,7 @@ type rawFlags struct {
 	proxySyncSeconds float32
 	proxyTimeout     float32
 	gates            featureGates
+	diagnosticsPort  int
 }
 
 // newRunFlagSet defines every flag: KIC v3.5.13's, with KIC's names, types and defaults
@@ -97,15 +100,21 @@ func defineKubeFlags(fs *pflag.FlagSet, c *runner.Config, raw *rawFlags) {
 	fs.Var(raw.publishService, "publish-service", "namespace/name of the Service whose addresses go into Ingress status")
 	fs.StringSliceVar(&c.PublishStatusAddress, "publish-status-address", []string{}, "addresses written into Ingress status instead of --publish-service's")
 	fs.BoolVar(&c.UpdateStatus, "update-status", c.UpdateStatus, "write Ingress status (leader only)")
-	fs.StringVar(&c.ElectionID, "election-id", c.ElectionID, "name of the Lease electing the status writer")
+	fs.StringVar(&c.ElectionID, "election-id", c.ElectionID, "name of the Lease electing the status writer and, with --kong-admin-svc, the one replica that pushes")
 	fs.StringVar(&c.ElectionNamespace, "election-namespace", "", "namespace of that Lease (default: the pod's)")
+	fs.StringVar(&c.LeaderElection, "force-leader-election", "", `"enabled" or "disabled" forces whether only the elected leader pushes (default: with --kong-admin-svc only)`)
+	_ = fs.MarkHidden("force-leader-election")
 }
 
 func defineServeFlags(fs *pflag.FlagSet, f *runFlags, raw *rawFlags) {
 	c := &f.cfg
 	fs.StringVar(&c.MetricsBindAddress, "metrics-bind-address", c.MetricsBindAddress, "address of /metrics; \"0\" disables it")
 	fs.StringVar(&c.HealthProbeBindAddress, "health-probe-bind-address", c.HealthProbeBindAddress, "address of /healthz and /readyz; \"0\" disables it")
-	fs.BoolVar(&c.Profiling, "profiling", false, "serve net/http/pprof under /debug/pprof/ on the metrics server (on the health server if metrics are off)")
+	fs.BoolVar(&c.Profiling, "profiling", false, "serve net/http/pprof under /debug/pprof/ on the diagnostics server (127.0.0.1:10256)")
+	fs.BoolVar(&c.DumpConfig, "dump-config", false, "serve the last configuration pushed and the last refused under /debug/config on the diagnostics server")
+	fs.BoolVar(&c.DumpSensitiveConfig, "dump-sensitive-config", false, "leave private keys and credentials in the --dump-config configurations")
+	fs.IntVar(&raw.diagnosticsPort, "diagnostic-server-port", 10256, "port of the diagnostics server (--dump-config, --profiling), on 127.0.0.1")
+	_ = fs.MarkHidden("diagnostic-server-port")
 	fs.Float32Var(&raw.proxySyncSeconds, "proxy-sync-seconds", 3, "when set, the longest a change waits for a push during a burst, in seconds (--sync-max-delay); unset, kongsync's 500ms applies")
 	fs.DurationVar(&c.SyncWindow, "sync-window", c.SyncWindow, "kongsync: quiet time after the last change before a sync")
 	fs.DurationVar(&c.SyncMaxDelay, "sync-max-delay", c.SyncMaxDelay, "kongsync: longest wait after the first change of a burst")
@@ -200,8 +209,28 @@ func (f *runFlags) finish(fs *pflag.FlagSet, raw *rawFlags, cli map[string]bool)
 			return err
 		}
 	}
+	if err := f.diagnostics(raw); err != nil {
+		return err
+	}
 	if last, _ := fs.GetBool("use-last-valid-config-for-fallback"); last && !raw.gates["FallbackConfiguration"] {
 		return errors.New("--use-last-valid-config-for-fallback can only be used with the FallbackConfiguration feature gate enabled")
+	}
+	return nil
+}
+
+// diagnostics checks the diagnostics port and --force-leader-election (KIC decides
+// automatically for any other value; kongsync says so).
+func (f *runFlags) diagnostics(raw *rawFlags) error {
+	if raw.diagnosticsPort < 0 || raw.diagnosticsPort > 65535 {
+		return fmt.Errorf("--diagnostic-server-port must be a port number, got %d", raw.diagnosticsPort)
+	}
+	f.cfg.DiagnosticsBindAddress = net.JoinHostPort("127.0.0.1", strconv.Itoa(raw.diagnosticsPort))
+	switch f.cfg.LeaderElection {
+	case "", runner.LeaderElectionEnabled, runner.LeaderElectionDisabled:
+	default:
+		f.warnings = append(f.warnings, warning{msg: "--force-leader-election is neither enabled nor disabled: decided automatically, as KIC",
+			kv: []any{"value", f.cfg.LeaderElection}})
+		f.cfg.LeaderElection = ""
 	}
 	return nil
 }

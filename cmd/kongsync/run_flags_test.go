@@ -61,6 +61,7 @@ func sampleValue(t *testing.T, k kicFlag) string {
 		"gateway-api-controller-name": "example.com/gateway", "feature-gates": "GatewayAlpha=true",
 		"kong-admin-token-file": writeFile(t, "token", "s3cret\n"),
 		"kong-admin-header":     "X-Tenant:a",
+		"force-leader-election": "enabled",
 	}
 	if v, ok := special[k.name]; ok {
 		return v
@@ -284,8 +285,8 @@ func TestKICOnlyFlagWarnings(t *testing.T) {
 		traffic []string // settings warned about one by one
 	}{
 		{"defaults given explicitly", []string{"--anonymous-reports=true", "--sync-period=10h", "--admission-webhook-listen=off"}, nil, nil, nil},
-		{"inert", []string{"--anonymous-reports=false", "--kong-workspace=w"}, []string{"CONTROLLER_DUMP_CONFIG=true"},
-			[]string{"--anonymous-reports=false", "--dump-config=true", "--kong-workspace=w"}, nil},
+		{"inert", []string{"--anonymous-reports=false", "--kong-workspace=w"}, []string{"CONTROLLER_CONFIGMAP_LABEL_SELECTOR=x"},
+			[]string{"--anonymous-reports=false", "--configmap-label-selector=x", "--kong-workspace=w"}, nil},
 		{"traffic", []string{"--enable-drain-support", "--enable-controller-kongplugin=false", "--enable-controller-udpingress=false"}, nil,
 			[]string{"--enable-controller-udpingress=false"}, []string{"--enable-controller-kongplugin=false", "--enable-drain-support=true"}},
 		{"deprecated", []string{"--konnect-runtime-group-id=x"}, nil, []string{"--konnect-runtime-group-id=x"}, nil},
