@@ -246,11 +246,11 @@ func (w *worker) push(ctx context.Context, p *Payload) {
 	w.loop.countPush(out.Result)
 	w.loop.cfg.Metrics.ObservePush(PushStats{Replica: w.rep.URL(), Result: out.Result, Duration: out.Duration,
 		Bytes: out.Bytes, RejectedEntities: len(out.Entities)})
-	w.loop.observe(Event{Type: EventPush, Replica: w.rep.URL(), Hash: p.Hash(), Outcome: &out})
 	now := time.Now()
 	if w.loop.cfg.Dumps != nil {
 		w.loop.cfg.Dumps.Record(w.rep.URL(), p, out, now)
 	}
+	w.loop.observe(Event{Type: EventPush, Replica: w.rep.URL(), Hash: p.Hash(), Outcome: &out})
 	w.mu.Lock()
 	w.lastResult, w.lastErr = out.Result, out.Err
 	w.nextProbe = now.Add(w.rep.opts.ProbeInterval)
