@@ -211,6 +211,36 @@ func (r *Replica) Status(ctx context.Context) (string, error) {
 	return st.Hash, nil
 }
 
+// LiveConfig returns the configuration the replica holds: the "config" string of DB-less
+// Kong's GET /config (YAML from a real Kong, which exports it; "" from a Kong holding none).
+func (r *Replica) LiveConfig(ctx context.Context) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
+	defer cancel()
+	req, err := r.request(ctx, http.MethodGet, "/config", nil)
+	if err != nil {
+		return "", err
+	}
+	resp, err := r.opts.Client.Do(req)
+	if err != nil {
+		return "", transportError{scrub(err)}
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return "", transportError{fmt.Errorf("read /config response: %w", scrub(err))}
+	}
+	if resp.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("GET /config: HTTP %d: %s", resp.StatusCode, truncate(messageOf(body)))
+	}
+	var cfg struct {
+		Config *string `json:"config"`
+	}
+	if err := json.Unmarshal(body, &cfg); err != nil || cfg.Config == nil {
+		return "", fmt.Errorf("GET /config: no \"config\" string in the answer (is Kong running DB-less?)")
+	}
+	return *cfg.Config, nil
+}
+
 func (r *Replica) request(ctx context.Context, method, pathQuery string, body io.Reader) (*http.Request, error) {
 	req, err := http.NewRequestWithContext(ctx, method, r.base.String()+pathQuery, body)
 	if err != nil {

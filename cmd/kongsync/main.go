@@ -18,10 +18,13 @@ Usage:
   kongsync [flags]                                                     run the controller (as KIC's binary)
   kongsync run [flags]                                                 the same
   kongsync dump -f PATH [-f PATH...] [-o FILE] [--format yaml|json]   render kong.yaml offline
+  kongsync diff [--kong-admin-url URL] [-f PATH...]                    compare Kong's configuration with
+                                                                       the translation of the manifests
+                                                                       (or of the cluster without -f)
   kongsync version
 
 Run "kongsync --help" for the controller's flags (KIC's, also read from CONTROLLER_* variables),
-"kongsync dump -h" for dump's.
+"kongsync dump -h" and "kongsync diff -h" for theirs.
 `
 
 // version is set at build time with -ldflags "-X main.version=..." (make build: git describe).
@@ -41,6 +44,8 @@ func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	switch args[0] {
 	case "dump":
 		return dumpCommand(args[1:], stdin, stdout, stderr)
+	case "diff":
+		return diffCommand(ctx, args[1:], stdin, stdout, stderr)
 	case "run":
 		return runCommand(ctx, args[1:], stdout, stderr)
 	case "version", "--version":

@@ -1,0 +1,176 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/go-logr/logr"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kongsync/kongsync/document"
+	"github.com/kongsync/kongsync/runner"
+	"github.com/kongsync/kongsync/store"
+	kongsync "github.com/kongsync/kongsync/sync"
+	"github.com/kongsync/kongsync/translator"
+)
+
+// Exit statuses of diff: the same configuration, a different one, or no comparison made.
+const (
+	diffSame      = 0
+	diffDifferent = 1
+	diffError     = 2
+)
+
+// diffFlags are diff's settings.
+type diffFlags struct {
+	files      stringList
+	kubeconfig string
+	namespaces stringList
+	adminURL   string
+	token      string
+	caFile     string
+	skipVerify bool
+	opts       translator.Options
+	compare    document.CompareOptions
+}
+
+func newDiffFlagSet(f *diffFlags, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("diff", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Var(&f.files, "f", "manifest file or directory (recursive), or - for stdin; repeatable (else the cluster)")
+	fs.Var(&f.files, "filename", "same as -f")
+	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "without -f: the cluster's kubeconfig; else $KUBECONFIG; else the in-cluster config")
+	fs.Var(&f.namespaces, "watch-namespace", "without -f: namespace to read (repeatable; all when unset), as the controller's flag")
+	fs.StringVar(&f.adminURL, "kong-admin-url", "http://localhost:8001", "Kong admin API URL")
+	fs.StringVar(&f.token, "kong-admin-token", "", "Kong-Admin-Token header value")
+	fs.StringVar(&f.caFile, "kong-admin-ca-cert-file", "", "PEM CA bundle for the admin API")
+	fs.BoolVar(&f.skipVerify, "kong-admin-tls-skip-verify", false, "do not verify the admin API certificate")
+	f.opts = translator.DefaultOptions()
+	fs.StringVar(&f.opts.IngressClass, "ingress-class", f.opts.IngressClass, "the ingress class to translate")
+	fs.StringVar(&f.opts.ClusterDomain, "cluster-domain", "", "cluster domain appended to Service DNS names (as the controller's flag)")
+	fs.StringVar(&f.opts.GatewayControllerName, "gateway-api-controller-name", f.opts.GatewayControllerName, "GatewayClass controllerName served")
+	fs.BoolVar(&f.compare.IgnoreIDs, "ignore-ids", false, "match and compare entities without their ids")
+	fs.BoolVar(&f.compare.IgnoreTags, "ignore-tags", false, "leave tags out of the comparison")
+	fs.BoolVar(&f.compare.Strict, "strict", false, "also report fields only Kong has (a real Kong fills in defaults and timestamps)")
+	return fs
+}
+
+// diffCommand compares the configuration a Kong replica holds (GET /config) with the one
+// kongsync translates from manifests (-f) or from the cluster, entity by entity.
+func diffCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	f := &diffFlags{}
+	if err := newDiffFlagSet(f, stderr).Parse(args); err != nil {
+		return diffError
+	}
+	diffs, same, err := runDiff(ctx, f, stdin, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "kongsync diff:", err)
+		return diffError
+	}
+	for _, d := range diffs {
+		fmt.Fprintln(stdout, d)
+	}
+	if same != "" {
+		fmt.Fprintf(stderr, "kongsync diff: Kong holds exactly this configuration (hash %s)\n", same)
+		return diffSame
+	}
+	if len(diffs) == 0 {
+		fmt.Fprintln(stderr, "kongsync diff: no difference")
+		return diffSame
+	}
+	fmt.Fprintf(stderr, "kongsync diff: %d difference(s) (-: only in kongsync's configuration, +: only in Kong, ~: a field differs)\n", len(diffs))
+	return diffDifferent
+}
+
+// runDiff builds the expected configuration and compares it with Kong's. same is the hash when
+// Kong reports holding exactly the expected bytes (no comparison needed).
+func runDiff(ctx context.Context, f *diffFlags, stdin io.Reader, stderr io.Writer) ([]document.Difference, string, error) {
+	built, err := expectedConfig(ctx, f, stdin, stderr)
+	if err != nil {
+		return nil, "", err
+	}
+	rep, err := diffReplica(f)
+	if err != nil {
+		return nil, "", err
+	}
+	if hash, err := rep.Status(ctx); err == nil && hash == built.Hash() {
+		return nil, hash, nil
+	}
+	live, err := rep.LiveConfig(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	actual, err := decodeConfig([]byte(live))
+	if err != nil {
+		return nil, "", fmt.Errorf("Kong's configuration: %w", err)
+	}
+	expected, err := decodeConfig(built.Config.Bytes())
+	if err != nil {
+		return nil, "", err
+	}
+	return document.Compare(expected, actual, f.compare), "", nil
+}
+
+// expectedConfig translates the manifests, or the cluster, as dump and the controller do;
+// problems are printed, the configuration of everything else compared.
+func expectedConfig(ctx context.Context, f *diffFlags, stdin io.Reader, stderr io.Writer) (translator.Built, error) {
+	var snap *store.Snapshot
+	opts := f.opts
+	if len(f.files) > 0 {
+		objs, notes, err := store.ReadPaths(f.files, stdin)
+		if err != nil {
+			return translator.Built{}, err
+		}
+		st, loadNotes := store.Load(objs)
+		for _, n := range append(notes, loadNotes...) {
+			fmt.Fprintf(stderr, "note: %s\n", n)
+		}
+		snap, opts.AssumeMissingGateways = st.Snapshot(), true
+	} else {
+		cfg := runner.Defaults()
+		cfg.Kubeconfig, cfg.WatchNamespaces = f.kubeconfig, f.namespaces
+		var err error
+		if snap, err = runner.ClusterSnapshot(ctx, cfg, logr.Discard()); err != nil {
+			return translator.Built{}, err
+		}
+	}
+	b, err := translator.BuildOnce(snap, opts)
+	if err != nil {
+		return b, err
+	}
+	for _, p := range b.Problems {
+		fmt.Fprintf(stderr, "problem: %s\n", p)
+	}
+	return b, nil
+}
+
+func diffReplica(f *diffFlags) (*kongsync.Replica, error) {
+	client, err := kongsync.NewHTTPClient(kongsync.TLSOptions{CAFile: f.caFile, InsecureSkipVerify: f.skipVerify})
+	if err != nil {
+		return nil, err
+	}
+	return kongsync.NewReplica(f.adminURL, kongsync.ReplicaOptions{Client: client, Token: f.token})
+}
+
+// decodeConfig reads a declarative configuration in JSON or YAML; empty means no entity.
+func decodeConfig(b []byte) (map[string]any, error) {
+	js, err := yaml.YAMLToJSON(b)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(js, &m); err != nil {
+		return nil, err
+	}
+	if m == nil && len(b) > 0 && string(js) != "null" {
+		return nil, errors.New("not a declarative configuration")
+	}
+	if m == nil {
+		m = map[string]any{}
+	}
+	return m, nil
+}

@@ -1,0 +1,38 @@
+package runner
+
+import (
+	"context"
+
+	"github.com/go-logr/logr"
+
+	"github.com/kongsync/kongsync/informer"
+	"github.com/kongsync/kongsync/store"
+)
+
+// ClusterSnapshot lists what the controller would watch (cfg's kubeconfig, namespaces) into a
+// store, as Run does before its first push, and returns its snapshot: `kongsync diff`
+// translates the cluster with it. The informers stop before it returns.
+func ClusterSnapshot(ctx context.Context, cfg Config, log logr.Logger) (*store.Snapshot, error) {
+	client, dyn, meta, err := newClients(cfg)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	st := store.New()
+	ctrl, err := informer.New(client, st, nopNotifier{}, log, informer.Options{Namespaces: cfg.WatchNamespaces,
+		Dynamic: dyn, Metadata: meta})
+	if err != nil {
+		return nil, err
+	}
+	defer ctrl.Shutdown()
+	defer cancel() // Shutdown waits for the informers, which stop with ctx
+	if err := ctrl.Start(ctx); err != nil {
+		return nil, err
+	}
+	return st.Snapshot(), nil
+}
+
+type nopNotifier struct{}
+
+func (nopNotifier) Notify() {}
