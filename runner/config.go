@@ -14,6 +14,7 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/client-go/rest"
 
+	"github.com/kongsync/kongsync/admission"
 	"github.com/kongsync/kongsync/status"
 	"github.com/kongsync/kongsync/store"
 	kongsync "github.com/kongsync/kongsync/sync"
@@ -79,6 +80,11 @@ type Config struct {
 	// DiagnosticsBindAddress is where --dump-config and --profiling are served: loopback only
 	// (kubectl port-forward reaches it), at KIC's --diagnostic-server-port.
 	DiagnosticsBindAddress string
+	// AdmissionWebhookListen is the admission webhook's HTTPS address (KIC's
+	// --admission-webhook-listen; "off", the default, serves none); AdmissionTLS its
+	// certificate (--admission-webhook-cert(-file), --admission-webhook-key(-file)).
+	AdmissionWebhookListen string
+	AdmissionTLS           admission.TLSOptions
 
 	SyncWindow   time.Duration // --sync-window
 	SyncMaxDelay time.Duration // --sync-max-delay
@@ -105,6 +111,8 @@ type Hooks struct {
 	// Store is called once with the store the informers fill, before they start; tests read
 	// it (Get is safe concurrently) to see an object arrive before it translates to anything.
 	Store func(*store.Store)
+	// Admission is called after each admission review answered, with its duration.
+	Admission func(time.Duration, admission.Verdict)
 	// StatusUpdated is called after this replica wrote an Ingress status.
 	StatusUpdated func(ingress store.Ref, addresses []networkingv1.IngressLoadBalancerIngress)
 	// GatewayStatusUpdated is called after this replica wrote a Gateway API object's status.
@@ -134,6 +142,7 @@ func Defaults() Config {
 		MetricsBindAddress:       ":10255",
 		HealthProbeBindAddress:   ":10254",
 		DiagnosticsBindAddress:   "127.0.0.1:10256",
+		AdmissionWebhookListen:   AdmissionOff,
 		SyncWindow:               kongsync.DefaultWindow,
 		SyncMaxDelay:             kongsync.DefaultMaxDelay,
 	}

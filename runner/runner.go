@@ -77,10 +77,9 @@ func Run(ctx context.Context, cfg Config, log logr.Logger) error {
 
 	g := newGroup(ctx, cancel)
 	var synced atomic.Bool
-	if err := serveDiagnostics(g, cfg, prom, readiness(cfg, loop, &synced), log); err != nil {
-		return err
-	}
-	if err := serveDebug(g, cfg, loop, log); err != nil {
+	if err := serveSide(g, cfg, st, client, prom, loop, &synced, log); err != nil {
+		cancel()
+		g.wait()
 		return err
 	}
 	if err := startChecked(ctx, ctrl, cfg, loop, log); err != nil {
@@ -213,13 +212,7 @@ func newLoop(cfg Config, st *store.Store, m kongsync.Metrics, r kongsync.Reporte
 	if err != nil {
 		return nil, err
 	}
-	opts := translator.DefaultOptions()
-	opts.IngressClass = cfg.IngressClass
-	opts.ClusterDomain = cfg.ClusterDomain
-	if cfg.GatewayAPIControllerName != "" {
-		opts.GatewayControllerName = cfg.GatewayAPIControllerName
-	}
-	build := translator.NewEngine(opts).Build
+	build := translator.NewEngine(translatorOptions(cfg)).Build
 	if gw != nil {
 		build = gw.Offering(build)
 	}

@@ -386,6 +386,42 @@ func (s *Snapshot) Without(refs ...Ref) *Snapshot {
 	return out.cacheViews()
 }
 
+// With returns a snapshot in which objs replace the objects of the same ref (or are added):
+// the admission webhook translates the cluster as it would be with an object applied. Kinds not
+// touched share this snapshot's views; touched ones are patched, not re-sorted.
+func (s *Snapshot) With(objs ...Object) (*Snapshot, error) {
+	put := map[Kind]map[nsName]Object{}
+	for _, o := range objs {
+		k, err := KindOf(o)
+		if err != nil {
+			return nil, err
+		}
+		if put[k] == nil {
+			put[k] = map[nsName]Object{}
+		}
+		put[k][nsName{o.GetNamespace(), o.GetName()}] = o
+	}
+	out := &Snapshot{version: s.version, views: make(map[Kind]*kindView, len(s.views))}
+	maps.Copy(out.views, s.views)
+	for k, set := range put {
+		pv := s.views[k]
+		if pv == nil {
+			pv = buildView(k, map[nsName]Object{})
+		}
+		m := maps.Clone(pv.objs)
+		if m == nil {
+			m = map[nsName]Object{}
+		}
+		dirty := make(map[nsName]struct{}, len(set))
+		for key, o := range set {
+			m[key] = o
+			dirty[key] = struct{}{}
+		}
+		out.views[k] = patchView(k, pv, m, dirty)
+	}
+	return out.cacheViews(), nil
+}
+
 func typed[T Object](objs []Object) []T {
 	out := make([]T, len(objs))
 	for i, o := range objs {

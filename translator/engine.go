@@ -130,18 +130,10 @@ func (b Built) Hash() string { return b.Config.Hash() }
 func (e *Engine) Build(snap *store.Snapshot) (Built, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.gen++
-	if e.keep {
-		e.memos.kinds.update(snap, e.gen)
-	}
-	t := e.newTranslation(snap)
-	res := t.assemble()
+	res := e.translate(snap)
 	var cfg *document.Config
 	var err error
 	if e.keep {
-		if t.complete {
-			e.memos.sweep(e.gen)
-		}
 		cfg, err = e.enc.EncodeConfig(res.Document)
 	} else {
 		cfg, err = document.EncodeConfig(res.Document)
@@ -150,6 +142,29 @@ func (e *Engine) Build(snap *store.Snapshot) (Built, error) {
 		return Built{}, err
 	}
 	return Built{Result: res, Config: cfg}, nil
+}
+
+// Translate is Build without the encoding: the document and the problems. The admission
+// webhook judges objects by their problems alone; an engine used only through Translate never
+// holds an encoded configuration.
+func (e *Engine) Translate(snap *store.Snapshot) Result {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.translate(snap)
+}
+
+// translate is one build's translation, memos updated and swept. Called with mu held.
+func (e *Engine) translate(snap *store.Snapshot) Result {
+	e.gen++
+	if e.keep {
+		e.memos.kinds.update(snap, e.gen)
+	}
+	t := e.newTranslation(snap)
+	res := t.assemble()
+	if e.keep && t.complete {
+		e.memos.sweep(e.gen)
+	}
+	return res
 }
 
 // newTranslation is the state of build e.gen of snap.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/kongsync/kongsync/admission"
 	"github.com/kongsync/kongsync/runner"
 )
 
@@ -115,6 +116,11 @@ func defineServeFlags(fs *pflag.FlagSet, f *runFlags, raw *rawFlags) {
 	fs.BoolVar(&c.DumpSensitiveConfig, "dump-sensitive-config", false, "leave private keys and credentials in the --dump-config configurations")
 	fs.IntVar(&raw.diagnosticsPort, "diagnostic-server-port", 10256, "port of the diagnostics server (--dump-config, --profiling), on 127.0.0.1")
 	_ = fs.MarkHidden("diagnostic-server-port")
+	fs.StringVar(&c.AdmissionWebhookListen, "admission-webhook-listen", runner.AdmissionOff, `HTTPS address of the validating admission webhook (e.g. ":8080", as Kong's chart sets); "off" serves none`)
+	fs.StringVar(&c.AdmissionTLS.CertFile, "admission-webhook-cert-file", "", "admission webhook certificate file (read again when it changes; default "+admission.DefaultCertFile+" when no certificate is given)")
+	fs.StringVar(&c.AdmissionTLS.KeyFile, "admission-webhook-key-file", "", "admission webhook private key file (default "+admission.DefaultKeyFile+")")
+	fs.StringVar(&c.AdmissionTLS.CertPEM, "admission-webhook-cert", "", "admission webhook PEM certificate, instead of the file")
+	fs.StringVar(&c.AdmissionTLS.KeyPEM, "admission-webhook-key", "", "admission webhook PEM private key, instead of the file (never logged)")
 	fs.Float32Var(&raw.proxySyncSeconds, "proxy-sync-seconds", 3, "when set, the longest a change waits for a push during a burst, in seconds (--sync-max-delay); unset, kongsync's 500ms applies")
 	fs.DurationVar(&c.SyncWindow, "sync-window", c.SyncWindow, "kongsync: quiet time after the last change before a sync")
 	fs.DurationVar(&c.SyncMaxDelay, "sync-max-delay", c.SyncMaxDelay, "kongsync: longest wait after the first change of a burst")

@@ -428,3 +428,29 @@ func TestOperationsDocListsEveryFlag(t *testing.T) {
 		}
 	}
 }
+
+// The diagnostics, election and admission flags reach runner.Config (KIC's names and values).
+func TestDiagnosticsElectionAdmissionFlags(t *testing.T) {
+	f, _, err := parseRunFlags([]string{"--dump-config", "--dump-sensitive-config", "--diagnostic-server-port=1234",
+		"--force-leader-election=enabled", "--admission-webhook-cert-file=/c", "--admission-webhook-key-file=/k"},
+		[]string{"CONTROLLER_ADMISSION_WEBHOOK_LISTEN=:8080"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := f.cfg
+	if !c.DumpConfig || !c.DumpSensitiveConfig || c.DiagnosticsBindAddress != "127.0.0.1:1234" || c.LeaderElection != "enabled" ||
+		c.AdmissionWebhookListen != ":8080" || c.AdmissionTLS.CertFile != "/c" || c.AdmissionTLS.KeyFile != "/k" || len(f.warnings) != 0 {
+		t.Errorf("config %+v, warnings %v", c, f.warnings)
+	}
+	f, _, err = parseRunFlags(nil, nil)
+	if err != nil || f.cfg.DiagnosticsBindAddress != "127.0.0.1:10256" || f.cfg.AdmissionWebhookListen != "off" || f.cfg.DumpConfig {
+		t.Errorf("defaults: %+v %v", f.cfg, err)
+	}
+	f, _, err = parseRunFlags([]string{"--force-leader-election=sometimes"}, nil)
+	if err != nil || f.cfg.LeaderElection != "" || len(f.warnings) != 1 {
+		t.Errorf("an unknown --force-leader-election: %q, warnings %v, err %v", f.cfg.LeaderElection, f.warnings, err)
+	}
+	if _, _, err := parseRunFlags([]string{"--diagnostic-server-port=70000"}, nil); err == nil {
+		t.Error("--diagnostic-server-port=70000 accepted")
+	}
+}

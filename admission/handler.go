@@ -1,0 +1,68 @@
+package admission
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"time"
+
+	"github.com/go-logr/logr"
+	admissionv1 "k8s.io/api/admission/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// maxReviewBytes bounds a request body: the API server's objects are at most ~1.5 MiB (etcd's
+// limit), an UPDATE's review carries two of them.
+const maxReviewBytes = 8 << 20
+
+// Reviewer judges requests; *Validator is one.
+type Reviewer interface {
+	Review(context.Context, *admissionv1.AdmissionRequest) (Verdict, error)
+}
+
+// Handler serves AdmissionReview v1 requests on every path (KIC's webhooks are registered at
+// "/"), as KIC answers them: the review comes back with its response, uid copied, allowed or
+// not with a message and HTTP 400 status code in the result, warnings beside. A body that is
+// no review is a 400, a request that cannot be judged a 500. observe, if set, sees each
+// review's duration and verdict (tests, logs).
+func Handler(r Reviewer, log logr.Logger, observe func(time.Duration, Verdict)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		start := time.Now()
+		var review admissionv1.AdmissionReview
+		dec := json.NewDecoder(http.MaxBytesReader(w, req.Body, maxReviewBytes))
+		if err := dec.Decode(&review); err != nil || review.Request == nil {
+			http.Error(w, "expected an AdmissionReview with a request", http.StatusBadRequest)
+			return
+		}
+		verdict, err := r.Review(req.Context(), review.Request)
+		if err != nil {
+			log.Error(err, "admission review failed", "kind", review.Request.Kind.Kind,
+				"namespace", review.Request.Namespace, "name", review.Request.Name)
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		if !verdict.Allowed {
+			log.Info("object refused", "kind", review.Request.Kind.Kind, "namespace", review.Request.Namespace,
+				"name", review.Request.Name, "message", verdict.Message)
+		}
+		out := admissionv1.AdmissionReview{
+			TypeMeta: metav1.TypeMeta{APIVersion: "admission.k8s.io/v1", Kind: "AdmissionReview"},
+			Response: response(review.Request, verdict),
+		}
+		w.Header().Set("Content-Type", "application/json")
+		if err := json.NewEncoder(w).Encode(&out); err != nil {
+			log.Error(err, "writing the admission response")
+		}
+		if observe != nil {
+			observe(time.Since(start), verdict)
+		}
+	})
+}
+
+func response(req *admissionv1.AdmissionRequest, v Verdict) *admissionv1.AdmissionResponse {
+	res := &metav1.Status{Message: v.Message}
+	if !v.Allowed {
+		res.Code = http.StatusBadRequest
+	}
+	return &admissionv1.AdmissionResponse{UID: req.UID, Allowed: v.Allowed, Result: res, Warnings: v.Warnings}
+}
