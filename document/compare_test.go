@@ -61,11 +61,11 @@ func TestCompareReportsEachDifference(t *testing.T) {
 	exp := decode(t, nestedConfig)
 	act := decode(t, exportedConfig)
 	routes := act["routes"].([]any)
-	routes[0].(map[string]any)["paths"] = []any{"/b", "/a"}                       // order matters
+	routes[0].(map[string]any)["paths"] = []any{"/b", "/a"}                             // order matters
 	act["plugins"].([]any)[0].(map[string]any)["config"].(map[string]any)["minute"] = 6 // a value
 	act["services"] = append(act["services"].([]any), map[string]any{"name": "extra", "host": "x"})
-	act["keyauth_credentials"] = []any{} // a credential gone
-	act["certificates"].([]any)[0].(map[string]any)["id"] = "c2"               // another certificate
+	act["keyauth_credentials"] = []any{}                         // a credential gone
+	act["certificates"].([]any)[0].(map[string]any)["id"] = "c2" // another certificate
 	act["snis"].([]any)[0].(map[string]any)["certificate"] = map[string]any{"id": "c2"}
 	var got []string
 	for _, d := range Compare(exp, act, CompareOptions{}) {
