@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -408,14 +409,15 @@ func (r *liveStartResult) report(b *testing.B) {
 // phases with timestamps on stderr.
 func liveStartOnce(b *testing.B, n int, v liveVariant, i int) liveStartResult {
 	var extra []string
-	var metricsAddr string
+	var metricsAddr, diagAddr string
 	pprofDir := os.Getenv("KONGSYNC_BENCH_PPROF")
 	if v.noProfile {
 		pprofDir = ""
 	}
 	if pprofDir != "" {
-		metricsAddr = freeAddr(b)
-		extra = []string{"--profiling", "--metrics-bind-address=" + metricsAddr}
+		metricsAddr, diagAddr = freeAddr(b), freeAddr(b)
+		_, diagPort, _ := net.SplitHostPort(diagAddr)
+		extra = []string{"--profiling", "--metrics-bind-address=" + metricsAddr, "--diagnostic-server-port=" + diagPort}
 	}
 	if lvl := os.Getenv("KONGSYNC_BENCH_LOG_LEVEL"); lvl != "" {
 		extra = append(extra, "--log-level="+lvl)
@@ -434,7 +436,7 @@ func liveStartOnce(b *testing.B, n int, v liveVariant, i int) liveStartResult {
 		v.name, last.Start.Sub(p.started).Seconds(), last.Received.Sub(p.started).Seconds(), last.End.Sub(p.started).Seconds(),
 		len(posts), float64(h)/(1<<20))
 	if pprofDir != "" {
-		saveHeapProfiles(b, metricsAddr, filepath.Join(pprofDir, fmt.Sprintf("heap-%s%d", v.name, i)))
+		saveHeapProfiles(b, []string{diagAddr, metricsAddr}, filepath.Join(pprofDir, fmt.Sprintf("heap-%s%d", v.name, i)))
 	}
 	idleWindow := time.NewTimer(10 * time.Second)
 	<-idleWindow.C
@@ -449,11 +451,21 @@ func liveStartOnce(b *testing.B, n int, v liveVariant, i int) liveStartResult {
 
 // saveHeapProfiles writes prefix.pb.gz (for go tool pprof) and prefix.txt (debug=1: the
 // allocation sites and runtime.MemStats) from a kongsync running with --profiling, each after a
-// forced GC so that in-use means live.
-func saveHeapProfiles(b *testing.B, addr, prefix string) {
+// forced GC so that in-use means live. addrs are tried in order: kongsync serves pprof on its
+// diagnostics server, binaries before it on the metrics server.
+func saveHeapProfiles(b *testing.B, addrs []string, prefix string) {
 	b.Helper()
 	for suffix, query := range map[string]string{".pb.gz": "?gc=1", ".txt": "?gc=1&debug=1"} {
-		resp, err := http.Get("http://" + addr + "/debug/pprof/heap" + query)
+		var resp *http.Response
+		var err error
+		for _, addr := range addrs {
+			if resp, err = http.Get("http://" + addr + "/debug/pprof/heap" + query); err == nil && resp.StatusCode == http.StatusOK {
+				break
+			}
+			if err == nil {
+				resp.Body.Close()
+			}
+		}
 		if err != nil {
 			b.Fatal(err)
 		}
