@@ -101,17 +101,23 @@ func TestDiagnosticsAndNoSecretsInLogs(t *testing.T) {
 	}
 }
 
-// --profiling serves net/http/pprof beside /metrics.
+// --profiling serves net/http/pprof on the diagnostics server, as KIC; not beside /metrics.
 func TestProfilingFlag(t *testing.T) {
 	ns := newNamespace(t)
 	kong := newDouble(t)
-	metricsAddr := freeAddr(t)
+	metricsAddr, diagAddr := freeAddr(t), freeAddr(t)
 	in := startKongsync(t, "prof", ns, []*kongdouble.Server{kong}, func(c *runner.Config) {
-		c.MetricsBindAddress, c.HealthProbeBindAddress, c.Profiling = metricsAddr, "0", true
+		c.MetricsBindAddress, c.HealthProbeBindAddress, c.Profiling, c.DiagnosticsBindAddress = metricsAddr, "0", true, diagAddr
 	})
 	in.waitReady(t)
-	if code, body := get(t, "http://"+metricsAddr+"/debug/pprof/heap?debug=1"); code != 200 || !strings.Contains(body, "heap profile") {
+	if code, body := get(t, "http://"+diagAddr+"/debug/pprof/heap?debug=1"); code != 200 || !strings.Contains(body, "heap profile") {
 		t.Errorf("/debug/pprof/heap with --profiling = %d", code)
+	}
+	if code, _ := get(t, "http://"+diagAddr+"/debug/config/successful"); code != 404 {
+		t.Errorf("/debug/config without --dump-config = %d, want 404", code)
+	}
+	if code, _ := get(t, "http://"+metricsAddr+"/debug/pprof/heap"); code != 404 {
+		t.Errorf("/debug/pprof on the metrics server = %d, want 404", code)
 	}
 	if code, _ := get(t, "http://"+metricsAddr+"/metrics"); code != 200 {
 		t.Errorf("/metrics with --profiling = %d", code)
