@@ -147,7 +147,7 @@ spec:
 	expectLeading(t, a.instance, true)
 	wantRoutes := map[string]string{
 		"ok":      "Accepted=True/Accepted ResolvedRefs=True/ResolvedRefs",
-		"refused": "Accepted=False/NotAllowedByListeners ResolvedRefs=True/ResolvedRefs",
+		"refused": "Accepted=False/NotAllowedByListeners ResolvedRefs absent", // not translated: refs not resolved
 		"missing": "Accepted=True/Accepted ResolvedRefs=False/BackendNotFound",
 	}
 	routesDone := func(status.GatewayPass) bool {
