@@ -3,12 +3,21 @@ GO        ?= go
 BIN       ?= bin
 CP_BIN    ?= $(HOME)/.cache/kongsync/control-plane/bin
 
-.PHONY: build dump test test-unit test-integration test-integration-race control-plane bench bench-live kic-compat fmt vet
+.PHONY: build image dump test test-unit test-integration test-integration-race control-plane bench bench-live kic-compat fmt vet
 
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
 build:
 	$(GO) build -buildvcs=auto -ldflags "-X main.version=$(VERSION)" -o $(BIN)/kongsync ./cmd/kongsync
+
+# The container image as a docker-save tarball (docker/podman load, crane push): static binary,
+# nonroot 65532, CA bundle, no shell; every time in it is SOURCE_DATE_EPOCH (default: the HEAD
+# commit's time), so two builds of one commit give the same digest, which it prints.
+IMAGE_TAR ?= $(BIN)/kongsync-image.tar
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+export SOURCE_DATE_EPOCH
+image:
+	$(GO) run ./hack/image -out $(IMAGE_TAR) -version $(VERSION)
 
 # Builds kongsync and prints the kong.yaml of the bundled examples.
 dump: build

@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -43,17 +45,60 @@ func runKubectl(args ...string) (string, error) {
 	return string(out), nil
 }
 
-// Every manifest in deploy/ is accepted by the real apiserver (server-side apply, dry run).
-func TestDeployManifestsServerSideDryRun(t *testing.T) {
-	kubectl(t, "apply", "--server-side", "-f", filepath.Join(deployDir, "namespace.yaml"))
-	out := kubectl(t, "apply", "--server-side", "--dry-run=server", "--field-manager=kongsync-test", "-f", deployDir)
-	t.Log(strings.TrimSpace(out))
-	for _, want := range []string{"deployment.apps/kong", "clusterrole.rbac.authorization.k8s.io/kongsync",
-		"serviceaccount/kongsync", "ingressclass.networking.k8s.io/kong", "service/kong-proxy"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("dry run did not apply %s", want)
+// `kubectl apply -k deploy/` is accepted by the real apiserver (server-side apply, dryRun=All):
+// every object the kustomization renders, and the kustomization lists every manifest in deploy/.
+func TestDeployKustomizationServerSideDryRun(t *testing.T) {
+	listed := kustomizationResources(t)
+	files, err := filepath.Glob(filepath.Join(deployDir, "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if b := filepath.Base(f); b != "kustomization.yaml" && !slices.Contains(listed, b) {
+			t.Errorf("deploy/%s is not in deploy/kustomization.yaml's resources", b)
 		}
 	}
+	var want []string
+	for _, doc := range strings.Split(kubectl(t, "kustomize", deployDir), "\n---\n") {
+		var obj struct {
+			Kind     string `json:"kind"`
+			Metadata struct {
+				Name string `json:"name"`
+			} `json:"metadata"`
+		}
+		if err := yaml.Unmarshal([]byte(doc), &obj); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, strings.ToLower(obj.Kind)+"/"+obj.Metadata.Name)
+	}
+	if len(want) < len(listed) {
+		t.Fatalf("kustomize rendered %d objects from %d files", len(want), len(listed))
+	}
+	kubectl(t, "apply", "--server-side", "-f", filepath.Join(deployDir, "namespace.yaml"))
+	out := kubectl(t, "apply", "-k", deployDir, "--server-side", "--dry-run=server", "--field-manager=kongsync-test")
+	t.Log(strings.TrimSpace(out))
+	for _, w := range want {
+		kind, name, _ := strings.Cut(w, "/")
+		if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(kind) + `(\.[a-z0-9.]+)?/` + regexp.QuoteMeta(name) + ` serverside-applied \(server dry run\)$`).MatchString(out) {
+			t.Errorf("dry run did not apply %s", w)
+		}
+	}
+}
+
+// kustomizationResources is deploy/kustomization.yaml's resources list.
+func kustomizationResources(t *testing.T) []string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(deployDir, "kustomization.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var k struct {
+		Resources []string `json:"resources"`
+	}
+	if err := yaml.Unmarshal(b, &k); err != nil {
+		t.Fatal(err)
+	}
+	return k.Resources
 }
 
 // readDeployment decodes deploy/deployment.yaml strictly.
