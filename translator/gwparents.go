@@ -112,7 +112,11 @@ func (t *translation) bindParents(ref store.Ref, obj metav1.Object, parents []ga
 			t.problem(ref, field, "%s (%s); the route is not attached to Gateway %s", msg, reason, ps.Gateway)
 		} else {
 			ps.Accepted, ps.Reason = true, ReasonAccepted
-			b.listeners = append(b.listeners, ls...)
+			if b.listeners == nil {
+				b.listeners = ls // this build's own slice
+			} else {
+				b.listeners = append(b.listeners, ls...)
+			}
 			for _, l := range ls {
 				ps.Listeners = append(ps.Listeners, string(l.Name))
 			}
@@ -147,33 +151,29 @@ func (t *translation) gatewayController() string {
 // port and hostnames are.
 func (t *translation) selectListeners(ref store.Ref, gw *gatewayv1.Gateway, pr *gatewayv1.ParentReference,
 	hostnames []gatewayv1.Hostname, assumedClass bool) ([]*gatewayv1.Listener, string, string) {
-	var picked, allowed, matched []*gatewayv1.Listener
+	var matched []*gatewayv1.Listener
+	picked, allowed := false, false
+	stream := ref.Kind == store.KindTCPRoute || ref.Kind == store.KindUDPRoute
 	for i := range gw.Spec.Listeners {
 		l := &gw.Spec.Listeners[i]
-		if (pr.SectionName == nil || *pr.SectionName == l.Name) && (pr.Port == nil || *pr.Port == l.Port) {
-			picked = append(picked, l)
+		if (pr.SectionName != nil && *pr.SectionName != l.Name) || (pr.Port != nil && *pr.Port != l.Port) {
+			continue
 		}
-	}
-	if len(picked) == 0 {
-		return nil, ReasonNoMatchingParent, "no listener of the Gateway matches sectionName/port"
-	}
-	for _, l := range picked {
-		if t.listenerAllows(ref, gw, l, assumedClass) {
-			allowed = append(allowed, l)
+		picked = true
+		if !t.listenerAllows(ref, gw, l, assumedClass) {
+			continue
 		}
-	}
-	if len(allowed) == 0 {
-		return nil, ReasonNotAllowedByListeners, "no selected listener allows " + string(ref.Kind) + "s from namespace " + ref.Namespace
-	}
-	if ref.Kind == store.KindTCPRoute || ref.Kind == store.KindUDPRoute {
-		return allowed, "", ""
-	}
-	for _, l := range allowed {
-		if l.Hostname == nil || len(hostnames) == 0 || anyHostIntersects(hostnames, string(*l.Hostname)) {
+		allowed = true
+		if stream || l.Hostname == nil || len(hostnames) == 0 || anyHostIntersects(hostnames, string(*l.Hostname)) {
 			matched = append(matched, l)
 		}
 	}
-	if len(matched) == 0 {
+	switch {
+	case !picked:
+		return nil, ReasonNoMatchingParent, "no listener of the Gateway matches sectionName/port"
+	case !allowed:
+		return nil, ReasonNotAllowedByListeners, "no selected listener allows " + string(ref.Kind) + "s from namespace " + ref.Namespace
+	case len(matched) == 0:
 		return nil, ReasonNoMatchingListenerHost, "no hostname of the route matches a selected listener's hostname"
 	}
 	return matched, "", ""
