@@ -29,9 +29,13 @@ const (
 	secretRetryBurst = 100
 )
 
+// secretQueueName names the Secret work queue in the workqueue_* metrics (metrics.KubeClient).
+const secretQueueName = "kongsync-secrets"
+
 // newSecretQueue builds the Secret work queue, retrying with newSecretRateLimiter.
 func newSecretQueue(opts Options) workqueue.TypedRateLimitingInterface[store.Ref] {
-	return workqueue.NewTypedRateLimitingQueue(newSecretRateLimiter(opts))
+	return workqueue.NewTypedRateLimitingQueueWithConfig(newSecretRateLimiter(opts),
+		workqueue.TypedRateLimitingQueueConfig[store.Ref]{Name: secretQueueName})
 }
 
 // newSecretRateLimiter delays retries: each failure of one Secret doubles its delay from

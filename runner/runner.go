@@ -47,6 +47,8 @@ func Run(ctx context.Context, cfg Config, log logr.Logger) error {
 		cfg.Hooks.Store(st)
 	}
 	prom := metrics.New()
+	// Before informer.New: client-go gives a work queue its metrics when the queue is created.
+	prom.Registry.MustRegister(metrics.ProcessKubeClient().Collectors()...)
 	recorder, stopEvents := eventRecorder(ctx, cfg, client)
 	defer stopEvents()
 
