@@ -184,6 +184,14 @@ func checkKICMetrics(t *testing.T, addr, replica string) {
 	if checked != 8 {
 		t.Errorf("%d KIC metrics checked, want 8", checked)
 	}
+	// controller-runtime's client-go metrics, which KIC's registry serves too: the informers'
+	// LISTs succeeded, and the Secret work queue exists.
+	for _, want := range []string{`rest_client_requests_total{code="200",`,
+		`workqueue_depth{controller="kongsync-secrets",name="kongsync-secrets",priority=""}`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
 }
 
 // KIC's startup check: a --kong-admin-url that never answers stops kongsync after
