@@ -2,10 +2,13 @@ package main
 
 import (
 	"bufio"
+	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -389,14 +392,43 @@ func TestFeatureGates(t *testing.T) {
 	}
 }
 
-// The help lists every flag, sorted, as KIC's does, without the hidden ones.
+// The help prints the flags as KIC v3.5.13's does: KIC's rootcmd adds its one FlagSet to a
+// cobra command, whose help has a single "Flags:" section sorted by name (KIC's cli.go groups
+// flags only with source comments). Every visible flag appears exactly once, in order; hidden
+// and deprecated ones do not.
 func TestHelp(t *testing.T) {
 	var b strings.Builder
 	printRunFlags(&b)
 	out := b.String()
-	if !strings.Contains(out, "--kong-admin-url strings") || strings.Contains(out, "--diagnostic-server-port") ||
-		strings.Index(out, "--admission-webhook-cert ") > strings.Index(out, "--watch-namespace") {
+	if !strings.Contains(out, "--kong-admin-url strings") {
 		t.Errorf("help:\n%s", out)
+	}
+	var got []string
+	for _, l := range strings.Split(out, "\n") {
+		if f := strings.Fields(l); len(f) > 0 && strings.HasPrefix(f[0], "--") {
+			got = append(got, strings.TrimPrefix(f[0], "--"))
+		}
+	}
+	var want []string
+	fs := newRunFlagSet(&runFlags{}, &rawFlags{})
+	fs.VisitAll(func(fl *pflag.Flag) {
+		if !fl.Hidden && fl.Deprecated == "" {
+			want = append(want, fl.Name)
+		}
+	})
+	sort.Strings(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("help lists %d flags %v,\nwant each of the %d visible flags once, sorted: %v", len(got), got, len(want), want)
+	}
+	for _, absent := range []string{"--diagnostic-server-port", "--force-leader-election", "--konnect-runtime-group-id"} {
+		if strings.Contains(out, absent) {
+			t.Errorf("help shows %s", absent)
+		}
+	}
+	var d strings.Builder
+	if code := dispatch(context.Background(), []string{"--help"}, strings.NewReader(""), &d, io.Discard); code != 0 ||
+		strings.Count(d.String(), "Flags:") != 1 || !strings.Contains(d.String(), "Flags:\n"+out) {
+		t.Errorf("kongsync --help = %d:\n%s", code, d.String())
 	}
 	if _, _, err := parseRunFlags([]string{"--help"}, nil); err != pflag.ErrHelp {
 		t.Errorf("--help: err = %v", err)
