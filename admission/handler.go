@@ -20,7 +20,7 @@ type Reviewer interface {
 	Review(context.Context, *admissionv1.AdmissionRequest) (Verdict, error)
 }
 
-// Handler serves AdmissionReview v1 requests on every path (KIC's webhooks are registered at
+// Handler serves AdmissionReview v1 (and v1beta1) requests on every path (KIC's webhooks are registered at
 // "/"), as KIC answers them: the review comes back with its response, uid copied, allowed or
 // not with a message and HTTP 400 status code in the result, warnings beside. A body that is
 // no review is a 400, a request that cannot be judged a 500. observe, if set, sees each
@@ -46,7 +46,7 @@ func Handler(r Reviewer, log logr.Logger, observe func(time.Duration, Verdict)) 
 				"name", review.Request.Name, "message", verdict.Message)
 		}
 		out := admissionv1.AdmissionReview{
-			TypeMeta: metav1.TypeMeta{APIVersion: "admission.k8s.io/v1", Kind: "AdmissionReview"},
+			TypeMeta: metav1.TypeMeta{APIVersion: answerVersion(review.APIVersion), Kind: "AdmissionReview"},
 			Response: response(review.Request, verdict),
 		}
 		w.Header().Set("Content-Type", "application/json")
@@ -57,6 +57,16 @@ func Handler(r Reviewer, log logr.Logger, observe func(time.Duration, Verdict)) 
 			observe(time.Since(start), verdict)
 		}
 	})
+}
+
+// answerVersion is the AdmissionReview version to answer in: the request's, since the API
+// server refuses an answer in another one. Kong's chart registers the webhook with
+// admissionReviewVersions [v1beta1], whose review has v1's shape.
+func answerVersion(requested string) string {
+	if requested == "admission.k8s.io/v1beta1" {
+		return requested
+	}
+	return "admission.k8s.io/v1"
 }
 
 func response(req *admissionv1.AdmissionRequest, v Verdict) *admissionv1.AdmissionResponse {

@@ -242,3 +242,29 @@ func TestReviewFetchesReferencedSecrets(t *testing.T) {
 		t.Errorf("fetched %v, which the store holds", fetched)
 	}
 }
+
+// Kong's chart registers the webhook with admissionReviewVersions [v1beta1]: the answer must
+// come back in the request's version, or the API server discards it (and, with the chart's
+// failurePolicy Ignore, admits the object).
+func TestReviewAnswersInRequestVersion(t *testing.T) {
+	h := Handler(newTestValidator(t, true), logr.Discard(), nil)
+	for _, tt := range []struct{ sent, want string }{
+		{"admission.k8s.io/v1beta1", "admission.k8s.io/v1beta1"},
+		{"admission.k8s.io/v1", "admission.k8s.io/v1"},
+		{"", "admission.k8s.io/v1"},
+	} {
+		req := admissionv1.AdmissionRequest{UID: "uid-2", Operation: admissionv1.Create, Name: "p", Namespace: "default"}
+		req.Resource.Group, req.Resource.Version, req.Resource.Resource = "configuration.konghq.com", "v1", "kongplugins"
+		req.Object.Raw = []byte(badPlugin)
+		body, _ := json.Marshal(map[string]any{"apiVersion": tt.sent, "kind": "AdmissionReview", "request": req})
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(body)))
+		var out admissionv1.AdmissionReview
+		if err := json.Unmarshal(w.Body.Bytes(), &out); err != nil || w.Code != http.StatusOK {
+			t.Fatalf("%q: %d %s (%v)", tt.sent, w.Code, w.Body.String(), err)
+		}
+		if out.APIVersion != tt.want || out.Response == nil || out.Response.UID != "uid-2" || out.Response.Allowed {
+			t.Errorf("%q: answered %s, want %s refusing uid-2", tt.sent, w.Body.String(), tt.want)
+		}
+	}
+}

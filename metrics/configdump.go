@@ -36,7 +36,8 @@ type affectedObject struct {
 // ConfigDumpHandler serves KIC's config diagnostics (--dump-config), to be mounted under
 // /debug/config: /successful and /failed (the last configuration a Kong replica took or
 // refused, 204 before there is one), /raw-error (Kong's answer to that refusal, text/plain)
-// and /fallback (the objects left out because Kong rejected them). Unless sensitive
+// /fallback (the objects left out because Kong rejected them) and /diff-report (how the last
+// configuration pushed differs from the one before). Unless sensitive
 // (--dump-sensitive-config), configurations are redacted (document.Redacted) and so is Kong's
 // answer (sync.RedactErrorBody). Everything is encoded per request from references the loop
 // keeps, so dumps cost nothing until asked for.
@@ -62,6 +63,9 @@ func ConfigDumpHandler(d *kongsync.Dumps, excluded func() []store.Object, sensit
 			body = kongsync.RedactErrorBody(body)
 		}
 		_, _ = w.Write(body)
+	})
+	mux.HandleFunc("/diff-report", func(w http.ResponseWriter, r *http.Request) {
+		serveDiffReport(w, r, d, sensitive)
 	})
 	mux.HandleFunc("/fallback", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, fallbackOf(excluded()))

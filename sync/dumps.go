@@ -14,8 +14,10 @@ import (
 type Dumps struct {
 	mu            gosync.Mutex
 	success, fail *Dump
-	successes     int64
-	failures      int64
+	// previous is the success before success with another hash: the diff report's old side.
+	previous  *Dump
+	successes int64
+	failures  int64
 }
 
 // Dump is one configuration a replica was sent.
@@ -48,6 +50,9 @@ func (d *Dumps) Record(replica string, p *Payload, out Outcome, at time.Time) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if out.Result.ok() {
+		if d.success != nil && d.success.Hash != dump.Hash {
+			d.previous = d.success
+		}
 		d.success = dump
 		d.successes++
 		return
@@ -65,6 +70,18 @@ func (d *Dumps) LastSuccessful() (Dump, bool) {
 		return Dump{}, false
 	}
 	return *d.success, true
+}
+
+// LastTwoSuccessful returns the last two different configurations replicas took, older first
+// (another replica taking the same configuration does not count); ok is false before there
+// are two.
+func (d *Dumps) LastTwoSuccessful() (previous, last Dump, ok bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.previous == nil {
+		return Dump{}, Dump{}, false
+	}
+	return *d.previous, *d.success, true
 }
 
 // LastFailed returns the last configuration a replica did not take, with Kong's answer.

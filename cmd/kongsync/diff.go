@@ -36,6 +36,16 @@ type diffFlags struct {
 	skipVerify bool
 	opts       translator.Options
 	compare    document.CompareOptions
+	format     string
+}
+
+// diffJSON is diff's --format json output: the entity-level report, whether Kong's
+// configuration equals the translation and, when Kong reported holding exactly its bytes, the
+// hash.
+type diffJSON struct {
+	Equal bool   `json:"equal"`
+	Hash  string `json:"hash,omitempty"`
+	document.DiffReport
 }
 
 func newDiffFlagSet(f *diffFlags, stderr io.Writer) *flag.FlagSet {
@@ -55,6 +65,7 @@ func newDiffFlagSet(f *diffFlags, stderr io.Writer) *flag.FlagSet {
 	fs.StringVar(&f.opts.GatewayControllerName, "gateway-api-controller-name", f.opts.GatewayControllerName, "GatewayClass controllerName served")
 	fs.BoolVar(&f.compare.IgnoreIDs, "ignore-ids", false, "match and compare entities without their ids")
 	fs.BoolVar(&f.compare.IgnoreTags, "ignore-tags", false, "leave tags out of the comparison")
+	fs.StringVar(&f.format, "format", "text", "output: text (one line per difference) or json (added, removed, changed with fields)")
 	fs.BoolVar(&f.compare.Strict, "strict", false, "also report fields only Kong has (a real Kong fills in defaults and timestamps)")
 	return fs
 }
@@ -66,10 +77,17 @@ func diffCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	if err := newDiffFlagSet(f, stderr).Parse(args); err != nil {
 		return diffError
 	}
+	if f.format != "text" && f.format != "json" {
+		fmt.Fprintf(stderr, "kongsync diff: --format %q: want text or json\n", f.format)
+		return diffError
+	}
 	diffs, same, err := runDiff(ctx, f, stdin, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "kongsync diff:", err)
 		return diffError
+	}
+	if f.format == "json" {
+		return writeDiffJSON(stdout, stderr, diffs, same)
 	}
 	for _, d := range diffs {
 		fmt.Fprintln(stdout, d)
@@ -83,6 +101,21 @@ func diffCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		return diffSame
 	}
 	fmt.Fprintf(stderr, "kongsync diff: %d difference(s) (-: only in kongsync's configuration, +: only in Kong, ~: a field differs)\n", len(diffs))
+	return diffDifferent
+}
+
+// writeDiffJSON prints the report as one JSON document; the exit status is text's.
+func writeDiffJSON(stdout, stderr io.Writer, diffs []document.Difference, same string) int {
+	out := diffJSON{Equal: same != "" || len(diffs) == 0, Hash: same, DiffReport: document.Report(diffs)}
+	b, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		fmt.Fprintln(stderr, "kongsync diff:", err)
+		return diffError
+	}
+	fmt.Fprintln(stdout, string(b))
+	if out.Equal {
+		return diffSame
+	}
 	return diffDifferent
 }
 

@@ -5,9 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/kongsync/kongsync/document"
 	"github.com/kongsync/kongsync/internal/kongdouble"
 )
 
@@ -92,4 +95,70 @@ func hasGet(d *kongdouble.Server, path string) bool {
 		}
 	}
 	return false
+}
+
+// kongsync diff --format json: the same entity-level report as one JSON document, with text's
+// exit statuses.
+func TestDiffFormatJSON(t *testing.T) {
+	kong := kongdouble.New(kongdouble.Options{})
+	t.Cleanup(kong.Close)
+	_, yamlCfg, _ := runDump(t, "-f", goodFile)
+	_, jsonCfg, _ := runDump(t, "-f", goodFile, "--format", "json")
+	changed := strings.Replace(yamlCfg, "          - /\n", "          - /other\n", 1)
+	changed += "consumers:\n  - username: stray\n"
+	tests := []struct {
+		name   string
+		loaded string // "" leaves Kong empty
+		code   int
+		check  func(t *testing.T, got diffJSON)
+	}{
+		{"the posted bytes", strings.TrimSuffix(jsonCfg, "\n"), diffSame, func(t *testing.T, got diffJSON) {
+			if !got.Equal || got.Hash == "" || !got.Empty() {
+				t.Errorf("want equal with a hash and no difference: %+v", got)
+			}
+		}},
+		{"the same entities as YAML", yamlCfg, diffSame, func(t *testing.T, got diffJSON) {
+			if !got.Equal || got.Hash != "" || !got.Empty() {
+				t.Errorf("want equal without a hash: %+v", got)
+			}
+		}},
+		{"changed", changed, diffDifferent, func(t *testing.T, got diffJSON) {
+			wantAdded := []document.EntityRef{{Kind: "consumer", Name: "stray"}}
+			wantChanged := []document.EntityChange{{EntityRef: document.EntityRef{Kind: "route", Name: "default.good.good.good.example.com.80"},
+				Fields: []document.FieldChange{{Field: "paths[0]", Expected: `"/"`, Actual: `"/other"`}}}}
+			if got.Equal || !reflect.DeepEqual(got.Added, wantAdded) || len(got.Removed) != 0 || !reflect.DeepEqual(got.Changed, wantChanged) {
+				t.Errorf("got %+v\nwant added %+v changed %+v", got, wantAdded, wantChanged)
+			}
+		}},
+		{"an empty Kong", "", diffDifferent, func(t *testing.T, got diffJSON) {
+			if got.Equal || len(got.Removed) == 0 || !slices.Contains(got.Removed, document.EntityRef{Kind: "service", Name: "default.good.80"}) {
+				t.Errorf("want the service removed: %+v", got)
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			kong.Restart()
+			if tt.loaded != "" {
+				load(t, kong, tt.loaded)
+			}
+			code, out, errs := runDiffCmd(t, "--kong-admin-url", kong.URL(), "-f", goodFile, "--format", "json")
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d\n%s%s", code, tt.code, out, errs)
+			}
+			var got diffJSON
+			if err := json.Unmarshal([]byte(out), &got); err != nil {
+				t.Fatalf("stdout is not one JSON document: %v\n%s", err, out)
+			}
+			tt.check(t, got)
+		})
+	}
+	for _, args := range [][]string{
+		{"--kong-admin-url", "http://127.0.0.1:1", "-f", goodFile, "--format", "json"},
+		{"--kong-admin-url", kong.URL(), "-f", goodFile, "--format", "yaml"},
+	} {
+		if code, out, errs := runDiffCmd(t, args...); code != diffError || out != "" {
+			t.Errorf("%v: exit %d, want %d; stdout %q (%s)", args, code, diffError, out, errs)
+		}
+	}
 }
