@@ -86,7 +86,7 @@ func waitLeading(t *testing.T, name string, led <-chan time.Time) time.Time {
 
 // --kong-admin-svc: two kongsyncs see the same two Kongs; only the Lease holder pushes, the
 // other translates and probes. When the leader goes, the other takes the Lease and pushes
-// what changed meanwhile at once.
+// what changed meanwhile at once; a failover with nothing changed pushes nothing.
 func TestOnlyLeaderPushesWithAdminService(t *testing.T) {
 	ip := hostIP(t)
 	ns := newNamespace(t)
@@ -143,4 +143,23 @@ func TestOnlyLeaderPushesWithAdminService(t *testing.T) {
 	if by := postsBy(k1, k2); by["b"] < 2 {
 		t.Errorf("POSTs by kongsync after the takeover: %v", by)
 	}
+
+	// A failover with nothing changed pushes nothing: c follows b, b goes, c leads, probes both
+	// Kongs, finds them holding its config, and posts nothing.
+	obsC, ledC := newObserver(), make(chan time.Time, 4)
+	c := startElected(t, "c", ns, obsC, ledC)
+	c.waitReady(t)
+	want = k1.Hash()
+	b.stop()
+	led = waitLeading(t, "c", ledC)
+	from = obsC.len()
+	obsC.wait(t, "c's probes after it led, seeing its config in both Kongs", from, 2,
+		func(e kongsync.Event) bool { return e.Type == kongsync.EventProbe && e.Hash == want })
+	if by := postsBy(k1, k2); by["c"] != 0 {
+		t.Errorf("a failover with nothing changed pushed: POSTs %v", by)
+	}
+	if n, _ := obsC.count(0, func(e kongsync.Event) bool { return e.Type == kongsync.EventPush }); n != 0 {
+		t.Errorf("the new leader pushed %d times with nothing changed", n)
+	}
+	t.Logf("unchanged failover: c probed both Kongs holding its config %v after it led; no POST", time.Since(led).Round(time.Millisecond))
 }
