@@ -181,23 +181,9 @@ func (r *Replica) classify(out *Outcome, resp *http.Response, body []byte, size 
 
 // Status returns the configuration_hash from GET /status.
 func (r *Replica) Status(ctx context.Context) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, r.opts.ProbeTimeout)
-	defer cancel()
-	req, err := r.request(ctx, http.MethodGet, "/status", nil)
+	body, err := r.get(ctx, "/status", r.opts.ProbeTimeout, 1<<20)
 	if err != nil {
 		return "", err
-	}
-	resp, err := r.opts.Client.Do(req)
-	if err != nil {
-		return "", transportError{scrub(err)}
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if err != nil {
-		return "", transportError{fmt.Errorf("read /status response: %w", scrub(err))}
-	}
-	if resp.StatusCode != http.StatusOK {
-		return "", fmt.Errorf("GET /status: HTTP %d: %s", resp.StatusCode, truncate(messageOf(body)))
 	}
 	var st struct {
 		Hash string `json:"configuration_hash"`
@@ -214,23 +200,9 @@ func (r *Replica) Status(ctx context.Context) (string, error) {
 // LiveConfig returns the configuration the replica holds: the "config" string of DB-less
 // Kong's GET /config (YAML from a real Kong, which exports it; "" from a Kong holding none).
 func (r *Replica) LiveConfig(ctx context.Context) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
-	defer cancel()
-	req, err := r.request(ctx, http.MethodGet, "/config", nil)
+	body, err := r.get(ctx, "/config", r.opts.Timeout, -1)
 	if err != nil {
 		return "", err
-	}
-	resp, err := r.opts.Client.Do(req)
-	if err != nil {
-		return "", transportError{scrub(err)}
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return "", transportError{fmt.Errorf("read /config response: %w", scrub(err))}
-	}
-	if resp.StatusCode != http.StatusOK {
-		return "", fmt.Errorf("GET /config: HTTP %d: %s", resp.StatusCode, truncate(messageOf(body)))
 	}
 	var cfg struct {
 		Config *string `json:"config"`
@@ -239,6 +211,35 @@ func (r *Replica) LiveConfig(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("GET /config: no \"config\" string in the answer (is Kong running DB-less?)")
 	}
 	return *cfg.Config, nil
+}
+
+// get is a GET of path within timeout, returning the body of a 200 answer (at most limit bytes
+// when limit ≥ 0). Transport failures are transportErrors; another status is an error quoting
+// Kong's message.
+func (r *Replica) get(ctx context.Context, path string, timeout time.Duration, limit int64) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	req, err := r.request(ctx, http.MethodGet, path, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := r.opts.Client.Do(req)
+	if err != nil {
+		return nil, transportError{scrub(err)}
+	}
+	defer resp.Body.Close()
+	var rd io.Reader = resp.Body
+	if limit >= 0 {
+		rd = io.LimitReader(resp.Body, limit)
+	}
+	body, err := io.ReadAll(rd)
+	if err != nil {
+		return nil, transportError{fmt.Errorf("read %s response: %w", path, scrub(err))}
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: HTTP %d: %s", path, resp.StatusCode, truncate(messageOf(body)))
+	}
+	return body, nil
 }
 
 func (r *Replica) request(ctx context.Context, method, pathQuery string, body io.Reader) (*http.Request, error) {
