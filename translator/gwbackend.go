@@ -292,20 +292,23 @@ func weighted(ts []*kong.Target, w *int32) []*kong.Target {
 	return ts
 }
 
-// mergeTargets adds ts to acc; a target already there gets the sum of both weights.
+// mergeTargets adds ts to acc; a target already there gets the sum of both weights. Each
+// list is free of duplicates (endpointTargets), so the first backend's targets are taken as they
+// are, and later ones are looked up through an index of acc.
 func mergeTargets(acc, ts []*kong.Target) []*kong.Target {
+	if len(acc) == 0 {
+		return ts
+	}
+	at := make(map[string]*kong.Target, len(acc))
+	for _, a := range acc {
+		at[*a.Target] = a
+	}
 	for _, x := range ts {
-		found := false
-		for _, a := range acc {
-			if *a.Target == *x.Target {
-				a.Weight = kong.Int(weightOr100(a.Weight) + weightOr100(x.Weight))
-				found = true
-				break
-			}
+		if a := at[*x.Target]; a != nil {
+			a.Weight = kong.Int(weightOr100(a.Weight) + weightOr100(x.Weight))
+			continue
 		}
-		if !found {
-			acc = append(acc, x)
-		}
+		acc = append(acc, x)
 	}
 	return acc
 }

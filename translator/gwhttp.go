@@ -105,19 +105,29 @@ func backendTimeout(to *gatewayv1.HTTPRouteTimeouts) (int, bool) {
 // groupHTTPRules groups the rule indices of r by their backendRefs (order-insensitive), each
 // group in rule order, the groups by their first rule.
 func groupHTTPRules(r *gatewayv1.HTTPRoute) [][]int {
-	if len(r.Spec.Rules) == 1 {
-		return [][]int{{0}}
+	idx := make([]int, len(r.Spec.Rules))
+	for i := range idx {
+		idx[i] = i
+	}
+	return groupByKey(idx, func(i int) string { return sortedJSONKey(r.Spec.Rules[i].BackendRefs) })
+}
+
+// groupByKey groups items by key, each group in item order, the groups by their first item. A
+// single item is its own group without its key computed (keys are JSON, and most routes have one
+// rule and one match).
+func groupByKey[T any](items []T, key func(T) string) [][]T {
+	if len(items) <= 1 {
+		return [][]T{items}
 	}
 	var keys []string
-	var groups [][]int
-	for i := range r.Spec.Rules {
-		k := sortedJSONKey(r.Spec.Rules[i].BackendRefs)
+	var groups [][]T
+	for _, it := range items {
+		k := key(it)
 		if at := slices.Index(keys, k); at >= 0 {
-			groups[at] = append(groups[at], i)
+			groups[at] = append(groups[at], it)
 			continue
 		}
-		keys = append(keys, k)
-		groups = append(groups, []int{i})
+		keys, groups = append(keys, k), append(groups, []T{it})
 	}
 	return groups
 }
@@ -220,41 +230,21 @@ type matchRef struct{ rule, match int }
 // when a filter cannot be translated (a problem on the route; the Kong service is skipped).
 func (h *httpRouteCtx) routes(g []int) ([]*document.Route, bool) {
 	var out []*document.Route
-	var fkeys []string
-	var fgroups [][]int
-	if len(g) == 1 {
-		fgroups = [][]int{g}
-	}
-	for _, i := range g[:len(g)*min(len(g)-1, 1)] {
-		k := sortedJSONKey(h.r.Spec.Rules[i].Filters)
-		if at := slices.Index(fkeys, k); at >= 0 {
-			fgroups[at] = append(fgroups[at], i)
-		} else {
-			fkeys, fgroups = append(fkeys, k), append(fgroups, []int{i})
-		}
-	}
+	fgroups := groupByKey(g, func(i int) string { return sortedJSONKey(h.r.Spec.Rules[i].Filters) })
 	for _, fg := range fgroups {
-		var mkeys []string
-		var mgroups [][]matchRef
+		var matches []matchRef
 		for _, i := range fg {
-			rule := &h.r.Spec.Rules[i]
-			if len(rule.Matches) == 0 {
+			if len(h.r.Spec.Rules[i].Matches) == 0 {
 				out = append(out, h.catchAll(i))
-				continue
 			}
-			if len(fg) == 1 && len(rule.Matches) == 1 {
-				mgroups = append(mgroups, []matchRef{{i, 0}})
-				continue
-			}
-			for j := range rule.Matches {
-				k := httpMatchKey(&rule.Matches[j])
-				if at := slices.Index(mkeys, k); at >= 0 {
-					mgroups[at] = append(mgroups[at], matchRef{i, j})
-				} else {
-					mkeys, mgroups = append(mkeys, k), append(mgroups, []matchRef{{i, j}})
-				}
+			for j := range h.r.Spec.Rules[i].Matches {
+				matches = append(matches, matchRef{i, j})
 			}
 		}
+		if len(matches) == 0 {
+			continue
+		}
+		mgroups := groupByKey(matches, func(m matchRef) string { return httpMatchKey(&h.r.Spec.Rules[m.rule].Matches[m.match]) })
 		for _, mg := range mgroups {
 			rs, ok := h.matchRoutes(fg[0], mg)
 			if !ok {
