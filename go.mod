@@ -9,6 +9,7 @@ require (
 	github.com/google/uuid v1.6.0
 	github.com/kong/go-database-reconciler v1.42.0
 	github.com/kong/go-kong v0.78.0
+	github.com/kong/kubernetes-configuration v1.5.3
 	github.com/prometheus/client_golang v1.25.0
 	github.com/prometheus/client_model v0.6.3
 	github.com/spf13/pflag v1.0.10
@@ -102,3 +103,9 @@ require (
 )
 
 replace github.com/yudai/gojsondiff v1.0.0 => github.com/Kong/gojsondiff v1.3.0
+
+// KIC v3.5.13 pins v1.5.2 of the module that publishes Kong's CRDs, and the tests install those
+// CRDs from it (internal/apis/kongcrds); go-database-reconciler v1.42.0 asks for v1.5.3, whose
+// ingress-controller CRDs differ only in their version label. No package of it is compiled into
+// kongsync, so the pin changes no binary.
+replace github.com/kong/kubernetes-configuration => github.com/kong/kubernetes-configuration v1.5.2
