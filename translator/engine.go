@@ -2,6 +2,7 @@ package translator
 
 import (
 	"hash/maphash"
+	"reflect"
 	gosync "sync"
 
 	corev1 "k8s.io/api/core/v1"
@@ -108,11 +109,45 @@ func NewEngine(opts Options) *Engine {
 }
 
 func newEngine(opts Options) *Engine {
+	opts = normalOptions(opts)
+	d := newDefaultValues()
+	return &Engine{opts: opts, defaults: &d, ids: newIDSpaces(), seed: maphash.MakeSeed(), memos: &memos{idents: identTable{m: map[string]*ksIdent{}}}}
+}
+
+// normalOptions fills in the defaults an Options value leaves unset.
+func normalOptions(opts Options) Options {
 	if opts.IngressClass == "" {
 		opts.IngressClass = DefaultOptions().IngressClass
 	}
-	d := newDefaultValues()
-	return &Engine{opts: opts, defaults: &d, ids: newIDSpaces(), seed: maphash.MakeSeed(), memos: &memos{idents: identTable{m: map[string]*ksIdent{}}}}
+	opts.KongVersion = kongVersionOrDefault(opts.KongVersion)
+	return opts
+}
+
+// Options are the options the Engine translates with, defaults filled in.
+func (e *Engine) Options() Options {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.opts
+}
+
+// SetOptions makes the Engine translate with opts from the next Build on. Other options than
+// the current ones make it start over, as a new Engine would: nothing built with the old
+// options is reused, so the next Build is a cold one (the live loop calls it when the lowest
+// Kong version among its replicas changes). The same options change nothing.
+func (e *Engine) SetOptions(opts Options) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	opts = normalOptions(opts)
+	if reflect.DeepEqual(opts, e.opts) {
+		return
+	}
+	n := newEngine(opts)
+	e.opts, e.defaults, e.ids, e.seed = n.opts, n.defaults, n.ids, n.seed
+	if e.keep {
+		e.memos, e.enc = newMemos(), document.NewJSONCache()
+	} else {
+		e.memos = n.memos
+	}
 }
 
 // Built is one translation of a snapshot, encoded.

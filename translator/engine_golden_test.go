@@ -39,14 +39,15 @@ func TestGoldenWarm(t *testing.T) {
 	n := len(dirs)
 	for i, dir := range dirs {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
-			cold := coldBuild(t, snapshotOf(t, loadObjects(t, dir)))
+			opts := caseOptions(t, dir)
+			cold := coldBuildWith(t, snapshotOf(t, loadObjects(t, dir)), opts)
 			checkColdConsistent(t, cold)
 			for _, from := range []struct{ label, dir string }{
 				{"after-previous", dirs[(i+n-1)%n]},
 				{"after-distant", dirs[(i+n/2)%n]},
 			} {
 				t.Run(from.label, func(t *testing.T) {
-					warmGolden(t, from.dir, dir, cold)
+					warmGolden(t, from.dir, dir, opts, cold)
 				})
 			}
 		})
@@ -54,15 +55,16 @@ func TestGoldenWarm(t *testing.T) {
 }
 
 // warmGolden builds case fromDir with a new Engine, switches the store to case toDir step by
-// step (a Build after each, compared with a cold build), and checks the final build.
-func warmGolden(t *testing.T, fromDir, toDir string, cold Built) {
+// step (a Build after each, compared with a cold build), and checks the final build; all with
+// toDir's options.
+func warmGolden(t *testing.T, fromDir, toDir string, opts Options, cold Built) {
 	t.Helper()
 	st := store.New()
 	fromObjs := uniqueObjects(loadObjects(t, fromDir))
 	for _, o := range fromObjs {
 		upsertOrFail(t, st, o)
 	}
-	eng := NewEngine(DefaultOptions())
+	eng := NewEngine(opts)
 	if _, err := eng.Build(st.Snapshot()); err != nil {
 		t.Fatalf("building %s: %v", filepath.Base(fromDir), err)
 	}
@@ -76,7 +78,7 @@ func warmGolden(t *testing.T, fromDir, toDir string, cold Built) {
 		if err != nil {
 			t.Fatalf("step %d/%d (%s): Build: %v", step+1, len(ops), op, err)
 		}
-		if msg := builtMismatch(got, coldBuild(t, snap)); msg != "" {
+		if msg := builtMismatch(got, coldBuildWith(t, snap, opts)); msg != "" {
 			t.Fatalf("from %s, step %d/%d (%s): the warm build differs from a cold build of the same snapshot:\n%s",
 				filepath.Base(fromDir), step+1, len(ops), op, msg)
 		}
@@ -250,7 +252,12 @@ func snapshotOf(t testing.TB, objs []store.Object) *store.Snapshot {
 // coldBuild is BuildOnce with default options, failing the test on error.
 func coldBuild(t testing.TB, snap *store.Snapshot) Built {
 	t.Helper()
-	b, err := BuildOnce(snap, DefaultOptions())
+	return coldBuildWith(t, snap, DefaultOptions())
+}
+
+func coldBuildWith(t testing.TB, snap *store.Snapshot, opts Options) Built {
+	t.Helper()
+	b, err := BuildOnce(snap, opts)
 	if err != nil {
 		t.Fatalf("cold build: %v", err)
 	}

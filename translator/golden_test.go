@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"sigs.k8s.io/yaml"
+
 	"github.com/kongsync/kongsync/document"
 	"github.com/kongsync/kongsync/store"
 )
@@ -54,6 +56,32 @@ func loadObjects(t testing.TB, dir string) []store.Object {
 	return objs
 }
 
+// caseOptions are the translator options of a golden case: DefaultOptions, with what the
+// case's optional options.yaml sets (kongVersion: the Kong version translated for).
+func caseOptions(t testing.TB, dir string) Options {
+	t.Helper()
+	opts := DefaultOptions()
+	b, err := os.ReadFile(filepath.Join(dir, "options.yaml"))
+	if os.IsNotExist(err) {
+		return opts
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var o struct {
+		KongVersion string `json:"kongVersion"`
+	}
+	if err := yaml.UnmarshalStrict(b, &o); err != nil {
+		t.Fatalf("%s/options.yaml: %v", dir, err)
+	}
+	if o.KongVersion != "" {
+		if opts.KongVersion, err = ParseKongVersion(o.KongVersion); err != nil {
+			t.Fatalf("%s/options.yaml: %v", dir, err)
+		}
+	}
+	return opts
+}
+
 func translateObjects(t testing.TB, objs []store.Object) Result {
 	t.Helper()
 	snap, err := store.NewSnapshot(objs...)
@@ -79,7 +107,11 @@ func problemsText(ps []Problem) string {
 func TestGolden(t *testing.T) {
 	for _, dir := range goldenCases(t) {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
-			res := translateObjects(t, loadObjects(t, dir))
+			snap, err := store.NewSnapshot(loadObjects(t, dir)...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := coldResult(snap, caseOptions(t, dir))
 			got, err := document.YAML(res.Document)
 			if err != nil {
 				t.Fatal(err)

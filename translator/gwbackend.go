@@ -272,7 +272,7 @@ func (t *translation) routeUpstream(rs *routeService, svcs []*corev1.Service, ta
 	sortTargets(ts)
 	u.Targets = ts
 	if len(svcs) > 0 {
-		t.applyUpstreamPolicy(&u.Upstream, t.upstreamPolicy(svcs[0]).policy)
+		t.applyUpstreamPolicy(&u.Upstream, t.upstreamPolicy(svcs[0]).policy, svcs)
 	}
 	return u
 }

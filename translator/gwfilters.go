@@ -204,6 +204,10 @@ func (h *httpRouteCtx) applyFilters(r *document.Route, rule int, filters []gatew
 		case gatewayv1.HTTPRouteFilterResponseHeaderModifier:
 			tr.response().headerModifier(f.ResponseHeaderModifier)
 		case gatewayv1.HTTPRouteFilterRequestRedirect:
+			if h.t.has(GateRedirectPlugin) {
+				plugins = append(plugins, redirectPlugin(f.RequestRedirect))
+				break
+			}
 			plugins = append(plugins, &kong.Plugin{Name: kong.String("request-termination"),
 				Config: kong.Configuration{"status_code": redirectCode(f.RequestRedirect)}})
 			tr.response().add = append(tr.response().add, "Location:"+redirectLocation(f.RequestRedirect, path))
@@ -238,6 +242,21 @@ func redirectCode(f *gatewayv1.HTTPRequestRedirectFilter) int {
 		return 302
 	}
 	return *f.StatusCode
+}
+
+// redirectPlugin is KIC's redirect plugin for a RequestRedirect filter (Kong 3.9 and later,
+// GateRedirectPlugin): the full path the filter replaces, else "/" with the request's path kept
+// (keep_incoming_path), behind scheme://host[:port] when a hostname is given.
+func redirectPlugin(f *gatewayv1.HTTPRequestRedirectFilter) *kong.Plugin {
+	path, keep := "/", true
+	if f.Path != nil && f.Path.Type == gatewayv1.FullPathHTTPPathModifier && f.Path.ReplaceFullPath != nil {
+		path, keep = *f.Path.ReplaceFullPath, false
+	}
+	return &kong.Plugin{Name: kong.String("redirect"), Config: kong.Configuration{
+		"status_code":        redirectCode(f),
+		"location":           redirectLocation(f, path),
+		"keep_incoming_path": keep,
+	}}
 }
 
 // redirectLocation is KIC's Location for a redirect before Kong 3.9 (no redirect plugin): the

@@ -481,7 +481,7 @@ func (t *translation) buildUpstream(ks *kongService, info *serviceInfo, pr polic
 		},
 		Targets: t.targets(ks, &a.targets),
 	}
-	t.applyUpstreamPolicy(&a.u.Upstream, pr.policy)
+	t.applyUpstreamPolicy(&a.u.Upstream, pr.policy, []*corev1.Service{ks.svc})
 	return &a.u
 }
 

@@ -14,6 +14,7 @@ package translator
 import (
 	"hash/maphash"
 
+	"github.com/blang/semver/v4"
 	"github.com/kong/go-kong/kong"
 
 	"github.com/kongsync/kongsync/document"
@@ -34,11 +35,17 @@ type Options struct {
 	// route's parent Gateway, or that Gateway's GatewayClass, that is not among the objects is
 	// assumed to exist and be kongsync's, and only the checks that need it are skipped.
 	AssumeMissingGateways bool
+	// KongVersion is the Kong Gateway version translated for (major.minor.patch): features it
+	// lacks are translated as KIC does for such a Kong, or left out with a problem (Gates). The
+	// live loop sets the lowest version its replicas report in GET /; the zero value means
+	// DefaultKongVersion.
+	KongVersion semver.Version
 }
 
 // DefaultOptions are KIC v3.5.13's defaults.
 func DefaultOptions() Options {
-	return Options{IngressClass: "kong", ClusterDomain: "", GatewayControllerName: DefaultGatewayControllerName}
+	return Options{IngressClass: "kong", ClusterDomain: "", GatewayControllerName: DefaultGatewayControllerName,
+		KongVersion: DefaultKongVersion}
 }
 
 // Result is a translation's output: the document and the problems met on the way.

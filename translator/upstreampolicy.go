@@ -46,8 +46,10 @@ func (t *translation) policyUnchanged(svc *corev1.Service, r policyRead) bool {
 
 // applyUpstreamPolicy sets on u every field the policy sets, KIC's field mapping: unset fields
 // leave u's values. An invalid policy (values its CRD's schema rejects; only manifests can hold
-// one) is reported field by field on the policy and not applied at all.
-func (t *translation) applyUpstreamPolicy(u *kong.Upstream, p *kup.KongUpstreamPolicy) {
+// one) is reported field by field on the policy and not applied at all. A policy using a
+// feature the target Kong lacks (Gates) is not applied either, with a problem on the Services
+// svcs whose upstream it is, as KIC reports it.
+func (t *translation) applyUpstreamPolicy(u *kong.Upstream, p *kup.KongUpstreamPolicy, svcs []*corev1.Service) {
 	if p == nil {
 		return
 	}
@@ -56,6 +58,9 @@ func (t *translation) applyUpstreamPolicy(u *kong.Upstream, p *kup.KongUpstreamP
 		for _, e := range errs {
 			t.problem(ref, e.field, "%s; policy not applied", e.reason)
 		}
+		return
+	}
+	if !t.policySupported(p, svcs) {
 		return
 	}
 	s := &p.Spec
@@ -90,6 +95,22 @@ func (t *translation) applyUpstreamPolicy(u *kong.Upstream, p *kup.KongUpstreamP
 		u.StickySessionsCookiePath = kong.String("/")
 		set(&u.StickySessionsCookiePath, ss.CookiePath)
 	}
+}
+
+// policySupported reports whether the target Kong has what p uses; if not, each Service in svcs
+// gets a problem naming the policy, its field and the versions (KIC's check in
+// kongstate.FillUpstreamOverrides, which skips the whole policy: Kong before 3.11 would refuse
+// the sticky_sessions_cookie fields too).
+func (t *translation) policySupported(p *kup.KongUpstreamPolicy, svcs []*corev1.Service) bool {
+	if p.Spec.Algorithm == nil || *p.Spec.Algorithm != "sticky-sessions" || t.has(GateStickySessions) {
+		return true
+	}
+	for _, svc := range svcs {
+		t.problem(serviceRef(svc), annotationField(annUpstreamPolicy),
+			"KongUpstreamPolicy %s/%s: spec.algorithm %q needs Kong %s or later (translating for Kong %s); policy not applied, upstream keeps its defaults",
+			p.Namespace, p.Name, *p.Spec.Algorithm, GateStickySessions.Since, t.opts.KongVersion)
+	}
+	return false
 }
 
 // set overwrites *dst with a copy of v when v is set.

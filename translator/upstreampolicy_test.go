@@ -69,7 +69,7 @@ func TestApplyUpstreamPolicyMapping(t *testing.T) {
 	}
 	u := kong.Upstream{Algorithm: kong.String("round-robin"), Slots: kong.Int(7), HostHeader: kong.String("h")}
 	tr := &translation{}
-	tr.applyUpstreamPolicy(&u, &p)
+	tr.applyUpstreamPolicy(&u, &p, nil)
 	if len(tr.problems) != 0 {
 		t.Fatalf("problems: %v", tr.problems)
 	}
@@ -81,7 +81,7 @@ func TestApplyUpstreamPolicyMapping(t *testing.T) {
 	if *u.Algorithm != "consistent-hashing" {
 		t.Fatal("upstream shares the policy's algorithm pointer")
 	}
-	tr.applyUpstreamPolicy(&u, nil)
+	tr.applyUpstreamPolicy(&u, nil, nil)
 	if len(tr.problems) != 0 {
 		t.Fatal("a nil policy is no problem")
 	}

@@ -53,7 +53,8 @@ func (s *Server) postConfig(w http.ResponseWriter, r *http.Request, body []byte)
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
-	res := validate(doc, s.opts.Plugins)
+	version, plugins := s.version()
+	res := validate(doc, plugins, version)
 	if !res.ok() {
 		fields := res.top
 		if !flatten {

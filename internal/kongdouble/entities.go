@@ -15,14 +15,15 @@ import (
 )
 
 var (
-	serviceProtocols = []string{"grpc", "grpcs", "http", "https", "tcp", "tls", "tls_passthrough", "udp"}
-	routeProtocols   = []string{"grpc", "grpcs", "http", "https", "tcp", "tls", "tls_passthrough", "udp", "ws", "wss"}
-	streamProtocols  = []string{"tcp", "tls", "tls_passthrough", "udp"}
-	algorithms       = []string{"consistent-hashing", "least-connections", "round-robin", "latency", "sticky-sessions"}
-	hashOn           = []string{"none", "consumer", "ip", "header", "cookie", "path", "query_arg", "uri_capture"}
-	redirectCodes    = []string{"426", "301", "302", "307", "308"}
-	nameRE           = regexp.MustCompile(`^[\p{L}\p{N}.\-_~]+$`)
-	hostnameRE       = regexp.MustCompile(`^(\*\.)?[A-Za-z0-9_]([A-Za-z0-9\-_]*[A-Za-z0-9_])?(\.[A-Za-z0-9_]([A-Za-z0-9\-_]*[A-Za-z0-9_])?)*\.?$`)
+	serviceProtocols    = []string{"grpc", "grpcs", "http", "https", "tcp", "tls", "tls_passthrough", "udp"}
+	routeProtocols      = []string{"grpc", "grpcs", "http", "https", "tcp", "tls", "tls_passthrough", "udp", "ws", "wss"}
+	streamProtocols     = []string{"tcp", "tls", "tls_passthrough", "udp"}
+	algorithms          = []string{"consistent-hashing", "least-connections", "round-robin", "latency", "sticky-sessions"}
+	algorithmsBefore311 = []string{"consistent-hashing", "least-connections", "round-robin", "latency"}
+	hashOn              = []string{"none", "consumer", "ip", "header", "cookie", "path", "query_arg", "uri_capture"}
+	redirectCodes       = []string{"426", "301", "302", "307", "308"}
+	nameRE              = regexp.MustCompile(`^[\p{L}\p{N}.\-_~]+$`)
+	hostnameRE          = regexp.MustCompile(`^(\*\.)?[A-Za-z0-9_]([A-Za-z0-9\-_]*[A-Za-z0-9_])?(\.[A-Za-z0-9_]([A-Za-z0-9\-_]*[A-Za-z0-9_])?)*\.?$`)
 )
 
 func (e *entity) required(f string) {
@@ -315,7 +316,16 @@ func checkUpstream(e *entity) {
 	if n, ok := e.str("name"); ok && n != "" && !hostnameRE.MatchString(n) {
 		e.field("name", fmt.Sprintf("Invalid name ('%s'); must be a valid hostname", n))
 	}
-	e.oneOf("algorithm", algorithms)
+	if e.v.sticky {
+		e.oneOf("algorithm", algorithms)
+	} else {
+		e.oneOf("algorithm", algorithmsBefore311)
+		for _, f := range []string{"sticky_sessions_cookie", "sticky_sessions_cookie_path"} {
+			if _, ok := e.data[f]; ok {
+				e.field(f, "unknown field")
+			}
+		}
+	}
 	e.oneOf("hash_on", hashOn)
 	e.oneOf("hash_fallback", hashOn)
 	e.integer("slots", 10, 65536)

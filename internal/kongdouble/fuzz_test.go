@@ -21,7 +21,7 @@ func FuzzParseAndValidate(f *testing.F) {
 		if perr != "" {
 			return
 		}
-		res := validate(doc, BundledPlugins)
+		res := validate(doc, BundledPlugins, "3.11.0")
 		_ = invalidBody(res.nested(), res.flat, true)
 		_ = luaPretty(res.nested())
 	})

@@ -178,13 +178,14 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 // info is GET /: the node's version, plugins and configuration (database "off").
 func (s *Server) info() map[string]any {
+	version, plugins := s.version()
 	avail := map[string]any{}
-	for _, p := range s.opts.Plugins {
-		avail[p] = map[string]any{"version": s.opts.Version, "priority": 1000}
+	for _, p := range plugins {
+		avail[p] = map[string]any{"version": version, "priority": 1000}
 	}
 	host, _ := os.Hostname()
 	return map[string]any{
-		"version":     s.opts.Version,
+		"version":     version,
 		"edition":     "community",
 		"tagline":     "Welcome to kong",
 		"node_id":     s.nodeID,

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 )
@@ -21,10 +22,12 @@ const EmptyHash = "00000000000000000000000000000000"
 
 // Options configure a Server. The zero value is a Kong 3.9 with the bundled plugins.
 type Options struct {
-	// Version is reported by GET / (default "3.9.1").
+	// Version is reported by GET / (default "3.9.1"; SetVersion changes it). Validation follows
+	// it where Kong's schema changed: the sticky-sessions algorithm and its upstream fields exist
+	// from 3.11 on, and the bundled redirect plugin from 3.9 on.
 	Version string
-	// Plugins are the plugins available on the node (default: Kong's bundled plugins). A
-	// document using another plugin is rejected, as Kong does.
+	// Plugins are the plugins available on the node (default: Kong's bundled plugins of
+	// Version). A document using another plugin is rejected, as Kong does.
 	Plugins []string
 	// Token, if set, must be sent in the Kong-Admin-Token header; otherwise 401.
 	Token string
@@ -50,6 +53,7 @@ type Options struct {
 type Server struct {
 	opts   Options
 	addr   string // host:port, fixed at first listen so Start reopens the same port
+	plugin bool   // Options.Plugins was given (else the bundled plugins of the version)
 	nodeID string
 
 	mu        sync.Mutex
@@ -70,13 +74,11 @@ func New(opts Options) *Server {
 	if opts.Version == "" {
 		opts.Version = "3.9.1"
 	}
-	if opts.Plugins == nil {
-		opts.Plugins = BundledPlugins
-	}
+	given := opts.Plugins != nil
 	if opts.Addr == "" {
 		opts.Addr = "127.0.0.1:0"
 	}
-	s := &Server{opts: opts, addr: opts.Addr, nodeID: newUUID(), changed: make(chan struct{}), loadTime: opts.LoadTime}
+	s := &Server{opts: opts, plugin: given, addr: opts.Addr, nodeID: newUUID(), changed: make(chan struct{}), loadTime: opts.LoadTime}
 	if err := s.Start(); err != nil {
 		panic(fmt.Sprintf("kongdouble: %v", err))
 	}
@@ -150,6 +152,37 @@ func (s *Server) Restart() {
 	if err := s.Start(); err != nil {
 		panic(fmt.Sprintf("kongdouble: restart: %v", err))
 	}
+}
+
+// SetVersion changes the version GET / reports and validation follows, as when Kong is upgraded
+// (Restart too, to forget the config, as a restarted Kong does).
+func (s *Server) SetVersion(v string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.opts.Version = v
+}
+
+// version is the version reported and validated for, and the plugins available on the node.
+func (s *Server) version() (string, []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.plugin {
+		return s.opts.Version, s.opts.Plugins
+	}
+	if !versionAtLeast(s.opts.Version, 3, 9) {
+		return s.opts.Version, slices.DeleteFunc(slices.Clone(BundledPlugins), func(p string) bool { return p == "redirect" })
+	}
+	return s.opts.Version, BundledPlugins
+}
+
+// versionAtLeast reports whether a Kong version ("3.10.0", "3.4.1.2-enterprise-edition") is at
+// least major.minor; an unreadable one counts as new.
+func versionAtLeast(v string, major, minor int) bool {
+	var ma, mi int
+	if n, _ := fmt.Sscanf(v, "%d.%d", &ma, &mi); n != 2 {
+		return true
+	}
+	return ma > major || ma == major && mi >= minor
 }
 
 // SetLoadTime changes Options.LoadTime: how long loading a config takes from now on.
