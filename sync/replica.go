@@ -11,6 +11,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/blang/semver/v4"
+
+	"github.com/kongsync/kongsync/translator"
 )
 
 // AdminTokenHeader is the header that carries the Kong admin token (KIC's --kong-admin-token).
@@ -195,6 +199,27 @@ func (r *Replica) Status(ctx context.Context) (string, error) {
 		return "", errors.New("GET /status: no configuration_hash (is Kong running DB-less?)")
 	}
 	return st.Hash, nil
+}
+
+// KongVersion reads the version Kong reports in GET / (the root endpoint), as KIC does at
+// startup, parsed by translator.ParseKongVersion: a version older than KIC v3 supports, or one
+// that cannot be read, is an error that names it.
+func (r *Replica) KongVersion(ctx context.Context) (semver.Version, error) {
+	body, err := r.get(ctx, "/", r.opts.ProbeTimeout, 4<<20)
+	if err != nil {
+		return semver.Version{}, err
+	}
+	var root struct {
+		Version string `json:"version"`
+	}
+	if err := json.Unmarshal(body, &root); err != nil {
+		return semver.Version{}, fmt.Errorf("decode GET /: %w", err)
+	}
+	v, err := translator.ParseKongVersion(root.Version)
+	if err != nil {
+		return semver.Version{}, fmt.Errorf("GET /: %w", err)
+	}
+	return v, nil
 }
 
 // LiveConfig returns the configuration the replica holds: the "config" string of DB-less

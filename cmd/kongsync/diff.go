@@ -35,6 +35,7 @@ type diffFlags struct {
 	caFile     string
 	skipVerify bool
 	opts       translator.Options
+	version    kongVersionFlag // --kong-version; unset: the Kong's own
 	compare    document.CompareOptions
 	format     string
 }
@@ -63,6 +64,8 @@ func newDiffFlagSet(f *diffFlags, stderr io.Writer) *flag.FlagSet {
 	fs.StringVar(&f.opts.IngressClass, "ingress-class", f.opts.IngressClass, "the ingress class to translate")
 	fs.StringVar(&f.opts.ClusterDomain, "cluster-domain", "", "cluster domain appended to Service DNS names (as the controller's flag)")
 	fs.StringVar(&f.opts.GatewayControllerName, "gateway-api-controller-name", f.opts.GatewayControllerName, "GatewayClass controllerName served")
+	f.version = kongVersionFlag{v: &f.opts.KongVersion, fromKong: true}
+	fs.Var(&f.version, "kong-version", "Kong Gateway `version` to translate for (e.g. 3.11.0); default: the version the Kong at --kong-admin-url reports in GET /, as the controller does")
 	fs.BoolVar(&f.compare.IgnoreIDs, "ignore-ids", false, "match and compare entities without their ids")
 	fs.BoolVar(&f.compare.IgnoreTags, "ignore-tags", false, "leave tags out of the comparison")
 	fs.StringVar(&f.format, "format", "text", "output: text (one line per difference) or json (added, removed, changed with fields)")
@@ -122,11 +125,17 @@ func writeDiffJSON(stdout, stderr io.Writer, diffs []document.Difference, same s
 // runDiff builds the expected configuration and compares it with Kong's. same is the hash when
 // Kong reports holding exactly the expected bytes (no comparison needed).
 func runDiff(ctx context.Context, f *diffFlags, stdin io.Reader, stderr io.Writer) ([]document.Difference, string, error) {
-	built, err := expectedConfig(ctx, f, stdin, stderr)
+	rep, err := diffReplica(f)
 	if err != nil {
 		return nil, "", err
 	}
-	rep, err := diffReplica(f)
+	if !f.version.set {
+		// Translate for this Kong, as the controller would.
+		if f.opts.KongVersion, err = rep.KongVersion(ctx); err != nil {
+			return nil, "", fmt.Errorf("Kong's version (give --kong-version to translate for one): %w", err)
+		}
+	}
+	built, err := expectedConfig(ctx, f, stdin, stderr)
 	if err != nil {
 		return nil, "", err
 	}
