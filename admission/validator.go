@@ -13,6 +13,7 @@ import (
 	"slices"
 	gosync "sync"
 
+	"github.com/blang/semver/v4"
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
 
@@ -52,6 +53,9 @@ type Validator struct {
 	watch  []string // watched namespaces; none means all
 	// Fetch, if set, reads the Secrets the object references that the store lacks.
 	Fetch Fetch
+	// KongVersion, if set, is the Kong version the sync loop translates for (Loop.KongVersion):
+	// objects are judged for it, so that a feature the Kong lacks is judged as it is translated.
+	KongVersion func() semver.Version
 
 	mu     gosync.Mutex
 	engine *translator.Engine
@@ -127,6 +131,11 @@ func (v *Validator) newProblems(ctx context.Context, obj, old store.Object) ([]t
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	if v.KongVersion != nil {
+		opts := v.opts
+		opts.KongVersion = v.KongVersion()
+		v.engine.SetOptions(opts) // nothing to do while the version stays
+	}
 	b := v.engine.Translate(before)
 	had := make(map[translator.Problem]bool, len(b.Problems))
 	for _, p := range b.Problems {

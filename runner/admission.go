@@ -37,7 +37,7 @@ func translatorOptions(cfg Config) translator.Options {
 // serveAdmission runs the admission webhook (HTTPS on --admission-webhook-listen) judging
 // objects against st, once synced; it binds and loads its certificate now, so that a port
 // clash or a missing certificate fails startup.
-func serveAdmission(g *group, cfg Config, st *store.Store, client kubernetes.Interface, synced *atomic.Bool, log logr.Logger) error {
+func serveAdmission(g *group, cfg Config, st *store.Store, client kubernetes.Interface, loop *kongsync.Loop, synced *atomic.Bool, log logr.Logger) error {
 	if cfg.AdmissionWebhookListen == "" || cfg.AdmissionWebhookListen == AdmissionOff {
 		return nil
 	}
@@ -51,6 +51,7 @@ func serveAdmission(g *group, cfg Config, st *store.Store, client kubernetes.Int
 	}
 	v := admission.New(st, translatorOptions(cfg), synced.Load, cfg.WatchNamespaces)
 	v.Fetch = fetchSecret(client)
+	v.KongVersion = loop.KongVersion
 	h := admission.Handler(v, log.WithName("admission"), cfg.Hooks.Admission)
 	g.go_(func(ctx context.Context) error {
 		return metrics.Serve(ctx, log.WithName("admission"), tls.NewListener(ln, tlsCfg), h)
@@ -83,5 +84,5 @@ func serveSide(g *group, cfg Config, st *store.Store, client kubernetes.Interfac
 	if err := serveDebug(g, cfg, loop, log); err != nil {
 		return err
 	}
-	return serveAdmission(g, cfg, st, client, synced, log)
+	return serveAdmission(g, cfg, st, client, loop, synced, log)
 }

@@ -10,6 +10,7 @@ import (
 	gosync "sync"
 	"sync/atomic"
 
+	"github.com/blang/semver/v4"
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/discovery/cached/memory"
@@ -214,7 +215,8 @@ func newLoop(cfg Config, st *store.Store, m kongsync.Metrics, r kongsync.Reporte
 	if err != nil {
 		return nil, err
 	}
-	build := translator.NewEngine(translatorOptions(cfg)).Build
+	engine := translator.NewEngine(translatorOptions(cfg))
+	build := engine.Build
 	if gw != nil {
 		build = gw.Offering(build)
 	}
@@ -240,6 +242,12 @@ func newLoop(cfg Config, st *store.Store, m kongsync.Metrics, r kongsync.Reporte
 		Observe:  cfg.Hooks.Observe,
 		Follower: pushesElected(cfg),
 		Dumps:    newDumps(cfg),
+		// The lowest version the replicas report in GET / (docs/sync.md, "Kong versions").
+		SetKongVersion: func(v semver.Version) {
+			opts := translatorOptions(cfg)
+			opts.KongVersion = v
+			engine.SetOptions(opts)
+		},
 	})
 }
 

@@ -42,7 +42,8 @@ func (l *Loop) build(force bool, changed time.Time) {
 	}
 	excluded := sortedRefs(l.broken)
 	l.mu.Unlock()
-	if b != nil && b.snap.Version() == snap.Version() && slices.Equal(b.excluded, excluded) {
+	v := l.applyVersion()
+	if b != nil && b.snap.Version() == snap.Version() && slices.Equal(b.excluded, excluded) && b.p.kongVersion.EQ(v) {
 		l.stats.aheadUsed.Add(1)
 	} else {
 		if b != nil {
@@ -73,6 +74,7 @@ func (l *Loop) prepareAhead() {
 	}
 	excluded := l.stillBroken(snap)
 	l.mu.Unlock()
+	l.applyVersion()
 	b, ok := l.translateEncode(snap, excluded)
 	if !ok {
 		return // build will try again and report
@@ -83,8 +85,9 @@ func (l *Loop) prepareAhead() {
 	l.observe(Event{Type: EventAhead, Hash: b.p.Hash(), Version: snap.Version()})
 }
 
-// translateEncode translates snap without the excluded objects and encodes the result. A
-// failure is logged and reported; Kong keeps its configuration.
+// translateEncode translates snap without the excluded objects and encodes the result, for the
+// Kong version last applied (applyVersion). A failure is logged and reported; Kong keeps its
+// configuration.
 func (l *Loop) translateEncode(snap *store.Snapshot, excluded []store.Ref) (*built, bool) {
 	b, err := l.translate(snap.Without(excluded...))
 	if err != nil {
@@ -92,7 +95,7 @@ func (l *Loop) translateEncode(snap *store.Snapshot, excluded []store.Ref) (*bui
 		l.cfg.Reporter.ReplicaFailed("", ResultFailed, err)
 		return nil, false
 	}
-	p := &Payload{Config: b.Config, Empty: document.IsEmpty(b.Document), doc: b.Document, snap: snap}
+	p := &Payload{Config: b.Config, Empty: document.IsEmpty(b.Document), doc: b.Document, snap: snap, kongVersion: *l.applied}
 	return &built{snap: snap, excluded: excluded, res: b.Result, p: p}, true
 }
 
@@ -123,7 +126,7 @@ func (l *Loop) publish(b *built) {
 			"objects", st.Objects, "problems", st.Problems, "excluded", len(b.excluded),
 			"duration", st.Duration.String())
 	}
-	l.observe(Event{Type: EventBuild, Hash: hash, Build: &st, Version: b.snap.Version()})
+	l.observe(Event{Type: EventBuild, Hash: hash, Build: &st, Version: b.snap.Version(), KongVersion: p.kongVersion.String()})
 }
 
 // translate calls the injected build, turning a panic into an error so that one bad object

@@ -91,7 +91,8 @@ func TestAdminHeaders(t *testing.T) {
 }
 
 // WaitReachable: a Kong that answers passes at once; one that never answers fails after the
-// given attempts with the reason; one that comes up during the retries passes.
+// given attempts with the reason; one whose version KIC v3 does not support fails at once; one
+// that comes up during the retries passes.
 func TestWaitReachable(t *testing.T) {
 	up := kongdouble.New(kongdouble.Options{})
 	defer up.Close()
@@ -114,6 +115,14 @@ func TestWaitReachable(t *testing.T) {
 	err = WaitReachable(ctx, []string{locked.URL()}, ReplicaOptions{}, 2, time.Millisecond, logr.Discard())
 	if err == nil || !strings.Contains(err.Error(), "401") {
 		t.Errorf("Kong refusing the token: err = %v", err)
+	}
+
+	// A Kong older than KIC v3 supports fails at once, without retries (KIC refuses it too).
+	ancient := kongdouble.New(kongdouble.Options{Version: "3.3.1"})
+	defer ancient.Close()
+	err = WaitReachable(ctx, []string{ancient.URL()}, ReplicaOptions{}, 0, time.Hour, logr.Discard())
+	if err == nil || !strings.Contains(err.Error(), "Kong 3.3.1 is not supported") || !strings.Contains(err.Error(), ancient.URL()) {
+		t.Errorf("Kong 3.3.1: err = %v", err)
 	}
 
 	// Down at the first attempt; the retry log line brings it up.

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/blang/semver/v4"
 	"github.com/go-logr/logr"
 
 	"github.com/kongsync/kongsync/store"
@@ -59,6 +60,11 @@ type Config struct {
 	// Dumps, if set, keeps the last configuration a replica took and the last one it refused,
 	// with Kong's answer (--dump-config).
 	Dumps *Dumps
+	// SetKongVersion, if set, is called on the loop goroutine before a translation whenever the
+	// Kong version to translate for changes: the lowest version the replicas report in GET /
+	// (translator.DefaultKongVersion until one has answered). The controller points it at the
+	// Engine's options; Build must translate for that version from then on.
+	SetKongVersion func(semver.Version)
 }
 
 // Loop is the sync loop. Create it with New, start it with Run, feed it with Notify.
@@ -68,6 +74,9 @@ type Loop struct {
 
 	notify     chan struct{}
 	replicasCh chan struct{}
+	versionCh  chan struct{}                  // the target Kong version changed: rebuild
+	target     atomic.Pointer[semver.Version] // the lowest version the replicas report
+	applied    *semver.Version                // the version last given to SetKongVersion (loop goroutine)
 	rejections chan rejectionMsg
 	running    atomic.Bool
 	leading    atomic.Bool // pushes allowed (always, unless Config.Follower and not Lead)
@@ -111,12 +120,15 @@ func New(cfg Config) (*Loop, error) {
 		log:        cfg.Logger.WithName("sync"),
 		notify:     make(chan struct{}, 1),
 		replicasCh: make(chan struct{}, 1),
+		versionCh:  make(chan struct{}, 1),
 		rejections: make(chan rejectionMsg, 16),
 		workers:    map[string]*worker{},
 		broken:     map[store.Ref]store.Object{},
 		readyCh:    make(chan struct{}),
 	}
 	l.leading.Store(!cfg.Follower)
+	def := translator.DefaultKongVersion
+	l.target.Store(&def)
 	if err := l.SetReplicas(cfg.Replicas); err != nil {
 		return nil, err
 	}
@@ -298,6 +310,9 @@ func (l *Loop) Run(ctx context.Context) error {
 			lastBuild, changed, builtOnce = time.Now(), time.Time{}, true
 		case <-l.replicasCh:
 			l.reconcile(wctx)
+		case <-l.versionCh:
+			l.build(true, time.Time{})
+			lastBuild = time.Now()
 		case rj := <-l.rejections:
 			if l.handleRejection(rj) {
 				l.build(true, time.Time{})
@@ -338,6 +353,9 @@ func (l *Loop) reconcile(ctx context.Context) {
 		}
 	}
 	l.mu.Unlock()
+	if len(gone) > 0 {
+		l.versionsChanged() // a removed replica may have been the oldest
+	}
 	rm, _ := l.cfg.Metrics.(ReplicaMetrics)
 	for _, w := range gone {
 		w.stop()

@@ -4,6 +4,8 @@ import (
 	"io"
 	"time"
 
+	"github.com/blang/semver/v4"
+
 	"github.com/kongsync/kongsync/document"
 	"github.com/kongsync/kongsync/internal/jsonstr"
 	"github.com/kongsync/kongsync/store"
@@ -21,6 +23,8 @@ type Payload struct {
 
 	doc  *document.Document
 	snap *store.Snapshot // the snapshot (before exclusions) the document was translated from
+	// kongVersion is the Kong version it was translated for.
+	kongVersion semver.Version
 	// changed is when the loop heard of the first store change this config includes (the first
 	// Notify since the previous build); zero for the first build and for rebuilds no change
 	// caused. Set before the payload is handed to the workers.

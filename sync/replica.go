@@ -217,10 +217,17 @@ func (r *Replica) KongVersion(ctx context.Context) (semver.Version, error) {
 	}
 	v, err := translator.ParseKongVersion(root.Version)
 	if err != nil {
-		return semver.Version{}, fmt.Errorf("GET /: %w", err)
+		return semver.Version{}, UnusableVersionError{fmt.Errorf("Kong admin API %s, GET /: %w", r.name, err)}
 	}
 	return v, nil
 }
+
+// UnusableVersionError is a Kong that answers GET / with a version kongsync cannot translate
+// for (older than KIC v3 supports, or unreadable): asking again will not help until Kong changes.
+type UnusableVersionError struct{ err error }
+
+func (e UnusableVersionError) Error() string { return e.err.Error() }
+func (e UnusableVersionError) Unwrap() error { return e.err }
 
 // LiveConfig returns the configuration the replica holds: the "config" string of DB-less
 // Kong's GET /config (YAML from a real Kong, which exports it; "" from a Kong holding none).

@@ -137,6 +137,9 @@ type Event struct {
 	Err error
 	// Version is the store version the build (or skip) looked at.
 	Version uint64
+	// KongVersion is the version the replica reported (version events; "" on error) or the
+	// one the build translated for (build events).
+	KongVersion string
 }
 
 // EventType names the kind of Event.
@@ -149,6 +152,8 @@ const (
 	EventAhead EventType = "ahead" // a translation made during the window, handed over at its end if still current
 	EventPush  EventType = "push"  // one POST /config attempt finished
 	EventProbe EventType = "probe" // one GET /status finished
+	// EventVersion: one GET / (the replica's Kong version) finished.
+	EventVersion EventType = "version"
 )
 
 type nopReporter struct{}

@@ -11,8 +11,9 @@ import (
 )
 
 // WaitReachable is KIC's startup check (--kong-admin-init-retries, --kong-admin-init-retry-delay):
-// every admin URL must answer GET /status within attempts tries, delay apart, or the controller
-// does not start — a wrong URL or token then shows as a failing Pod with the reason in its log,
+// every admin URL must answer GET /status and GET / (its version) within attempts tries, delay
+// apart, or the controller does not start; a version KIC v3 does not support fails at once, as
+// in KIC — a wrong URL or token then shows as a failing Pod with the reason in its log,
 // as with KIC, instead of a controller that runs and never configures anything. attempts 0
 // means no limit, as in KIC. The URLs are tried concurrently; later outages are the workers'
 // business (they probe and back off without limit).
@@ -42,13 +43,19 @@ func waitOne(ctx context.Context, rep *Replica, attempts uint, delay time.Durati
 	for n := uint(1); ; n++ {
 		_, err := rep.Status(ctx)
 		if err == nil {
+			_, err = rep.KongVersion(ctx)
+		}
+		if err == nil {
 			return nil
+		}
+		if errors.As(err, new(UnusableVersionError)) {
+			return err
 		}
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		if attempts > 0 && n >= attempts {
-			return fmt.Errorf("Kong admin API %s did not answer GET /status in %d attempts (--kong-admin-init-retries): %w",
+			return fmt.Errorf("Kong admin API %s did not answer GET /status and GET / in %d attempts (--kong-admin-init-retries): %w",
 				rep.URL(), attempts, err)
 		}
 		log.Info("Kong admin API not answering yet; retrying", "replica", rep.URL(),

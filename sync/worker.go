@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/blang/semver/v4"
 	"github.com/go-logr/logr"
 
 	"github.com/kongsync/kongsync/document"
@@ -40,18 +41,24 @@ type worker struct {
 	unreachable  bool   // the last request failed at the network level
 	lastProbeErr string // the last probe's error, to log each distinct one once
 
+	kongVersion    semver.Version // from GET /, once versionKnown
+	versionKnown   bool
+	needVersion    bool   // read GET / before the next push (new replica, restart, outage)
+	lastVersionErr string // the last unusable version's error, to report each distinct one once
+
 	timed *Payload // the last payload whose first POST fed LatencyMetrics (worker goroutine only)
 }
 
 func newWorker(rep *Replica, l *Loop) *worker {
 	return &worker{
-		rep:       rep,
-		loop:      l,
-		log:       l.log.WithValues("replica", rep.URL()),
-		bo:        newBackoff(rep.opts.BackoffBase, rep.opts.BackoffMax),
-		wake:      make(chan struct{}, 1),
-		done:      make(chan struct{}),
-		needProbe: true,
+		rep:         rep,
+		loop:        l,
+		log:         l.log.WithValues("replica", rep.URL()),
+		bo:          newBackoff(rep.opts.BackoffBase, rep.opts.BackoffMax),
+		wake:        make(chan struct{}, 1),
+		done:        make(chan struct{}),
+		needProbe:   true,
+		needVersion: true,
 	}
 }
 
@@ -103,7 +110,7 @@ func (w *worker) next(now time.Time) (action, *Payload, time.Duration) {
 	}
 	// A follower (Config.Follower, not leading) only probes: it knows what the replica holds
 	// when it is elected, and is woken then.
-	needPush := target != nil && !w.holds(target) && w.loop.leading.Load()
+	needPush := target != nil && !w.holds(target) && w.loop.leading.Load() && w.pushable(target)
 	if needPush && !w.nextAttempt.After(now) {
 		return actPush, target, 0
 	}
@@ -159,54 +166,75 @@ func (w *worker) run(ctx context.Context) {
 	}
 }
 
-// probe reads the replica's configuration_hash and updates what it is known to hold.
+// probe reads the replica's configuration_hash and updates what it is known to hold; first its
+// version (GET /) when that is to be read, and again right away when the probe finds it
+// restarted or back from an outage.
 func (w *worker) probe(ctx context.Context) {
+	w.mu.Lock()
+	need := w.needVersion
+	w.mu.Unlock()
+	if need && !w.readVersion(ctx) {
+		return
+	}
 	hash, err := w.rep.Status(ctx)
 	if ctx.Err() != nil {
 		return
 	}
 	w.loop.stats.probes.Add(1)
 	w.loop.observe(Event{Type: EventProbe, Replica: w.rep.URL(), Hash: hash, Err: err})
-	now := time.Now()
-	w.mu.Lock()
-	defer w.observeProbe(err == nil)
-	w.nextProbe = now.Add(w.rep.opts.ProbeInterval)
 	if err != nil {
-		w.loop.stats.probeFailures.Add(1)
-		if isTransport(err) {
-			// Unreachable: look twice as often, so the config is back soon after Kong is.
-			w.nextProbe = now.Add(w.rep.opts.ProbeInterval / 2)
-		}
-		// Only a transport failure keeps the push waiting: an HTTP error from /status says
-		// nothing about /config.
-		w.needProbe = isTransport(err)
-		lost := !w.unreachable && isTransport(err)
-		if lost {
-			w.log.Error(err, "Kong admin API unreachable")
-		}
-		if !isTransport(err) && err.Error() != w.lastProbeErr {
-			w.log.Error(err, "GET /status failed") // once per distinct error
-		}
-		w.lastProbeErr = err.Error()
-		w.unreachable = w.unreachable || isTransport(err)
-		w.mu.Unlock()
-		if lost {
-			// Once per outage: no push is tried while Kong is unreachable, so this is the only
-			// place the outage can be reported (the controller turns it into an Event).
-			w.loop.cfg.Reporter.ReplicaFailed(w.rep.URL(), ResultNetworkError, err)
-		}
+		w.probeFailed(err)
 		return
 	}
+	w.mu.Lock()
+	w.nextProbe = time.Now().Add(w.rep.opts.ProbeInterval)
 	if w.unreachable {
-		// Back after a network failure: retry now rather than at the end of the backoff.
-		w.unreachable, w.failures, w.nextAttempt = false, 0, time.Time{}
+		// Back after a network failure: retry now rather than at the end of the backoff, once
+		// the version is read again (Kong may have been upgraded meanwhile).
+		w.unreachable, w.failures, w.nextAttempt, w.needVersion = false, 0, time.Time{}, true
 		w.log.Info("Kong admin API reachable again")
 	}
 	w.needProbe, w.lastProbeErr = false, ""
 	accepted := w.applyStatus(hash)
+	need = w.needVersion
 	w.mu.Unlock()
+	w.observeProbe(true)
 	if accepted {
 		w.markAccepted()
+	}
+	if need {
+		w.readVersion(ctx)
+	}
+}
+
+// probeFailed records a failed probe (GET /status, or GET / when reading the version).
+func (w *worker) probeFailed(err error) {
+	now := time.Now()
+	w.loop.stats.probeFailures.Add(1)
+	w.mu.Lock()
+	defer w.observeProbe(false)
+	w.nextProbe = now.Add(w.rep.opts.ProbeInterval)
+	if isTransport(err) {
+		// Unreachable: look twice as often, so the config is back soon after Kong is.
+		w.nextProbe = now.Add(w.rep.opts.ProbeInterval / 2)
+	}
+	// Only a transport failure keeps the push waiting: an HTTP error from /status says
+	// nothing about /config.
+	w.needProbe = isTransport(err)
+	lost := !w.unreachable && isTransport(err)
+	if lost {
+		w.log.Error(err, "Kong admin API unreachable")
+	}
+	if !isTransport(err) && err.Error() != w.lastProbeErr {
+		w.log.Error(err, "GET /status failed") // once per distinct error
+	}
+	w.lastProbeErr = err.Error()
+	w.unreachable = w.unreachable || isTransport(err)
+	w.mu.Unlock()
+	if lost {
+		// Once per outage: no push is tried while Kong is unreachable, so this is the only
+		// place the outage can be reported (the controller turns it into an Event).
+		w.loop.cfg.Reporter.ReplicaFailed(w.rep.URL(), ResultNetworkError, err)
 	}
 }
 
@@ -223,6 +251,7 @@ func (w *worker) applyStatus(hash string) bool {
 	case hash == document.EmptyHash:
 		if w.accepted != "" {
 			w.loop.stats.emptyDetected.Add(1)
+			w.needVersion = true // a restart may be an upgrade
 			w.log.Info("Kong reports an empty configuration (restarted?); pushing again")
 		}
 		w.accepted = ""
@@ -335,6 +364,9 @@ func (w *worker) status() ReplicaStatus {
 		EverAccepted:        w.everAccepted.Load(),
 		Unreachable:         w.unreachable,
 	}
+	if w.versionKnown {
+		st.KongVersion = w.kongVersion.String()
+	}
 	if w.lastErr != nil {
 		st.LastError = w.lastErr.Error()
 	}
@@ -356,7 +388,9 @@ type ReplicaStatus struct {
 	// EverAccepted is true once the replica has held a config kongsync built.
 	EverAccepted bool
 	// Unreachable is true while the replica fails at the network level.
-	Unreachable         bool
+	Unreachable bool
+	// KongVersion is the version the replica last reported in GET / ("" before it did).
+	KongVersion         string
 	LastResult          Result
 	LastError           string
 	ConsecutiveFailures int
