@@ -53,6 +53,8 @@ type memos struct {
 	pluginServices *memo[struct{}, map[[2]string]*corev1.Service]
 	served         *memo[bool, *servedIngresses]
 	routes         *memo[store.Object, *routePiece]  // Gateway API routes
+	streams        *memo[store.Object, *streamPiece] // TCPIngresses and UDPIngresses
+	streamKept     streamKept                        // streamPart's entities (streamassemble.go)
 	gw             gwKept                            // gatewayPart's lists (gateway.go)
 	allConsumers   *memo[bool, []*document.Consumer] // translateConsumers, whole
 	allCACerts     *memo[struct{}, *caCerts]         // caCertificates, whole
@@ -75,6 +77,7 @@ func newMemos() *memos {
 		pluginServices: newMemo[struct{}, map[[2]string]*corev1.Service](),
 		served:         newMemo[bool, *servedIngresses](),
 		routes:         newMemo[store.Object, *routePiece](),
+		streams:        newMemo[store.Object, *streamPiece](),
 		allConsumers:   newMemo[bool, []*document.Consumer](),
 		allCACerts:     newMemo[struct{}, *caCerts](),
 		idents:         identTable{m: map[string]*ksIdent{}},
@@ -91,6 +94,7 @@ func (m *memos) sweep(gen uint64) {
 	m.pluginServices.sweep(gen)
 	m.served.sweep(gen)
 	// routes are swept when gatewayPart visits every route (gwstage.go)
+	m.streams.sweep(gen)
 	m.allConsumers.sweep(gen)
 	m.allCACerts.sweep(gen)
 	epoch := m.idents.epoch
