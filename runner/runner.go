@@ -59,7 +59,7 @@ func Run(ctx context.Context, cfg Config, log logr.Logger) error {
 	var gwWriter *status.GatewayWriter
 	if cfg.UpdateStatus {
 		statusWriter = status.New(client, st, log, status.Options{IngressClass: cfg.IngressClass,
-			PublishService: cfg.PublishService, StaticAddresses: cfg.PublishStatusAddress})
+			PublishService: cfg.PublishService, StaticAddresses: cfg.PublishStatusAddress, Dynamic: dyn})
 		statusWriter.Updated = cfg.Hooks.StatusUpdated
 		gwWriter = newGatewayWriter(cfg, client, dyn, log)
 	}

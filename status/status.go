@@ -1,5 +1,5 @@
-// Package status writes the statuses of the objects kongsync serves: Ingress
-// status.loadBalancer (Writer: the addresses clients reach Kong at, taken from the publish
+// Package status writes the statuses of the objects kongsync serves: Ingress (and TCPIngress,
+// UDPIngress) status.loadBalancer (Writer: the addresses clients reach Kong at, taken from the publish
 // Service or given statically), and the Gateway API statuses of each translation
 // (GatewayWriter: GatewayClass, Gateway and route conditions, listeners, addresses). Only the
 // elected leader runs them, so replicas never fight over the fields.
@@ -14,6 +14,7 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kongsync/kongsync/store"
@@ -36,6 +37,9 @@ type Options struct {
 	PublishService string
 	// StaticAddresses, if set, replace the publish Service's addresses (IPs or hostnames).
 	StaticAddresses []string
+	// Dynamic, if set, is the client TCPIngress and UDPIngress statuses are written with
+	// (streamingress.go); without it only Ingresses get a status.
+	Dynamic dynamic.Interface
 	// Resync re-checks every Ingress at this period even without events (default 30 s): the
 	// publish Service may live in an unwatched namespace.
 	Resync time.Duration
@@ -111,6 +115,7 @@ func (w *Writer) reconcile(ctx context.Context) error {
 			errs = append(errs, err)
 		}
 	}
+	errs = append(errs, w.reconcileStreams(ctx, snap, want, isDefault)...)
 	if len(errs) > 0 {
 		return fmt.Errorf("%d status updates failed, first: %w", len(errs), errs[0])
 	}

@@ -42,6 +42,8 @@ const (
 	KindKongClusterPlugin Kind = "KongClusterPlugin"
 
 	KindKongUpstreamPolicy Kind = "KongUpstreamPolicy"
+	KindTCPIngress         Kind = "TCPIngress"
+	KindUDPIngress         Kind = "UDPIngress"
 
 	KindGatewayClass   Kind = "GatewayClass"
 	KindGateway        Kind = "Gateway"
@@ -62,6 +64,7 @@ const GatewayGroup = "gateway.networking.k8s.io"
 // Kinds lists every kind the store holds, in a fixed order (used for deterministic iteration).
 var Kinds = []Kind{KindIngress, KindIngressClass, KindService, KindEndpointSlice, KindSecret,
 	KindKongConsumer, KindKongPlugin, KindKongClusterPlugin, KindKongUpstreamPolicy,
+	KindTCPIngress, KindUDPIngress,
 	KindGatewayClass, KindGateway, KindHTTPRoute, KindGRPCRoute, KindTCPRoute, KindUDPRoute, KindTLSRoute,
 	KindReferenceGrant, KindNamespace}
 
@@ -87,7 +90,7 @@ func (k Kind) GVK() schema.GroupVersionKind {
 		return discoveryv1.SchemeGroupVersion.WithKind(string(k))
 	case KindKongConsumer, KindKongPlugin, KindKongClusterPlugin:
 		return configurationv1.SchemeGroupVersion.WithKind(string(k))
-	case KindKongUpstreamPolicy:
+	case KindKongUpstreamPolicy, KindTCPIngress, KindUDPIngress:
 		return configurationv1beta1.SchemeGroupVersion.WithKind(string(k))
 	default:
 		return corev1.SchemeGroupVersion.WithKind(string(k))
@@ -117,6 +120,10 @@ func KindOf(obj runtime.Object) (Kind, error) {
 		return KindKongClusterPlugin, nil
 	case *configurationv1beta1.KongUpstreamPolicy:
 		return KindKongUpstreamPolicy, nil
+	case *configurationv1beta1.TCPIngress:
+		return KindTCPIngress, nil
+	case *configurationv1beta1.UDPIngress:
+		return KindUDPIngress, nil
 	}
 	return gatewayKindOf(obj)
 }

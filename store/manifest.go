@@ -61,6 +61,8 @@ var factories = withGatewayKinds(map[string]func() Object{
 	"configuration.konghq.com/v1beta1/KongUpstreamPolicy": func() Object {
 		return &configurationv1beta1.KongUpstreamPolicy{}
 	},
+	"configuration.konghq.com/v1beta1/TCPIngress": func() Object { return &configurationv1beta1.TCPIngress{} },
+	"configuration.konghq.com/v1beta1/UDPIngress": func() Object { return &configurationv1beta1.UDPIngress{} },
 })
 
 // gatewayFactories are the Gateway API kinds at every version a cluster serves them (standard
@@ -99,6 +101,7 @@ func withGatewayKinds(factories map[string]func() Object) map[string]func() Obje
 // knownKinds are kinds the reader recognises even at an unsupported apiVersion, to say so.
 var knownKinds = map[string]bool{"Ingress": true, "IngressClass": true, "Service": true, "EndpointSlice": true, "Secret": true,
 	"KongConsumer": true, "KongPlugin": true, "KongClusterPlugin": true, "KongUpstreamPolicy": true,
+	"TCPIngress": true, "UDPIngress": true,
 	"GatewayClass": true, "Gateway": true, "HTTPRoute": true, "GRPCRoute": true, "TCPRoute": true, "UDPRoute": true,
 	"TLSRoute": true, "ReferenceGrant": true, "Namespace": true}
 

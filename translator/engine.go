@@ -54,6 +54,8 @@ type memos struct {
 	pluginServices *memo[struct{}, map[[2]string]*corev1.Service]
 	served         *memo[bool, *servedIngresses]
 	routes         *memo[store.Object, *routePiece]  // Gateway API routes
+	streams        *memo[store.Object, *streamPiece] // TCPIngresses and UDPIngresses
+	streamKept     streamKept                        // streamPart's entities (streamassemble.go)
 	gw             gwKept                            // gatewayPart's lists (gateway.go)
 	allConsumers   *memo[bool, []*document.Consumer] // translateConsumers, whole
 	allCACerts     *memo[struct{}, *caCerts]         // caCertificates, whole
@@ -76,6 +78,7 @@ func newMemos() *memos {
 		pluginServices: newMemo[struct{}, map[[2]string]*corev1.Service](),
 		served:         newMemo[bool, *servedIngresses](),
 		routes:         newMemo[store.Object, *routePiece](),
+		streams:        newMemo[store.Object, *streamPiece](),
 		allConsumers:   newMemo[bool, []*document.Consumer](),
 		allCACerts:     newMemo[struct{}, *caCerts](),
 		idents:         identTable{m: map[string]*ksIdent{}},
@@ -92,6 +95,7 @@ func (m *memos) sweep(gen uint64) {
 	m.pluginServices.sweep(gen)
 	m.served.sweep(gen)
 	// routes are swept when gatewayPart visits every route (gwstage.go)
+	m.streams.sweep(gen)
 	m.allConsumers.sweep(gen)
 	m.allCACerts.sweep(gen)
 	epoch := m.idents.epoch

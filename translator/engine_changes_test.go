@@ -42,6 +42,8 @@ func (w *world) mutate(o store.Object) string {
 		return w.mutateClusterPlugin(o)
 	case *kup.KongUpstreamPolicy:
 		return w.mutatePolicy(&o.Spec)
+	case *kup.TCPIngress, *kup.UDPIngress:
+		return w.mutateStream(o)
 	}
 	if what, ok := w.mutateGatewayKind(o); ok {
 		return what

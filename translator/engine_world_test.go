@@ -80,6 +80,7 @@ var randomChangeCases = []string{
 	"upstream-policy", "bad-upstream-policy", "tls-oldest-claim", "tls-shared-secret", "default-backend-merge",
 	"default-backend-oldest", "class-edge-cases", "consumer-credential-types", "consumer-credential-conflicts",
 	"ca-certificates", "client-cert", "endpointslices", "externalname", "service-annotations", "route-annotations",
+	"tcpingress-tls", "tcpingress-ingress-collision",
 }
 
 // initialPool returns every object a sequence may start with: a generated workload, the
@@ -90,6 +91,7 @@ func (w *world) initialPool() []store.Object {
 	c.UnrelatedSecrets, c.SecretSize, c.Seed = 2, 64, int64(w.seed)
 	pool := workloadObjects(w.t, c)
 	pool = append(pool, extraObjects(pool)...)
+	pool = append(pool, streamObjects(pool)...)
 	gwNS := gatewayNamespaces(pool)
 	for _, ns := range gwNS {
 		w.gwNS = append(w.gwNS, ns.name)
@@ -254,7 +256,8 @@ var kindWeights = map[store.Kind]int{
 	store.KindSecret: 3, store.KindKongConsumer: 2, store.KindKongPlugin: 2, store.KindKongClusterPlugin: 2,
 	store.KindKongUpstreamPolicy: 2, store.KindGatewayClass: 1, store.KindGateway: 2, store.KindHTTPRoute: 3,
 	store.KindGRPCRoute: 1, store.KindTCPRoute: 1, store.KindUDPRoute: 1, store.KindTLSRoute: 1, store.KindReferenceGrant: 1,
-	store.KindNamespace: 1,
+	store.KindNamespace:  1,
+	store.KindTCPIngress: 2, store.KindUDPIngress: 1,
 }
 
 // oftenRecreated are the kinds whose objects are deleted more often than others, and mostly

@@ -187,6 +187,9 @@ func (t *translation) collectRouteRels(doc *document.Document, rels map[pluginRe
 			t.addRel(rels, pr.plugin, relRoute, pluginTarget{name: pr.route, referrer: pr.referrer})
 		}
 	}
+	for _, pr := range t.streamPlugins {
+		t.addRel(rels, pr.plugin, relRoute, pluginTarget{name: pr.route, referrer: pr.referrer})
+	}
 	annotated := t.selectIngresses().plugins
 	if len(annotated) == 0 {
 		return

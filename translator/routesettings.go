@@ -74,7 +74,7 @@ func (t *translation) parseRouteSettingsFor(ref store.Ref, obj metav1.Object, rs
 	o.regexPriority = p.integer(annRegexPriority, func(v string) (int, error) {
 		return parseIntRange(v, -1<<31, 1<<31-1)
 	})
-	o.protocols = p.list(annProtocols, parseProtocols)
+	o.protocols = p.list(annProtocols, protocolParser(ref.Kind))
 	o.methods = p.list(annMethods, parseMethods)
 	o.snis = p.list(annSNIs, parseSNIs)
 	if v, ok := a[annHostAliases]; ok && v != "" {

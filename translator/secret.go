@@ -105,24 +105,29 @@ func (t *translation) collectTLS(ings []*networkingv1.Ingress, idx []int) {
 
 func (t *translation) collectTLSEntry(ing *networkingv1.Ingress, i int) {
 	tl := &ing.Spec.TLS[i]
-	field := "spec.tls[" + strconv.Itoa(i) + "]"
-	if len(tl.Hosts) == 0 || tl.SecretName == "" {
-		t.problem(ingressRef(ing), field, "a TLS entry needs hosts and a secretName; entry ignored")
+	t.claimTLS(ingressRef(ing), ing.Namespace, tl.Hosts, tl.SecretName, "spec.tls["+strconv.Itoa(i)+"]", "an older Ingress")
+}
+
+// claimTLS claims hosts for Secret secretName of namespace ns, for the TLS entry at field of
+// ref; earlier names who claimed a host first, for the problem when one already is.
+func (t *translation) claimTLS(ref store.Ref, ns string, hosts []string, secretName, field, earlier string) {
+	if len(hosts) == 0 || secretName == "" {
+		t.problem(ref, field, "a TLS entry needs hosts and a secretName; entry ignored")
 		return
 	}
-	ce := t.loadCert(ing.Namespace, tl.SecretName)
+	ce := t.loadCert(ns, secretName)
 	switch {
 	case ce.secret == nil:
-		t.problem(ingressRef(ing), field+".secretName", "Secret %s not found; its hosts get no certificate", ce.key)
+		t.problem(ref, field+".secretName", "Secret %s not found; its hosts get no certificate", ce.key)
 		return
 	case ce.err != "":
-		t.problem(ingressRef(ing), field+".secretName", "Secret %s has no usable TLS key pair; its hosts get no certificate", ce.key)
+		t.problem(ref, field+".secretName", "Secret %s has no usable TLS key pair; its hosts get no certificate", ce.key)
 		return
 	}
 	t.useCert(ce)
-	for j, h := range tl.Hosts {
+	for j, h := range hosts {
 		if !validHost(h) {
-			t.problem(ingressRef(ing), field+".hosts["+strconv.Itoa(j)+"]",
+			t.problem(ref, field+".hosts["+strconv.Itoa(j)+"]",
 				"%s is not a valid host (a DNS name, optionally starting with *.); no certificate for it", quoteShort(h))
 			continue
 		}
@@ -133,8 +138,8 @@ func (t *translation) collectTLSEntry(ing *networkingv1.Ingress, i int) {
 			continue
 		}
 		if owner != ce {
-			t.problem(ingressRef(ing), field+".hosts["+strconv.Itoa(j)+"]",
-				"host %s is already served by Secret %s (claimed by an older Ingress); ignored", h, owner.key)
+			t.problem(ref, field+".hosts["+strconv.Itoa(j)+"]",
+				"host %s is already served by Secret %s (claimed by %s); ignored", h, owner.key, earlier)
 		}
 	}
 }

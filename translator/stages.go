@@ -461,7 +461,8 @@ func (t *translation) settle(served *servedIngresses, ps []*ingressPiece, regrou
 // ReferenceGrants that open other namespaces' KongPlugins.
 var pluginKinds = kindBit(store.KindKongPlugin) | kindBit(store.KindKongClusterPlugin) |
 	kindBit(store.KindKongConsumer) | kindBit(store.KindSecret) | kindBit(store.KindService) |
-	kindBit(store.KindIngressClass) | kindBit(store.KindReferenceGrant)
+	kindBit(store.KindIngressClass) | kindBit(store.KindReferenceGrant) |
+	kindBit(store.KindTCPIngress) | kindBit(store.KindUDPIngress)
 
 // plugins is buildPlugins, or the last build's plugins and problems when nothing they are made
 // of changed: no kind in pluginKinds, the same annotated Ingresses (served.plugins), the same

@@ -76,11 +76,13 @@ type translation struct {
 	problems     []Problem
 	parents      []ParentStatus // of the Gateway API routes, in visiting order (gateway.go)
 	routePieces  []*routePiece  // the served Gateway API routes' pieces, in visiting order
-	gateways     []GatewayStatus
-	defaults     *defaultValues
-	ids          *idSpaces
-	seed         maphash.Seed
-	nsTag        [2]string // the last namespace tag made, shared by objects of that namespace
+	// streamPlugins are the konghq.com/plugins of the served TCPIngresses and UDPIngresses, per route.
+	streamPlugins []routePluginRef
+	gateways      []GatewayStatus
+	defaults      *defaultValues
+	ids           *idSpaces
+	seed          maphash.Seed
+	nsTag         [2]string // the last namespace tag made, shared by objects of that namespace
 
 	groupGen uint64 // the build whose grouping of routes the identities hold (stages.go)
 	svcMask  uint32 // what the Service-settings and upstream pieces used read (kinds)
@@ -117,6 +119,8 @@ func (t *translation) assemble() Result {
 	served := t.selectIngresses()
 	ings := served.list
 	t.collectTLS(ings, served.tls)
+	streams := t.selectStreams()
+	t.streamTLS(streams)
 	t.gatewayCerts()
 	ps, changed, full := t.servedPieces(served)
 	t.changed = changed
@@ -125,6 +129,7 @@ func (t *translation) assemble() Result {
 	doc.CACertificates = t.caCertificates()
 	doc.Services, doc.Upstreams = t.emit(dirty, regrouped)
 	doc.Services, doc.Upstreams = t.gatewayPart(doc.Services, doc.Upstreams)
+	doc.Services, doc.Upstreams = t.streamPart(streams, doc.Services, doc.Upstreams)
 	t.countAttached()
 	t.settle(served, ps, regrouped)
 	t.complete = full && regrouped
