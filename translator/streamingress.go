@@ -197,7 +197,7 @@ func (t *translation) streamService(name string, k8s *corev1.Service, sp *corev1
 	if sp != nil {
 		u.Targets = t.serviceTargets(k8s, sp, nil)
 	}
-	t.applyUpstreamPolicy(&u.Upstream, t.upstreamPolicy(k8s).policy)
+	t.applyUpstreamPolicy(&u.Upstream, t.upstreamPolicy(k8s).policy, []*corev1.Service{k8s})
 	return &streamRule{svc: s, up: u, k8s: k8s, info: info}
 }
 
