@@ -256,7 +256,9 @@ func TestWalkFindsUndecodedFields(t *testing.T) {
 		M    map[string]inner `json:"m"`
 		Raw  json.RawMessage  `json:"raw"`
 	}
-	obj2 := func(props map[string]any) map[string]any { return map[string]any{"type": "object", "properties": props} }
+	obj2 := func(props map[string]any) map[string]any {
+		return map[string]any{"type": "object", "properties": props}
+	}
 	str := map[string]any{"type": "string"}
 	schema := obj2(map[string]any{
 		"a": str, "i": str, "gone": str, "skip": obj2(map[string]any{"z": str}),
