@@ -120,6 +120,9 @@ type Hooks struct {
 	// GatewayStatusPass is called after each pass of the Gateway API status writer over a
 	// translation (while leading).
 	GatewayStatusPass func(status.GatewayPass)
+	// ProgrammedStatusPass is called after each pass of the Programmed condition writer (Kong
+	// kinds) while leading.
+	ProgrammedStatusPass func(status.ProgrammedPass)
 }
 
 // Defaults returns KIC v3.5.13's defaults where kongsync has the same setting. The metrics and

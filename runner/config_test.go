@@ -92,7 +92,7 @@ func TestLoopReplicaOptions(t *testing.T) {
 		cfg := Defaults()
 		cfg.KongAdminTimeout = tc.timeout
 		cfg.KongAdminHeaders = http.Header{"X-A": {"b"}}
-		loop, err := newLoop(cfg, store.New(), nil, nil, nil, logr.Discard())
+		loop, err := newLoop(cfg, store.New(), nil, nil, nil, nil, logr.Discard())
 		if err != nil {
 			t.Fatal(err)
 		}

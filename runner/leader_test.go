@@ -34,7 +34,7 @@ func TestPushesElected(t *testing.T) {
 func TestReadinessFollowsLeadership(t *testing.T) {
 	cfg := Defaults()
 	cfg.KongAdminSvc = "kong/admin"
-	loop, err := newLoop(cfg, store.New(), nil, nil, nil, logr.Discard())
+	loop, err := newLoop(cfg, store.New(), nil, nil, nil, nil, logr.Discard())
 	if err != nil {
 		t.Fatal(err)
 	}

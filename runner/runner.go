@@ -57,15 +57,20 @@ func Run(ctx context.Context, cfg Config, log logr.Logger) error {
 	reporter.SetPod(os.Getenv("POD_NAMESPACE"), os.Getenv("POD_NAME"))
 	var statusWriter *status.Writer
 	var gwWriter *status.GatewayWriter
+	var progWriter *status.ProgrammedWriter
 	if cfg.UpdateStatus {
 		statusWriter = status.New(client, st, log, status.Options{IngressClass: cfg.IngressClass,
 			PublishService: cfg.PublishService, StaticAddresses: cfg.PublishStatusAddress, Dynamic: dyn})
 		statusWriter.Updated = cfg.Hooks.StatusUpdated
 		gwWriter = newGatewayWriter(cfg, client, dyn, log)
+		progWriter = newProgrammedWriter(cfg, client, dyn, log)
 	}
-	loop, err := newLoop(cfg, st, prom, reporter, gwWriter, log)
+	loop, err := newLoop(cfg, st, prom, reporter, gwWriter, progWriter, log)
 	if err != nil {
 		return err
+	}
+	if progWriter != nil {
+		progWriter.Held = heldByEveryReplica(loop)
 	}
 	notifiers := multiNotifier{loop}
 	if statusWriter != nil {
@@ -97,7 +102,7 @@ func Run(ctx context.Context, cfg Config, log logr.Logger) error {
 	}
 	var writers []func(context.Context)
 	if statusWriter != nil {
-		writers = append(writers, statusWriter.Run, gwWriter.Run)
+		writers = append(writers, statusWriter.Run, gwWriter.Run, progWriter.Run)
 	}
 	if tasks := electedTasks(cfg, loop, writers...); len(tasks) > 0 {
 		g.go_(func(ctx context.Context) error { return leadStatus(ctx, cfg, client, log, tasks...) })
@@ -202,10 +207,35 @@ func newGatewayWriter(cfg Config, client kubernetes.Interface, dyn dynamic.Inter
 	return w
 }
 
+// newProgrammedWriter is the Programmed condition writer of the Kong kinds; like the Gateway API
+// one, it finds each kind's resource through discovery.
+func newProgrammedWriter(cfg Config, client kubernetes.Interface, dyn dynamic.Interface, log logr.Logger) *status.ProgrammedWriter {
+	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(client.Discovery()))
+	w := status.NewProgrammedWriter(dyn, mapper, log, status.ProgrammedOptions{IngressClass: cfg.IngressClass})
+	w.Passed = cfg.Hooks.ProgrammedStatusPass
+	return w
+}
+
+// heldByEveryReplica reports whether every Kong replica the loop pushes to holds the
+// configuration of a hash (KIC reports objects configured once every Kong took the config).
+func heldByEveryReplica(loop *kongsync.Loop) func(string) bool {
+	return func(hash string) bool {
+		rs := loop.Replicas()
+		for _, r := range rs {
+			if r.AcceptedHash != hash {
+				return false
+			}
+		}
+		return len(rs) > 0
+	}
+}
+
 // newLoop builds the sync loop: translation with our options, replica client settings. With a
 // Gateway API status writer, every translation is also offered to it (it reconciles on its own
-// goroutine).
-func newLoop(cfg Config, st *store.Store, m kongsync.Metrics, r kongsync.Reporter, gw *status.GatewayWriter, log logr.Logger) (*kongsync.Loop, error) {
+// goroutine); with a Programmed writer, every configuration published, and it is told of each
+// push and probe (a replica may now hold the configuration).
+func newLoop(cfg Config, st *store.Store, m kongsync.Metrics, r kongsync.Reporter, gw *status.GatewayWriter,
+	pw *status.ProgrammedWriter, log logr.Logger) (*kongsync.Loop, error) {
 	httpClient, err := kongsync.NewHTTPClient(kongsync.TLSOptions{
 		CAFile: cfg.KongAdminCACertFile, CAPEM: cfg.KongAdminCACert,
 		ClientCertFile: cfg.KongAdminTLSClientCert, ClientCertPEM: cfg.KongAdminTLSClientCertPEM,
@@ -229,7 +259,7 @@ func newLoop(cfg Config, st *store.Store, m kongsync.Metrics, r kongsync.Reporte
 	if cfg.KongAdminSvc == "" {
 		urls = cfg.KongAdminURLs
 	}
-	return kongsync.New(kongsync.Config{
+	lc := kongsync.Config{
 		Source:   st,
 		Build:    build,
 		Replicas: urls,
@@ -248,7 +278,25 @@ func newLoop(cfg Config, st *store.Store, m kongsync.Metrics, r kongsync.Reporte
 			opts.KongVersion = v
 			engine.SetOptions(opts)
 		},
-	})
+	}
+	if pw != nil {
+		lc.Published = pw.Offer
+		lc.Observe = notifyOnReplicaEvents(cfg.Hooks.Observe, pw)
+	}
+	return kongsync.New(lc)
+}
+
+// notifyOnReplicaEvents passes every loop event to observe (if set) and notifies n of each
+// push and probe.
+func notifyOnReplicaEvents(observe func(kongsync.Event), n informer.Notifier) func(kongsync.Event) {
+	return func(e kongsync.Event) {
+		if observe != nil {
+			observe(e)
+		}
+		if e.Type == kongsync.EventPush || e.Type == kongsync.EventProbe {
+			n.Notify()
+		}
+	}
 }
 
 // restConfig: an explicit rest.Config, else --kubeconfig, else $KUBECONFIG, else in-cluster.

@@ -2,17 +2,11 @@ package status
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"slices"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/dynamic"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/kongsync/kongsync/store"
@@ -166,35 +160,10 @@ func (w *GatewayWriter) failedNow(r *passRun, ref store.Ref) {
 	r.sum.Failed++
 }
 
-// patch merges {"metadata": {"resourceVersion": rv}, "status": fields} into the object's status
-// subresource and returns the new resourceVersion.
+// patch writes status fields of a Gateway API object (patchStatus).
 func (w *GatewayWriter) patch(ctx context.Context, ref store.Ref, rv string, fields map[string]any) (string, error) {
-	m, err := w.mapper.RESTMapping(schema.GroupKind{Group: store.GatewayGroup, Kind: string(ref.Kind)})
-	if err != nil {
-		if meta.IsNoMatchError(err) {
-			w.resetMapper()
-		}
-		return "", fmt.Errorf("%s: %w", ref.Kind, err)
-	}
-	body, err := json.Marshal(map[string]any{"metadata": map[string]any{"resourceVersion": rv}, "status": fields})
-	if err != nil {
-		return "", err
-	}
-	var ri dynamic.ResourceInterface = w.dyn.Resource(m.Resource)
-	if m.Scope.Name() == meta.RESTScopeNameNamespace {
-		ri = w.dyn.Resource(m.Resource).Namespace(ref.Namespace)
-	}
-	u, err := ri.Patch(ctx, ref.Name, types.MergePatchType, body, metav1.PatchOptions{FieldManager: "kongsync"}, "status")
-	if err != nil {
-		return "", err
-	}
-	return u.GetResourceVersion(), nil
+	return patchStatus(ctx, w.dyn, w.mapper, store.GatewayGroup, ref, rv, fields)
 }
 
-// resetMapper makes a discovery mapper ask the API server again: a CRD may have been installed,
-// or its served versions changed.
-func (w *GatewayWriter) resetMapper() {
-	if rm, ok := w.mapper.(meta.ResettableRESTMapper); ok {
-		rm.Reset()
-	}
-}
+// resetMapper makes the discovery mapper ask the API server again.
+func (w *GatewayWriter) resetMapper() { resetMapper(w.mapper) }

@@ -121,6 +121,9 @@ func (l *Loop) publish(b *built) {
 	l.stats.builds.Add(1)
 	l.cfg.Metrics.ObserveTranslation(st)
 	l.cfg.Reporter.TranslationProblems(b.res.Problems)
+	if l.cfg.Published != nil {
+		l.cfg.Published(Published{Snapshot: b.snap, Excluded: b.excluded, Result: b.res, Hash: hash})
+	}
 	if prev == nil || prev.Hash() != hash {
 		l.log.V(1).Info("configuration built", "hash", hash, "bytes", p.Config.Len(),
 			"objects", st.Objects, "problems", st.Problems, "excluded", len(b.excluded),

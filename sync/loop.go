@@ -65,6 +65,20 @@ type Config struct {
 	// (translator.DefaultKongVersion until one has answered). The controller points it at the
 	// Engine's options; Build must translate for that version from then on.
 	SetKongVersion func(semver.Version)
+	// Published, if set, is called on the loop's goroutine with every configuration handed to
+	// the replicas. It must return quickly: the Programmed status writer keeps the latest.
+	Published func(Published)
+}
+
+// Published is one configuration handed to the replicas with what it was made from.
+type Published struct {
+	// Snapshot is the store as translated, with the objects Excluded names still in it.
+	Snapshot *store.Snapshot
+	// Excluded are the objects left out because Kong rejected them, sorted.
+	Excluded []store.Ref
+	Result   translator.Result
+	// Hash is the configuration's; a replica whose AcceptedHash equals it holds it.
+	Hash string
 }
 
 // Loop is the sync loop. Create it with New, start it with Run, feed it with Notify.

@@ -112,6 +112,11 @@ func (t *translation) pluginConfig(src pluginSource) (kong.Configuration, bool) 
 	if len(bytes.TrimSpace(raw)) == 0 || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
 		raw = []byte("{}")
 	}
+	if f.ConfigFrom != nil && len(f.ConfigPatches) > 0 {
+		// KIC patches an empty config and then finds it set beside configFrom; the CRD refuses it.
+		t.problem(src.ref, "configPatches", "configPatches and configFrom are both set; %s skipped", src.kind)
+		return nil, false
+	}
 	var doc any
 	if err := decodeJSON(raw, &doc); err != nil {
 		t.problem(src.ref, "config", "config is not valid JSON: %v; %s skipped", err, src.kind)

@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kongsync/kongsync/internal/apis/kongcrds"
 	"github.com/kongsync/kongsync/internal/kongdouble"
 	"github.com/kongsync/kongsync/runner"
 )
@@ -150,8 +151,10 @@ func TestDeploymentAdminBodyLimit(t *testing.T) {
 }
 
 // kongsync running with only the deploy/ ServiceAccount's permissions (impersonated) syncs
-// Kong, writes status from the publish Service, holds its Lease and emits Events.
+// Kong, writes status from the publish Service and the Programmed condition, holds its Lease
+// and emits Events.
 func TestRunsUnderDeployedServiceAccount(t *testing.T) {
+	installKongCRDs(t)
 	for _, f := range []string{"namespace.yaml", "serviceaccount.yaml", "rbac.yaml", "service.yaml"} {
 		kubectl(t, "apply", "--server-side", "-f", filepath.Join(deployDir, f))
 	}
@@ -194,4 +197,71 @@ func TestRunsUnderDeployedServiceAccount(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitEvent(t, ns, "Ingress", "bad", "KongConfigurationApplyFailed")
+	consumers := kongResource("v1", "kongconsumers", ns)
+	kc := kongObject("v1", "KongConsumer", ns, "sa", "kong", map[string]any{"username": "sa-" + ns})
+	if _, err := consumers.Create(ctxT(t), kc, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitProgrammed(t, consumers, "sa", "True/Programmed")
+}
+
+// deploy/crds installs Kong's CRDs from the same module version the tests install them from
+// (go.mod's pin, KIC v3.5.13's), both directories KIC installs. Checked offline: kustomize
+// would fetch the remote resources.
+func TestDeployCRDsPinned(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(deployDir, "crds", "kustomization.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var k struct {
+		APIVersion string   `json:"apiVersion"`
+		Kind       string   `json:"kind"`
+		Resources  []string `json:"resources"`
+	}
+	if err := yaml.UnmarshalStrict(b, &k); err != nil {
+		t.Fatal(err)
+	}
+	version, err := kongcrds.Version()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, dir := range []string{"ingress-controller", "ingress-controller-incubator"} {
+		want = append(want, "https://"+kongcrds.Module+"/config/crd/"+dir+"?ref="+version)
+	}
+	if !slices.Equal(lower(k.Resources), lower(want)) {
+		t.Errorf("deploy/crds resources %v, want %v", k.Resources, want)
+	}
+	dir, err := kongcrds.Dir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, _ := kongcrds.AllFiles()
+	listed := 0
+	for _, sub := range []string{"ingress-controller", "ingress-controller-incubator"} {
+		var ks struct {
+			Resources []string `json:"resources"`
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "config", "crd", sub, "kustomization.yaml"))
+		if err != nil || yaml.Unmarshal(b, &ks) != nil {
+			t.Fatalf("%s kustomization: %v", sub, err)
+		}
+		for _, r := range ks.Resources {
+			listed++
+			if !slices.Contains(files, filepath.Join(dir, "config", "crd", sub, r)) {
+				t.Errorf("%s installs %s, which the tests do not", sub, r)
+			}
+		}
+	}
+	if listed != len(files) {
+		t.Errorf("deploy/crds installs %d CRDs, the tests %d", listed, len(files))
+	}
+}
+
+func lower(s []string) []string {
+	out := make([]string, len(s))
+	for i, v := range s {
+		out[i] = strings.ToLower(v)
+	}
+	return out
 }

@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	configurationv1 "github.com/kongsync/kongsync/internal/apis/configuration/v1"
+	"github.com/kongsync/kongsync/internal/apis/kongcrds"
 	"github.com/kongsync/kongsync/internal/kongdouble"
 )
 
@@ -124,17 +125,33 @@ func TestKongCRDsInstalledAfterStart(t *testing.T) {
 	})
 }
 
-// removeKongCRDs deletes the Kong CRDs, if installed, and waits until they are gone with their
+// removeKongCRDs deletes Kong's CRDs, if installed, and waits until they are gone with their
 // objects (the bound as in removeGatewayCRDs).
 func removeKongCRDs(t *testing.T) {
 	t.Helper()
-	kubectl(t, "delete", "--ignore-not-found", "--wait", "--timeout=300s", "-f", "testdata/kong-crds.yaml")
+	kubectl(t, append([]string{"delete", "--ignore-not-found", "--wait", "--timeout=300s"}, kongCRDArgs(t)...)...)
 }
 
-// installKongCRDs applies the repository's Kong CRDs (test/integration/testdata) and waits until
-// the API server serves them.
+// installKongCRDs applies Kong's published CRDs, the files KIC v3.5.13 installs (module cache,
+// internal/apis/kongcrds), with their schemas, CEL rules, defaults and status subresources, and
+// waits until the API server serves them.
 func installKongCRDs(t *testing.T) {
 	t.Helper()
-	kubectl(t, "apply", "--server-side", "-f", "testdata/kong-crds.yaml")
-	kubectl(t, "wait", "--for=condition=established", "--timeout=30s", "-f", "testdata/kong-crds.yaml")
+	files := kongCRDArgs(t)
+	kubectl(t, append([]string{"apply", "--server-side"}, files...)...)
+	kubectl(t, append([]string{"wait", "--for=condition=established", "--timeout=30s"}, files...)...)
+}
+
+// kongCRDArgs is "-f FILE" for each of Kong's CRD files.
+func kongCRDArgs(t *testing.T) []string {
+	t.Helper()
+	files, err := kongcrds.AllFiles()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var args []string
+	for _, f := range files {
+		args = append(args, "-f", f)
+	}
+	return args
 }

@@ -26,6 +26,24 @@ type KongConsumer struct {
 	Credentials    []string         `json:"credentials,omitempty"`
 	ConsumerGroups []string         `json:"consumerGroups,omitempty"`
 	Spec           KongConsumerSpec `json:"spec,omitempty"`
+	Status         Status           `json:"status,omitempty"`
+}
+
+// Status is the status subresource's part kongsync reads and writes: the conditions, where the
+// status writer keeps Programmed (status.ProgrammedWriter).
+type Status struct {
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+func (in Status) deepCopy() Status {
+	if in.Conditions == nil {
+		return in
+	}
+	out := Status{Conditions: make([]metav1.Condition, len(in.Conditions))}
+	for i := range in.Conditions {
+		in.Conditions[i].DeepCopyInto(&out.Conditions[i])
+	}
+	return out
 }
 
 // KongConsumerSpec carries the consumer's extra tags.
@@ -39,6 +57,7 @@ type KongPlugin struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 	PluginFields
+	Status Status `json:"status,omitempty"`
 }
 
 // KongClusterPlugin is the cluster-scoped form of KongPlugin.
@@ -46,6 +65,7 @@ type KongClusterPlugin struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 	PluginFields
+	Status Status `json:"status,omitempty"`
 }
 
 // PluginFields are the top-level fields KongPlugin and KongClusterPlugin share; embedded, they
@@ -55,9 +75,9 @@ type PluginFields struct {
 	InstanceName string          `json:"instance_name,omitempty"`
 	Disabled     bool            `json:"disabled,omitempty"`
 	Config       json.RawMessage `json:"config,omitempty"`
-	RunOn        string          `json:"run_on,omitempty"`
-	Protocols    []string        `json:"protocols,omitempty"`
-	ConsumerRef  string          `json:"consumerRef,omitempty"`
+	// RunOn is decoded only to be dropped, as KIC drops it: Kong 3.x has no such field.
+	RunOn     string   `json:"run_on,omitempty"`
+	Protocols []string `json:"protocols,omitempty"`
 	// ConfigFrom takes the whole config from a Secret key instead of Config.
 	ConfigFrom *ConfigSource `json:"configFrom,omitempty"`
 	// ConfigPatches set values from Secret keys at JSON pointers into Config.
@@ -99,6 +119,7 @@ func (in *KongConsumer) DeepCopy() *KongConsumer {
 	out.Credentials = cloneStrings(in.Credentials)
 	out.ConsumerGroups = cloneStrings(in.ConsumerGroups)
 	out.Spec.Tags = cloneStrings(in.Spec.Tags)
+	out.Status = in.Status.deepCopy()
 	return &out
 }
 
@@ -113,6 +134,7 @@ func (in *KongPlugin) DeepCopy() *KongPlugin {
 	out := *in
 	in.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
 	out.PluginFields = in.PluginFields.deepCopy()
+	out.Status = in.Status.deepCopy()
 	return &out
 }
 
@@ -127,6 +149,7 @@ func (in *KongClusterPlugin) DeepCopy() *KongClusterPlugin {
 	out := *in
 	in.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
 	out.PluginFields = in.PluginFields.deepCopy()
+	out.Status = in.Status.deepCopy()
 	return &out
 }
 

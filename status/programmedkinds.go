@@ -1,0 +1,38 @@
+package status
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	configurationv1 "github.com/kongsync/kongsync/internal/apis/configuration/v1"
+	"github.com/kongsync/kongsync/store"
+)
+
+// programmedKind is a kind whose objects carry KIC's Programmed condition.
+type programmedKind struct {
+	kind store.Kind
+	// classed: only objects whose kubernetes.io/ingress.class annotation names our class (or
+	// is absent, our class being the default) get a condition, as KIC reconciles only those.
+	classed bool
+	// conditions reads the object's status.conditions.
+	conditions func(store.Object) []metav1.Condition
+}
+
+// programmedKinds are the kinds the ProgrammedWriter keeps Programmed on; a kind is one line.
+// KIC v3.5.13 writes it on KongConsumer (and on kinds kongsync adds elsewhere: KongConsumerGroup);
+// on KongPlugin and KongClusterPlugin its generator leaves it off (Kong/KIC#4578), and kongsync
+// writes it there too (docs/kic-differences.md).
+var programmedKinds = []programmedKind{
+	programmed(store.KindKongConsumer, true, func(o *configurationv1.KongConsumer) []metav1.Condition { return o.Status.Conditions }),
+	programmed(store.KindKongPlugin, false, func(o *configurationv1.KongPlugin) []metav1.Condition { return o.Status.Conditions }),
+	programmed(store.KindKongClusterPlugin, true, func(o *configurationv1.KongClusterPlugin) []metav1.Condition { return o.Status.Conditions }),
+}
+
+func programmed[T store.Object](kind store.Kind, classed bool, conds func(T) []metav1.Condition) programmedKind {
+	return programmedKind{kind: kind, classed: classed, conditions: func(o store.Object) []metav1.Condition {
+		t, ok := o.(T)
+		if !ok {
+			return nil
+		}
+		return conds(t)
+	}}
+}
