@@ -11,37 +11,39 @@ import (
 )
 
 // ReadPaths decodes every manifest under paths: files, directories (recursively, *.yaml, *.yml,
-// *.json, in lexical order) and "-" for stdin. Undecodable documents become notes; the error is
-// for paths that cannot be read at all.
-func ReadPaths(paths []string, stdin io.Reader) ([]Object, []Note, error) {
+// *.json, in lexical order) and "-" for stdin. Undecodable documents become notes; objects the
+// API server would refuse are left out, each reason a Refusal (manifests never met an API
+// server; see check); the error is for paths that cannot be read at all.
+func ReadPaths(paths []string, stdin io.Reader) ([]Object, []Refusal, []Note, error) {
 	var objs []Object
+	var refused []Refusal
 	var notes []Note
 	for _, p := range paths {
 		files, err := expand(p)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		for _, f := range files {
-			o, n, err := readOne(f, stdin)
+			o, r, n, err := readOne(f, stdin)
 			if err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
-			objs, notes = append(objs, o...), append(notes, n...)
+			objs, refused, notes = append(objs, o...), append(refused, r...), append(notes, n...)
 		}
 	}
-	return objs, notes, nil
+	return objs, refused, notes, nil
 }
 
-func readOne(name string, stdin io.Reader) ([]Object, []Note, error) {
+func readOne(name string, stdin io.Reader) ([]Object, []Refusal, []Note, error) {
 	if name == "-" {
-		return DecodeManifests("-", stdin)
+		return decodeManifests("-", stdin, true)
 	}
 	f, err := os.Open(name)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	defer f.Close()
-	return DecodeManifests(name, f)
+	return decodeManifests(name, f, true)
 }
 
 // expand turns one -f argument into the files it names.

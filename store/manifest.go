@@ -115,17 +115,26 @@ var clusterScoped = map[string]bool{"IngressClass": true, "KongClusterPlugin": t
 // Documents are split sequentially and decoded in parallel, a batch at a time, on all CPUs;
 // objects and notes come out in document order regardless.
 func DecodeManifests(source string, r io.Reader) ([]Object, []Note, error) {
+	objs, _, notes, err := decodeManifests(source, r, false)
+	return objs, notes, err
+}
+
+// decodeManifests is DecodeManifests; with checked, each object the API server would refuse is
+// left out and its refusals returned (check), in document order.
+func decodeManifests(source string, r io.Reader, checked bool) ([]Object, []Refusal, []Note, error) {
 	reader := utilyaml.NewYAMLReader(bufio.NewReaderSize(r, 64<<10))
 	var objs []Object
+	var refused []Refusal
 	var notes []Note
 	batch := make([][]byte, 0, decodeBatch)
 	first := 1 // document number of batch[0]
 	flush := func() {
-		for i, d := range decodeBatchParallel(batch) {
+		for i, d := range decodeBatchParallel(batch, checked) {
 			for j := range d.notes {
 				d.notes[j].Source, d.notes[j].Doc = source, first+i
 			}
 			objs = append(objs, d.objs...)
+			refused = append(refused, d.refused...)
 			notes = append(notes, d.notes...)
 		}
 		first += len(batch)
@@ -135,11 +144,11 @@ func DecodeManifests(source string, r io.Reader) ([]Object, []Note, error) {
 		raw, err := reader.Read()
 		if errors.Is(err, io.EOF) {
 			flush()
-			return objs, notes, nil
+			return objs, refused, notes, nil
 		}
 		if err != nil {
 			flush()
-			return objs, notes, fmt.Errorf("%s: document %d: %w", source, first, err)
+			return objs, refused, notes, fmt.Errorf("%s: document %d: %w", source, first, err)
 		}
 		if batch = append(batch, raw); len(batch) == cap(batch) {
 			flush()
@@ -152,12 +161,14 @@ func DecodeManifests(source string, r io.Reader) ([]Object, []Note, error) {
 const decodeBatch = 512
 
 type decoded struct {
-	objs  []Object
-	notes []Note
+	objs    []Object
+	refused []Refusal
+	notes   []Note
 }
 
-// decodeBatchParallel decodes docs on GOMAXPROCS goroutines; result i belongs to docs[i].
-func decodeBatchParallel(docs [][]byte) []decoded {
+// decodeBatchParallel decodes (and, if checked, checks) docs on GOMAXPROCS goroutines; result i
+// belongs to docs[i].
+func decodeBatchParallel(docs [][]byte, checked bool) []decoded {
 	out := make([]decoded, len(docs))
 	workers := min(runtime.GOMAXPROCS(0), len(docs))
 	var next atomic.Int64
@@ -168,11 +179,35 @@ func decodeBatchParallel(docs [][]byte) []decoded {
 			defer wg.Done()
 			for i := int(next.Add(1) - 1); i < len(docs); i = int(next.Add(1) - 1) {
 				out[i].objs, out[i].notes = decodeDocument(docs[i])
+				if checked {
+					out[i].checkObjects()
+				}
 			}
 		}()
 	}
 	wg.Wait()
 	return out
+}
+
+// checkObjects moves the objects the API server would refuse out of d.objs, with their
+// refusals, and adds a note for each part of a kept object that translates to nothing.
+func (d *decoded) checkObjects() {
+	kept := d.objs[:0]
+	for _, o := range d.objs {
+		refusals, notes := check(o)
+		if len(refusals) > 0 {
+			d.refused = append(d.refused, refusals...)
+			continue
+		}
+		kept = append(kept, o)
+		if len(notes) > 0 {
+			ref, _ := RefOf(o)
+			for _, n := range notes {
+				d.notes = append(d.notes, Note{Msg: ref.String() + ": " + n})
+			}
+		}
+	}
+	d.objs = kept
 }
 
 // decodeDocument turns one YAML or JSON document into objects (several for a List).
@@ -218,9 +253,7 @@ func decodeHinted(js []byte, hint typeHint) (Object, bool) {
 	if err := json.Unmarshal(js, obj); err != nil || obj.GetName() == "" {
 		return nil, false
 	}
-	if obj.GetNamespace() == "" && !clusterScoped[hint.kind] {
-		obj.SetNamespace("default")
-	}
+	defaultNamespace(obj, hint.kind)
 	return obj, true
 }
 
@@ -302,10 +335,20 @@ func decodeJSON(js []byte, where string) ([]Object, []Note) {
 	if obj.GetName() == "" {
 		return nil, []Note{{Err: true, Msg: where + id + "metadata.name is empty; skipped"}}
 	}
-	if obj.GetNamespace() == "" && !clusterScoped[tm.Kind] {
+	defaultNamespace(obj, tm.Kind)
+	return []Object{obj}, nil
+}
+
+// defaultNamespace puts a namespaced object without a namespace in "default", as kubectl would,
+// and clears a cluster-scoped object's namespace, as the API server does on create (it is not
+// refused: rest.BeforeCreate drops it).
+func defaultNamespace(obj Object, kind string) {
+	switch {
+	case clusterScoped[kind]:
+		obj.SetNamespace("")
+	case obj.GetNamespace() == "":
 		obj.SetNamespace("default")
 	}
-	return []Object{obj}, nil
 }
 
 func describe(tm typeMeta) string {

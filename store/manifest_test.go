@@ -81,12 +81,14 @@ func TestReadPathsWalksDirectoriesInOrder(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	svcYAML := func(n string) string { return "apiVersion: v1\nkind: Service\nmetadata: {name: " + n + "}\n" }
+	svcYAML := func(n string) string {
+		return "apiVersion: v1\nkind: Service\nmetadata: {name: " + n + "}\nspec: {ports: [{port: 80}]}\n"
+	}
 	write("b.yaml", svcYAML("b"))
 	write("a/z.yml", svcYAML("z"))
-	write("c.json", `{"apiVersion":"v1","kind":"Service","metadata":{"name":"c"}}`)
+	write("c.json", `{"apiVersion":"v1","kind":"Service","metadata":{"name":"c"},"spec":{"ports":[{"port":80}]}}`)
 	write("README.md", "not a manifest")
-	objs, notes, err := ReadPaths([]string{dir, "-"}, strings.NewReader(svcYAML("stdin")))
+	objs, _, notes, err := ReadPaths([]string{dir, "-"}, strings.NewReader(svcYAML("stdin")))
 	if err != nil || len(notes) != 0 {
 		t.Fatalf("err=%v notes=%v", err, notes)
 	}
@@ -97,7 +99,7 @@ func TestReadPathsWalksDirectoriesInOrder(t *testing.T) {
 	if strings.Join(got, " ") != "z b c stdin" {
 		t.Fatalf("order = %v", got)
 	}
-	if _, _, err := ReadPaths([]string{filepath.Join(dir, "missing.yaml")}, nil); err == nil {
+	if _, _, _, err := ReadPaths([]string{filepath.Join(dir, "missing.yaml")}, nil); err == nil {
 		t.Fatal("a missing path must be an error")
 	}
 }

@@ -10,12 +10,12 @@ import (
 // TestExamples keeps the bundled examples (what `make dump` prints) free of problems and valid
 // for decK.
 func TestExamples(t *testing.T) {
-	objs, notes, err := store.ReadPaths([]string{"../examples"}, nil)
+	objs, refused, notes, err := store.ReadPaths([]string{"../examples"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(notes) > 0 || len(objs) == 0 {
-		t.Fatalf("examples: %d objects, notes %v", len(objs), notes)
+	if len(notes) > 0 || len(refused) > 0 || len(objs) == 0 {
+		t.Fatalf("examples: %d objects, notes %v, refused %v", len(objs), notes, refused)
 	}
 	res := translateObjects(t, objs)
 	if len(res.Problems) > 0 {

@@ -36,15 +36,18 @@ func goldenCases(t testing.TB) []string {
 	return dirs
 }
 
-// loadObjects decodes a case's in.yaml with the store's manifest reader.
+// loadObjects reads a case's in.yaml as `kongsync dump` does (store.ReadPaths): objects an API
+// server would refuse are left out.
 func loadObjects(t testing.TB, dir string) []store.Object {
 	t.Helper()
-	f, err := os.Open(filepath.Join(dir, "in.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	objs, notes, err := store.DecodeManifests("in.yaml", f)
+	objs, _ := loadCase(t, dir)
+	return objs
+}
+
+// loadCase is loadObjects with the refusals of the objects left out.
+func loadCase(t testing.TB, dir string) ([]store.Object, []store.Refusal) {
+	t.Helper()
+	objs, refused, notes, err := store.ReadPaths([]string{filepath.Join(dir, "in.yaml")}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,6 +55,22 @@ func loadObjects(t testing.TB, dir string) []store.Object {
 		if n.Err {
 			t.Fatalf("decoding in.yaml: %s", n)
 		}
+	}
+	return objs, refused
+}
+
+// loadUnchecked decodes a case's in.yaml without the API server's checks: every object, as a
+// source that skipped them would hand the translator.
+func loadUnchecked(t testing.TB, dir string) []store.Object {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, "in.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	objs, _, err := store.DecodeManifests("in.yaml", f)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return objs
 }
@@ -84,11 +103,16 @@ func caseOptions(t testing.TB, dir string) Options {
 
 func translateObjects(t testing.TB, objs []store.Object) Result {
 	t.Helper()
+	return translateObjectsWith(t, objs, DefaultOptions())
+}
+
+func translateObjectsWith(t testing.TB, objs []store.Object, opts Options) Result {
+	t.Helper()
 	snap, err := store.NewSnapshot(objs...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return coldResult(snap, DefaultOptions())
+	return coldResult(snap, opts)
 }
 
 func problemsText(ps []Problem) string {
@@ -101,23 +125,35 @@ func problemsText(ps []Problem) string {
 }
 
 // TestGolden translates every testdata/golden/<case>/in.yaml and compares the YAML document with
-// kong.yaml and the problems with problems.txt (absent when there are none). Every output must
+// kong.yaml and the problems with problems.txt (absent when there are none), the manifest
+// reader's refusals included; when it refused objects, kong-unchecked.yaml and problems-unchecked.txt
+// hold the translator's document and problems with every object of in.yaml. Every output must
 // also pass decK's offline validation. Run with -update to rewrite the files, then review them.
 // These are cold builds (BuildOnce); TestGoldenWarm checks the same files with warm Engines.
 func TestGolden(t *testing.T) {
 	for _, dir := range goldenCases(t) {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
-			snap, err := store.NewSnapshot(loadObjects(t, dir)...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res := coldResult(snap, caseOptions(t, dir))
+			objs, refused := loadCase(t, dir)
+			opts := caseOptions(t, dir)
+			res := translateObjectsWith(t, objs, opts)
 			got, err := document.YAML(res.Document)
 			if err != nil {
 				t.Fatal(err)
 			}
 			checkGolden(t, filepath.Join(dir, "kong.yaml"), got, false)
-			checkGolden(t, filepath.Join(dir, "problems.txt"), []byte(problemsText(res.Problems)), true)
+			checkGolden(t, filepath.Join(dir, "problems.txt"), []byte(problemsText(WithRefusals(res.Problems, refused))), true)
+			// With objects refused, what the translator makes of them is pinned too: the
+			// translator must stay robust for any source that skipped the API server.
+			var unchecked, uncheckedYAML []byte
+			if len(refused) > 0 {
+				res := translateObjectsWith(t, loadUnchecked(t, dir), opts)
+				unchecked = []byte(problemsText(res.Problems))
+				if uncheckedYAML, err = document.YAML(res.Document); err != nil {
+					t.Fatal(err)
+				}
+			}
+			checkGolden(t, filepath.Join(dir, "kong-unchecked.yaml"), uncheckedYAML, true)
+			checkGolden(t, filepath.Join(dir, "problems-unchecked.txt"), unchecked, true)
 			checkGolden(t, filepath.Join(dir, "status.txt"), []byte(statusText(res)), true)
 			if err := validateWithDeck(got); err != nil {
 				t.Errorf("decK rejects the output: %v", err)

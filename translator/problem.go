@@ -122,3 +122,18 @@ func digitRun(s string) int {
 	}
 	return n
 }
+
+// WithRefusals adds the manifest reader's refusals (objects an API server would have refused,
+// left out of the store) to a build's problems, sorted as problems are: `dump` and `diff -f`
+// report both alike.
+func WithRefusals(ps []Problem, rs []store.Refusal) []Problem {
+	if len(rs) == 0 {
+		return ps
+	}
+	out := make([]Problem, 0, len(ps)+len(rs))
+	out = append(out, ps...)
+	for _, r := range rs {
+		out = append(out, Problem{Object: r.Object, Field: r.Field, Reason: capReason(r.Reason)})
+	}
+	return finishProblems(out)
+}

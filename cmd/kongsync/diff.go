@@ -163,9 +163,12 @@ func expectedConfig(ctx context.Context, f *diffFlags, stdin io.Reader, stderr i
 	var snap *store.Snapshot
 	opts := f.opts
 	if len(f.files) > 0 {
-		objs, notes, err := store.ReadPaths(f.files, stdin)
+		objs, refused, notes, err := store.ReadPaths(f.files, stdin)
 		if err != nil {
 			return translator.Built{}, err
+		}
+		for _, r := range translator.WithRefusals(nil, refused) {
+			fmt.Fprintf(stderr, "problem: %s\n", r)
 		}
 		st, loadNotes := store.Load(objs)
 		for _, n := range append(notes, loadNotes...) {

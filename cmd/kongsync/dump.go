@@ -58,7 +58,7 @@ func dumpCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "kongsync dump: --format must be yaml or json, not %q\n", *format)
 		return exitError
 	}
-	objs, notes, err := store.ReadPaths(files, stdin)
+	objs, refused, notes, err := store.ReadPaths(files, stdin)
 	if err != nil {
 		fmt.Fprintln(stderr, "kongsync dump:", err)
 		return exitError
@@ -82,7 +82,7 @@ func dumpCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if n := assumedGateways(res.Parents); n != "" {
 		notes = append(notes, store.Note{Source: "gateway-api", Msg: n})
 	}
-	rejected := report(stderr, notes, res.Problems)
+	rejected := report(stderr, notes, translator.WithRefusals(res.Problems, refused))
 	if rejected && !*allow {
 		return exitProblems
 	}
