@@ -141,8 +141,8 @@ func TestDumpOversizedDocument(t *testing.T) {
 }
 
 // withoutProblems are the bad-* cases that rightly report no problem: valid PCRE that Go cannot
-// parse, kinds kongsync does not read (a dump note), and an Ingress with nothing to translate.
-var withoutProblems = map[string]bool{"bad-regex-pcre-only": true, "bad-unknown-kind": true, "bad-ingress-no-rules": true}
+// parse, and kinds kongsync does not read (a dump note).
+var withoutProblems = map[string]bool{"bad-regex-pcre-only": true, "bad-unknown-kind": true}
 
 // TestDumpGoldenBadCases runs dump on every testdata/golden/bad-* input: exit 1 exactly when the
 // case has problems, each problem on stderr, the good Ingress in stdout.
