@@ -126,10 +126,14 @@ func decodeManifests(source string, r io.Reader, checked bool) ([]Object, []Refu
 	var objs []Object
 	var refused []Refusal
 	var notes []Note
+	var cache *metaCache
+	if checked {
+		cache = &metaCache{}
+	}
 	batch := make([][]byte, 0, decodeBatch)
 	first := 1 // document number of batch[0]
 	flush := func() {
-		for i, d := range decodeBatchParallel(batch, checked) {
+		for i, d := range decodeBatchParallel(batch, cache) {
 			for j := range d.notes {
 				d.notes[j].Source, d.notes[j].Doc = source, first+i
 			}
@@ -166,9 +170,9 @@ type decoded struct {
 	notes   []Note
 }
 
-// decodeBatchParallel decodes (and, if checked, checks) docs on GOMAXPROCS goroutines; result i
-// belongs to docs[i].
-func decodeBatchParallel(docs [][]byte, checked bool) []decoded {
+// decodeBatchParallel decodes docs on GOMAXPROCS goroutines, and checks them when given a cache;
+// result i belongs to docs[i].
+func decodeBatchParallel(docs [][]byte, cache *metaCache) []decoded {
 	out := make([]decoded, len(docs))
 	workers := min(runtime.GOMAXPROCS(0), len(docs))
 	var next atomic.Int64
@@ -179,8 +183,8 @@ func decodeBatchParallel(docs [][]byte, checked bool) []decoded {
 			defer wg.Done()
 			for i := int(next.Add(1) - 1); i < len(docs); i = int(next.Add(1) - 1) {
 				out[i].objs, out[i].notes = decodeDocument(docs[i])
-				if checked {
-					out[i].checkObjects()
+				if cache != nil {
+					out[i].checkObjects(cache)
 				}
 			}
 		}()
@@ -191,10 +195,10 @@ func decodeBatchParallel(docs [][]byte, checked bool) []decoded {
 
 // checkObjects moves the objects the API server would refuse out of d.objs, with their
 // refusals, and adds a note for each part of a kept object that translates to nothing.
-func (d *decoded) checkObjects() {
+func (d *decoded) checkObjects(cache *metaCache) {
 	kept := d.objs[:0]
 	for _, o := range d.objs {
-		refusals, notes := check(o)
+		refusals, notes := check(o, cache)
 		if len(refusals) > 0 {
 			d.refused = append(d.refused, refusals...)
 			continue

@@ -45,31 +45,31 @@ const maxRefusalReason = 1024
 // check returns what the API server would refuse in obj (nil when it would store it) and the
 // notes about parts of it that translate to nothing. Objects of kinds the store does not hold
 // are not checked (KindOf fails; Load reports them).
-func check(obj Object) ([]Refusal, []string) {
+func check(obj Object, cache *metaCache) ([]Refusal, []string) {
 	kind, err := KindOf(obj)
 	if err != nil {
 		return nil, nil
 	}
 	c := checker{}
-	c.add(apivalidation.ValidateObjectMetaAccessor(obj, !clusterScoped[string(kind)], nameRule(kind), field.NewPath("metadata")), obj)
+	c.add(validateMeta(obj, !clusterScoped[string(kind)], nameRule(kind), cache))
 	switch o := obj.(type) {
 	case *networkingv1.Ingress:
-		c.add(validateIngress(o), obj)
+		c.add(validateIngress(o))
 		c.notes = ingressNotes(o)
 	case *networkingv1.IngressClass:
-		c.add(validateIngressClass(o), obj)
+		c.add(validateIngressClass(o))
 	case *corev1.Service:
-		c.add(validateService(o), obj)
+		c.add(validateService(o))
 	case *discoveryv1.EndpointSlice:
-		c.add(validateEndpointSlice(o), obj)
+		c.add(validateEndpointSlice(o))
 	case *corev1.Secret:
-		c.add(validateSecret(o), obj)
+		c.add(validateSecret(o))
 	case *configurationv1.KongPlugin:
-		c.add(validatePluginFields(&o.PluginFields), obj)
+		c.add(validatePluginFields(&o.PluginFields))
 	case *configurationv1.KongClusterPlugin:
-		c.add(validatePluginFields(&o.PluginFields), obj)
+		c.add(validatePluginFields(&o.PluginFields))
 	case *configurationv1.KongConsumer:
-		c.add(validateConsumer(o), obj)
+		c.add(validateConsumer(o))
 	}
 	if len(c.errs) == 0 {
 		return nil, c.notes
@@ -108,40 +108,11 @@ type checker struct {
 	notes []string
 }
 
-// add words apimachinery's field errors. Label and annotation errors name the key in the field
-// ("metadata.annotations[konghq.com/x]"), as the translator's problems do, since apimachinery
-// names only the map.
-func (c *checker) add(errs field.ErrorList, obj Object) {
+// add words apimachinery's field errors.
+func (c *checker) add(errs field.ErrorList) {
 	for _, e := range errs {
-		f := e.Field
-		switch {
-		case strings.HasSuffix(f, "metadata.annotations") && e.Type == field.ErrorTypeInvalid:
-			f += "[" + fmt.Sprint(e.BadValue) + "]" // the key is the bad value
-		case strings.HasSuffix(f, "metadata.labels") && e.Type == field.ErrorTypeInvalid:
-			f += "[" + labelKey(obj.GetLabels(), e) + "]"
-		}
-		c.errs = append(c.errs, fieldErr{f, describeError(e)})
+		c.errs = append(c.errs, fieldErr{e.Field, describeError(e)})
 	}
-}
-
-// labelKey is the key a label error is about: the bad value is the key itself for key errors,
-// else the (first, in key order) key holding that value.
-func labelKey(labels map[string]string, e *field.Error) string {
-	bad := fmt.Sprint(e.BadValue)
-	if _, isKey := labels[bad]; isKey && strings.Contains(e.Origin, "key") {
-		return bad
-	}
-	var keys []string
-	for k, v := range labels {
-		if v == bad {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
-	if len(keys) == 0 {
-		return bad
-	}
-	return keys[0]
 }
 
 // describeError words one field error without its field (the refusal names it), quoting at
