@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -49,9 +50,12 @@ func FuzzDecodeManifests(f *testing.F) {
 	})
 }
 
-// decodeForFuzz decodes in and renders objects and notes as JSON, checking the notes' shape.
+// decodeForFuzz decodes in as ReadPaths does (the API server's checks on) and renders objects,
+// refusals and notes as JSON, checking the notes' and refusals' shape, and that the objects
+// kept and refused are exactly those the unchecked decoder returns.
 func decodeForFuzz(t *testing.T, in []byte) []byte {
-	objs, notes, err := DecodeManifests("fuzz.yaml", bytes.NewReader(in))
+	objs, refused, notes, err := decodeManifests("fuzz.yaml", bytes.NewReader(in), true)
+	checkPartition(t, in, objs, refused)
 	for _, n := range notes {
 		if n.Source != "fuzz.yaml" || n.Msg == "" || (n.Err && n.Doc == 0) {
 			t.Fatalf("note without source, document or message: %#v", n)
@@ -70,12 +74,40 @@ func decodeForFuzz(t *testing.T, in []byte) []byte {
 		errText = err.Error()
 	}
 	out, jerr := json.Marshal(struct {
-		Objs  []Object
-		Notes []Note
-		Err   string
-	}{objs, notes, errText})
+		Objs    []Object
+		Refused []Refusal
+		Notes   []Note
+		Err     string
+	}{objs, refused, notes, errText})
 	if jerr != nil {
 		t.Fatalf("decoded objects do not encode: %v", jerr)
 	}
 	return out
+}
+
+// checkPartition: every refusal names an object the unchecked decoder returned and says it is
+// left out; the objects kept are the unchecked ones less the refused, in order.
+func checkPartition(t *testing.T, in []byte, kept []Object, refused []Refusal) {
+	all, _, _ := DecodeManifests("fuzz.yaml", bytes.NewReader(in))
+	out := map[Ref]bool{}
+	for _, r := range refused {
+		if r.Reason == "" || len(r.Reason) > maxRefusalReason+64 || !strings.Contains(r.Reason, "so it is left out") {
+			t.Fatalf("refusal reason of %d bytes: %q", len(r.Reason), r.Reason)
+		}
+		out[r.Object] = true
+	}
+	i := 0
+	for _, o := range all {
+		ref, _ := RefOf(o)
+		if out[ref] {
+			continue
+		}
+		if i >= len(kept) || kept[i].GetName() != o.GetName() || kept[i].GetNamespace() != o.GetNamespace() {
+			t.Fatalf("kept objects are not the unchecked ones less the refused (at %s)", ref)
+		}
+		i++
+	}
+	if i != len(kept) {
+		t.Fatalf("%d objects kept, %d expected", len(kept), i)
+	}
 }
