@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	configurationv1 "github.com/kongsync/kongsync/internal/apis/configuration/v1"
+	configurationv1beta1 "github.com/kongsync/kongsync/internal/apis/configuration/v1beta1"
 )
 
 // Refusal is one reason the API server would have refused an object of a manifest: its
@@ -70,6 +71,10 @@ func check(obj Object, cache *metaCache) ([]Refusal, []string) {
 		c.add(validatePluginFields(&o.PluginFields))
 	case *configurationv1.KongConsumer:
 		c.add(validateConsumer(o))
+	case *configurationv1beta1.TCPIngress:
+		c.add(validateTCPIngress(o))
+	case *configurationv1beta1.UDPIngress:
+		c.add(validateUDPIngress(o))
 	}
 	if len(c.errs) == 0 {
 		return nil, c.notes

@@ -6,6 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	configurationv1 "github.com/kongsync/kongsync/internal/apis/configuration/v1"
+	configurationv1beta1 "github.com/kongsync/kongsync/internal/apis/configuration/v1beta1"
 )
 
 // The rules of Kong's published CRDs (kubernetes-configuration v1.5.2, config/crd/
@@ -61,4 +62,42 @@ func validateConsumer(c *configurationv1.KongConsumer) field.ErrorList {
 		}
 	}
 	return errs
+}
+
+// validateStreamRules is TCPIngress's and UDPIngress's schema (they have no CEL rules): each
+// rule's port and backend servicePort between 1 and 65535 (required, minimum 1) and its
+// backend serviceName not empty (minLength 1).
+func validateStreamRules(ports, servicePorts []int, serviceNames []string) field.ErrorList {
+	var errs field.ErrorList
+	for i := range ports {
+		rp := field.NewPath("spec", "rules").Index(i)
+		if ports[i] < 1 || ports[i] > 65535 {
+			errs = append(errs, field.Invalid(rp.Child("port"), ports[i], "must be between 1 and 65535"))
+		}
+		if servicePorts[i] < 1 || servicePorts[i] > 65535 {
+			errs = append(errs, field.Invalid(rp.Child("backend", "servicePort"), servicePorts[i], "must be between 1 and 65535"))
+		}
+		if serviceNames[i] == "" {
+			errs = append(errs, field.Required(rp.Child("backend", "serviceName"), ""))
+		}
+	}
+	return errs
+}
+
+func validateTCPIngress(o *configurationv1beta1.TCPIngress) field.ErrorList {
+	var ports, sp []int
+	var names []string
+	for _, r := range o.Spec.Rules {
+		ports, sp, names = append(ports, r.Port), append(sp, r.Backend.ServicePort), append(names, r.Backend.ServiceName)
+	}
+	return validateStreamRules(ports, sp, names)
+}
+
+func validateUDPIngress(o *configurationv1beta1.UDPIngress) field.ErrorList {
+	var ports, sp []int
+	var names []string
+	for _, r := range o.Spec.Rules {
+		ports, sp, names = append(ports, r.Port), append(sp, r.Backend.ServicePort), append(names, r.Backend.ServiceName)
+	}
+	return validateStreamRules(ports, sp, names)
 }

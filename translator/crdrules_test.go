@@ -85,6 +85,8 @@ var kongCRDKinds = map[string][2]string{
 	"kongclusterplugins":   {"KongClusterPlugin", "configuration.konghq.com/v1"},
 	"kongconsumers":        {"KongConsumer", "configuration.konghq.com/v1"},
 	"kongupstreampolicies": {"KongUpstreamPolicy", "configuration.konghq.com/v1beta1"},
+	"tcpingresses":         {"TCPIngress", "configuration.konghq.com/v1beta1"}, // no rules today
+	"udpingresses":         {"UDPIngress", "configuration.konghq.com/v1beta1"}, // no rules today
 }
 
 // TestKongCRDRulesCovered reads every x-kubernetes-validations rule of the published CRDs of
