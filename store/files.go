@@ -15,6 +15,12 @@ import (
 // API server would refuse are left out, each reason a Refusal (manifests never met an API
 // server; see check); the error is for paths that cannot be read at all.
 func ReadPaths(paths []string, stdin io.Reader) ([]Object, []Refusal, []Note, error) {
+	return ReadPathsChecked(paths, stdin, true)
+}
+
+// ReadPathsChecked is ReadPaths with the API server's checks on or off: off, every decodable
+// object is returned, as for fixtures that never had to pass an API server (KIC's golden inputs).
+func ReadPathsChecked(paths []string, stdin io.Reader, checked bool) ([]Object, []Refusal, []Note, error) {
 	var objs []Object
 	var refused []Refusal
 	var notes []Note
@@ -24,7 +30,7 @@ func ReadPaths(paths []string, stdin io.Reader) ([]Object, []Refusal, []Note, er
 			return nil, nil, nil, err
 		}
 		for _, f := range files {
-			o, r, n, err := readOne(f, stdin)
+			o, r, n, err := readOne(f, stdin, checked)
 			if err != nil {
 				return nil, nil, nil, err
 			}
@@ -34,16 +40,16 @@ func ReadPaths(paths []string, stdin io.Reader) ([]Object, []Refusal, []Note, er
 	return objs, refused, notes, nil
 }
 
-func readOne(name string, stdin io.Reader) ([]Object, []Refusal, []Note, error) {
+func readOne(name string, stdin io.Reader, checked bool) ([]Object, []Refusal, []Note, error) {
 	if name == "-" {
-		return decodeManifests("-", stdin, true)
+		return decodeManifests("-", stdin, checked)
 	}
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	defer f.Close()
-	return decodeManifests(name, f, true)
+	return decodeManifests(name, f, checked)
 }
 
 // expand turns one -f argument into the files it names.

@@ -60,3 +60,12 @@ spec:
 		t.Errorf("exit status %d, stderr %q; want 0 and %q", code, stderr, want)
 	}
 }
+
+// TestDumpCheckObjectsOff: --check-objects=false translates every object, refused or not.
+func TestDumpCheckObjectsOff(t *testing.T) {
+	in := filepath.Join(goldenRoot, "bad-path-relative", "in.yaml")
+	_, _, stderr := runDump(t, "--check-objects=false", "-f", in)
+	if strings.Contains(stderr, "the API server would refuse") || !strings.Contains(stderr, `"api/v1" is not an absolute path; path skipped`) {
+		t.Errorf("with --check-objects=false, want the translator's problem only:\n%s", stderr)
+	}
+}
