@@ -45,6 +45,8 @@ type credentialUse struct {
 type consumerList struct {
 	consumers []*document.Consumer
 	members   []*document.ConsumerGroupConsumer
+	// plugins are the consumers whose KongConsumer has konghq.com/plugins, in output order.
+	plugins []*consumerEntry
 }
 
 // translateConsumers builds the Kong consumers, credentials nested, of the KongConsumers this
@@ -76,6 +78,9 @@ func (t *translation) consumers() consumerList {
 	for i, e := range kept {
 		out.consumers[i] = e.out
 		out.members = append(out.members, t.resolveMembers(e, groups, e.members)...)
+		if e.obj.Annotations[annPlugins] != "" {
+			out.plugins = append(out.plugins, e)
+		}
 	}
 	return out
 }
@@ -98,12 +103,14 @@ func (t *translation) selectConsumers() []*configurationv1.KongConsumer {
 			out = append(out, c)
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i], out[j]
+	slices.SortStableFunc(out, func(a, b *configurationv1.KongConsumer) int {
 		if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
-			return a.CreationTimestamp.Before(&b.CreationTimestamp)
+			if a.CreationTimestamp.Before(&b.CreationTimestamp) {
+				return -1
+			}
+			return 1
 		}
-		return nsNameKey(a.Namespace, a.Name) < nsNameKey(b.Namespace, b.Name)
+		return compareNsName(a.Namespace, a.Name, b.Namespace, b.Name)
 	})
 	return out
 }
@@ -112,9 +119,9 @@ func (t *translation) selectConsumers() []*configurationv1.KongConsumer {
 // and rejects the whole config otherwise; KIC sends both consumers anyway, in map order.
 // kongsync gives the value to the oldest KongConsumer and skips the later ones with a problem.
 func (t *translation) claimConsumers(objs []*configurationv1.KongConsumer) []*consumerEntry {
-	usernames := map[string]store.Ref{}
+	usernames := make(map[string]store.Ref, len(objs))
 	customIDs := map[string]store.Ref{}
-	var out []*consumerEntry
+	out := make([]*consumerEntry, 0, len(objs))
 	for _, c := range objs {
 		ref := store.Ref{Kind: store.KindKongConsumer, Namespace: c.Namespace, Name: c.Name}
 		if c.Username == "" && c.CustomID == "" {
@@ -221,26 +228,36 @@ type credentialHolder struct {
 // dropCredentialConflicts finds credentials whose unique field (key-auth key, basic-auth and
 // hmac-auth username, jwt key, oauth2 client_id) has one value in two places, and, as KIC
 // does, skips every KongConsumer involved, with a problem on each Secret and KongConsumer.
+// One map from each value to its first use finds them; only values used twice collect all
+// their uses.
 func (t *translation) dropCredentialConflicts(entries []*consumerEntry) {
-	holders := map[string][]credentialHolder{}
+	first := make(map[string]credentialHolder, len(entries))
+	var dup map[string][]credentialHolder
 	var keys []string
 	for _, e := range entries {
 		for _, u := range e.creds {
-			k := u.cred.uniqueKey()
+			k := u.cred.ukey
 			if k == "" {
 				continue
 			}
-			if _, ok := holders[k]; !ok {
-				keys = append(keys, k)
+			h := credentialHolder{entry: e, use: u}
+			f, seen := first[k]
+			if !seen {
+				first[k] = h
+				continue
 			}
-			holders[k] = append(holders[k], credentialHolder{entry: e, use: u})
+			if dup == nil {
+				dup = map[string][]credentialHolder{}
+			}
+			if _, ok := dup[k]; !ok {
+				keys = append(keys, k)
+				dup[k] = []credentialHolder{f}
+			}
+			dup[k] = append(dup[k], h)
 		}
 	}
 	for _, k := range keys {
-		hs := holders[k]
-		if len(hs) < 2 {
-			continue
-		}
+		hs := dup[k]
 		what := strings.SplitN(k, "\x00", 2)[0]
 		for _, h := range hs {
 			others := otherHolders(hs, h)

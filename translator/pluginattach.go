@@ -10,7 +10,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kongsync/kongsync/document"
-	configurationv1 "github.com/kongsync/kongsync/internal/apis/configuration/v1"
 	"github.com/kongsync/kongsync/store"
 )
 
@@ -39,7 +38,7 @@ func (t *translation) buildPlugins(doc *document.Document) []*document.Plugin {
 	rels := map[pluginRef]*pluginRels{}
 	t.collectServiceRels(doc, rels)
 	t.collectRouteRels(doc, rels)
-	t.collectConsumerRels(doc, rels)
+	t.collectConsumerRels(rels)
 	t.collectGroupRels(rels)
 	keys := make([]pluginRef, 0, len(rels))
 	for k := range rels {
@@ -213,27 +212,18 @@ func (t *translation) collectRouteRels(doc *document.Document, rels map[pluginRe
 	}
 }
 
-// collectConsumerRels adds the Kong consumers whose KongConsumer has konghq.com/plugins.
-func (t *translation) collectConsumerRels(doc *document.Document, rels map[pluginRef]*pluginRels) {
-	for _, c := range doc.Consumers {
-		ns, name, ok := tagObject(c.Tags)
-		if !ok {
-			continue
-		}
-		o, ok := t.snap.Get(store.Ref{Kind: store.KindKongConsumer, Namespace: ns, Name: name})
-		kc, isConsumer := o.(*configurationv1.KongConsumer)
-		if !ok || !isConsumer || kc.Annotations[annPlugins] == "" {
-			continue
-		}
-		referrer := store.Ref{Kind: store.KindKongConsumer, Namespace: ns, Name: name}
-		if c.Username == nil {
-			t.problem(referrer, annotationField(annPlugins), "a consumer without username can carry no plugins "+
+// collectConsumerRels adds the Kong consumers whose KongConsumer has konghq.com/plugins (listed
+// by translateConsumers, so that the consumers without are not visited).
+func (t *translation) collectConsumerRels(rels map[pluginRef]*pluginRels) {
+	for _, e := range t.consumerList.plugins {
+		if e.out.Username == nil {
+			t.problem(e.ref, annotationField(annPlugins), "a consumer without username can carry no plugins "+
 				"in a declarative config (Kong resolves a plugin's consumer by username or id, and only "+
 				"consumers with a username get an id); references ignored")
 			continue
 		}
-		target := pluginTarget{name: *c.Username, referrer: referrer}
-		for _, r := range parsePluginRefs(kc.Annotations[annPlugins], ns) {
+		target := pluginTarget{name: *e.out.Username, referrer: e.ref}
+		for _, r := range parsePluginRefs(e.obj.Annotations[annPlugins], e.obj.Namespace) {
 			t.addRel(rels, r, relConsumer, target)
 		}
 	}

@@ -79,6 +79,7 @@ type translation struct {
 	// streamPlugins are the konghq.com/plugins of the served TCPIngresses and UDPIngresses, per route.
 	streamPlugins []routePluginRef
 	groups        *consumerGroupSet // the served KongConsumerGroups
+	consumerList  consumerList      // the served KongConsumers' part of the document
 	gateways      []GatewayStatus
 	defaults      *defaultValues
 	ids           *idSpaces
@@ -138,8 +139,8 @@ func (t *translation) assemble() Result {
 	doc.Certificates = t.buildCertificates()
 	t.groups = t.consumerGroups()
 	doc.ConsumerGroups = t.groups.list
-	consumers := t.translateConsumers()
-	doc.Consumers, doc.ConsumerGroupConsumers = consumers.consumers, consumers.members
+	t.consumerList = t.translateConsumers()
+	doc.Consumers, doc.ConsumerGroupConsumers = t.consumerList.consumers, t.consumerList.members
 	sortDocument(doc)
 	doc.Services = t.dropAmbiguousPaths(doc.Services, ings, ps)
 	doc.Plugins = t.plugins(doc, served, ps)
