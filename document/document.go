@@ -17,10 +17,14 @@ type Document struct {
 	FormatVersion  string                `json:"_format_version"`
 	CACertificates []*kong.CACertificate `json:"ca_certificates,omitempty"`
 	Certificates   []*Certificate        `json:"certificates,omitempty"`
-	Consumers      []*Consumer           `json:"consumers,omitempty"`
-	Plugins        []*Plugin             `json:"plugins,omitempty"`
-	Services       []*Service            `json:"services,omitempty"`
-	Upstreams      []*Upstream           `json:"upstreams,omitempty"`
+	// ConsumerGroupConsumers are the memberships, as DB-less Kong takes them (KIC converts
+	// decK's consumer "groups" into this list before posting).
+	ConsumerGroupConsumers []*ConsumerGroupConsumer `json:"consumer_group_consumers,omitempty"`
+	ConsumerGroups         []*kong.ConsumerGroup    `json:"consumer_groups,omitempty"`
+	Consumers              []*Consumer              `json:"consumers,omitempty"`
+	Plugins                []*Plugin                `json:"plugins,omitempty"`
+	Services               []*Service               `json:"services,omitempty"`
+	Upstreams              []*Upstream              `json:"upstreams,omitempty"`
 }
 
 // Service is a Kong service with its routes and plugins nested, as decK's file format nests them.
@@ -78,6 +82,12 @@ type Consumer struct {
 	Oauth2Creds []*kong.Oauth2Credential `json:"oauth2_credentials,omitempty"`
 }
 
+// ConsumerGroupConsumer puts a consumer (by username) in a consumer group (by name).
+type ConsumerGroupConsumer struct {
+	ConsumerGroup string `json:"consumer_group"`
+	Consumer      string `json:"consumer"`
+}
+
 // New returns an empty document of the current format version.
 func New() *Document { return &Document{FormatVersion: FormatVersion} }
 
@@ -86,5 +96,5 @@ func New() *Document { return &Document{FormatVersion: FormatVersion} }
 // and the sync loop expects Kong's empty hash from a replica that loaded one.
 func IsEmpty(d *Document) bool {
 	return d == nil || len(d.CACertificates)+len(d.Certificates)+len(d.Consumers)+len(d.Plugins)+
-		len(d.Services)+len(d.Upstreams) == 0
+		len(d.Services)+len(d.Upstreams)+len(d.ConsumerGroups)+len(d.ConsumerGroupConsumers) == 0
 }

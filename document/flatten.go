@@ -32,15 +32,17 @@ var topLevel = map[string]string{
 	"acls": "acl", "basicauth_credentials": "basicauth_credential", "hmacauth_credentials": "hmacauth_credential",
 	"jwt_secrets": "jwt_secret", "keyauth_credentials": "keyauth_credential",
 	"mtls_auth_credentials": "mtls_auth_credential", "oauth2_credentials": "oauth2_credential",
+	"consumer_groups": "consumer_group", "consumer_group_consumers": "consumer_group_consumer",
 }
 
 // typeOrder is the order differences are printed in: parents before what they hold.
-var typeOrder = []string{"ca_certificate", "certificate", "sni", "consumer", "acl", "basicauth_credential",
+var typeOrder = []string{"ca_certificate", "certificate", "sni", "consumer_group", "consumer", "consumer_group_consumer",
+	"acl", "basicauth_credential",
 	"hmacauth_credential", "jwt_secret", "keyauth_credential", "mtls_auth_credential", "oauth2_credential",
 	"upstream", "target", "service", "route", "plugin"}
 
 // foreignKeys are the fields that name another entity.
-var foreignKeys = []string{"service", "route", "consumer", "upstream", "certificate"}
+var foreignKeys = []string{"service", "route", "consumer", "consumer_group", "upstream", "certificate"}
 
 // credentialKey is the field that identifies a credential within its consumer.
 var credentialKey = map[string]string{
@@ -187,7 +189,7 @@ func keyOf(e *entity, ignoreIDs bool) string {
 	switch {
 	case e.typ == "plugin":
 		var scope []string
-		for _, fk := range []string{"service", "route", "consumer"} {
+		for _, fk := range []string{"service", "route", "consumer", "consumer_group"} {
 			if s := str(fk); s != "" {
 				scope = append(scope, s)
 			}
@@ -200,6 +202,8 @@ func keyOf(e *entity, ignoreIDs bool) string {
 			k += " " + in
 		}
 		return k
+	case e.typ == "consumer_group_consumer":
+		return str("consumer") + " in " + str("consumer_group")
 	case e.typ == "target":
 		return str("target") + " (" + str("upstream") + ")"
 	case credentialKey[e.typ] != "":

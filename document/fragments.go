@@ -172,8 +172,8 @@ var (
 // Cached items are filled in; the others are returned as misses.
 func (c *JSONCache) layout(d *Document) (*layoutPieces, []itemSlot, []listSlot, error) {
 	fields := emittedFields(d)
-	items := len(d.CACertificates) + len(d.Certificates) + len(d.Consumers) + len(d.Plugins) +
-		len(d.Services) + len(d.Upstreams)
+	items := len(d.CACertificates) + len(d.Certificates) + len(d.ConsumerGroupConsumers) + len(d.ConsumerGroups) +
+		len(d.Consumers) + len(d.Plugins) + len(d.Services) + len(d.Upstreams)
 	n := 2*items + 4*len(fields) + 2
 	lp := &layoutPieces{b: make([][]byte, 0, n), extra: make([]int, 0, n)}
 	lp.add([]byte{'{'}, 0)

@@ -51,6 +51,8 @@ var crdResources = []crdResource{
 		func() store.Object { return &configurationv1beta1.TCPIngress{} }},
 	{configurationv1beta1.SchemeGroupVersion.Group, "udpingresses", []string{"v1beta1"}, store.KindUDPIngress, true,
 		func() store.Object { return &configurationv1beta1.UDPIngress{} }},
+	{configurationv1beta1.SchemeGroupVersion.Group, "kongconsumergroups", []string{"v1beta1"}, store.KindKongConsumerGroup, true,
+		func() store.Object { return &configurationv1beta1.KongConsumerGroup{} }},
 	{store.GatewayGroup, "gatewayclasses", []string{"v1", "v1beta1"}, store.KindGatewayClass, false,
 		func() store.Object { return &gatewayv1.GatewayClass{} }},
 	{store.GatewayGroup, "gateways", []string{"v1", "v1beta1"}, store.KindGateway, true,

@@ -44,6 +44,7 @@ const (
 	KindKongUpstreamPolicy Kind = "KongUpstreamPolicy"
 	KindTCPIngress         Kind = "TCPIngress"
 	KindUDPIngress         Kind = "UDPIngress"
+	KindKongConsumerGroup  Kind = "KongConsumerGroup"
 
 	KindGatewayClass   Kind = "GatewayClass"
 	KindGateway        Kind = "Gateway"
@@ -66,7 +67,9 @@ var Kinds = []Kind{KindIngress, KindIngressClass, KindService, KindEndpointSlice
 	KindKongConsumer, KindKongPlugin, KindKongClusterPlugin, KindKongUpstreamPolicy,
 	KindTCPIngress, KindUDPIngress,
 	KindGatewayClass, KindGateway, KindHTTPRoute, KindGRPCRoute, KindTCPRoute, KindUDPRoute, KindTLSRoute,
-	KindReferenceGrant, KindNamespace}
+	KindReferenceGrant, KindNamespace,
+	KindKongConsumerGroup,
+}
 
 // GatewayKinds are the Gateway API kinds, all held as sigs.k8s.io/gateway-api/apis/v1 types
 // whatever version they were read at (the versions' schemas are the same for what is read).
@@ -90,7 +93,7 @@ func (k Kind) GVK() schema.GroupVersionKind {
 		return discoveryv1.SchemeGroupVersion.WithKind(string(k))
 	case KindKongConsumer, KindKongPlugin, KindKongClusterPlugin:
 		return configurationv1.SchemeGroupVersion.WithKind(string(k))
-	case KindKongUpstreamPolicy, KindTCPIngress, KindUDPIngress:
+	case KindKongUpstreamPolicy, KindTCPIngress, KindUDPIngress, KindKongConsumerGroup:
 		return configurationv1beta1.SchemeGroupVersion.WithKind(string(k))
 	default:
 		return corev1.SchemeGroupVersion.WithKind(string(k))
@@ -124,6 +127,8 @@ func KindOf(obj runtime.Object) (Kind, error) {
 		return KindTCPIngress, nil
 	case *configurationv1beta1.UDPIngress:
 		return KindUDPIngress, nil
+	case *configurationv1beta1.KongConsumerGroup:
+		return KindKongConsumerGroup, nil
 	}
 	return gatewayKindOf(obj)
 }

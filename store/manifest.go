@@ -63,6 +63,9 @@ var factories = withGatewayKinds(map[string]func() Object{
 	},
 	"configuration.konghq.com/v1beta1/TCPIngress": func() Object { return &configurationv1beta1.TCPIngress{} },
 	"configuration.konghq.com/v1beta1/UDPIngress": func() Object { return &configurationv1beta1.UDPIngress{} },
+	"configuration.konghq.com/v1beta1/KongConsumerGroup": func() Object {
+		return &configurationv1beta1.KongConsumerGroup{}
+	},
 })
 
 // gatewayFactories are the Gateway API kinds at every version a cluster serves them (standard
@@ -103,7 +106,9 @@ var knownKinds = map[string]bool{"Ingress": true, "IngressClass": true, "Service
 	"KongConsumer": true, "KongPlugin": true, "KongClusterPlugin": true, "KongUpstreamPolicy": true,
 	"TCPIngress": true, "UDPIngress": true,
 	"GatewayClass": true, "Gateway": true, "HTTPRoute": true, "GRPCRoute": true, "TCPRoute": true, "UDPRoute": true,
-	"TLSRoute": true, "ReferenceGrant": true, "Namespace": true}
+	"TLSRoute": true, "ReferenceGrant": true, "Namespace": true,
+	"KongConsumerGroup": true,
+}
 
 // clusterScoped kinds keep an empty namespace.
 var clusterScoped = map[string]bool{"IngressClass": true, "KongClusterPlugin": true, "GatewayClass": true, "Namespace": true}

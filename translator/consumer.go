@@ -2,6 +2,7 @@ package translator
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -19,14 +20,17 @@ type consumerEntry struct {
 	ref     store.Ref
 	out     *document.Consumer
 	creds   []credentialUse
+	members []groupMember
 	dropped bool
 }
 
 // consumerPiece is a KongConsumer's piece: its Kong consumer with the credentials of the
-// Secrets it lists (read), and where each came from.
+// Secrets it lists (read), where each came from, and its consumerGroups items with their
+// membership entities.
 type consumerPiece struct {
-	out   *document.Consumer
-	creds []credentialUse
+	out     *document.Consumer
+	creds   []credentialUse
+	members []groupMember
 }
 
 // credentialUse is a credential with the Secret it came from and its place in the consumer.
@@ -36,33 +40,48 @@ type credentialUse struct {
 	cred   *credential
 }
 
+// consumerList is the consumers part of the document: the Kong consumers and their
+// memberships in consumer groups.
+type consumerList struct {
+	consumers []*document.Consumer
+	members   []*document.ConsumerGroupConsumer
+	// plugins are the consumers whose KongConsumer has konghq.com/plugins, in output order.
+	plugins []*consumerEntry
+}
+
 // translateConsumers builds the Kong consumers, credentials nested, of the KongConsumers this
-// controller serves. Output order is KIC's deckgen order: by username, then custom_id, both
-// ascending, a missing value first. The whole of it is a piece of the KongConsumer kind (and of
-// the credential Secrets its consumers' pieces read), keyed by whether our class is the default:
-// reused while none of those changed.
-func (t *translation) translateConsumers() []*document.Consumer {
+// controller serves, and their consumer group memberships. Output order is KIC's deckgen order:
+// by username, then custom_id, both ascending, a missing value first; memberships follow their
+// consumers, each consumer's in its listed order (KIC's DB-less conversion). The whole of it is a
+// piece of the KongConsumer kind (and of the credential Secrets its consumers' pieces read, and
+// of the KongConsumerGroups), keyed by whether our class is the default: reused while none of
+// those changed.
+func (t *translation) translateConsumers() consumerList {
 	return piece(t, t.memos.allConsumers, t.defaultClass, t.consumers)
 }
 
-func (t *translation) consumers() []*document.Consumer {
+func (t *translation) consumers() consumerList {
+	groups := t.consumerGroups()
 	entries := t.claimConsumers(t.selectConsumers())
 	for _, e := range entries {
 		p := piece(t, t.memos.consumers, e.obj, func() *consumerPiece {
-			pe := &consumerEntry{obj: e.obj, ref: e.ref, out: t.newConsumer(e.obj, e.ref)}
+			pe := &consumerEntry{obj: e.obj, ref: e.ref, out: t.newConsumer(e.obj)}
 			t.consumerCredentials(pe)
-			return &consumerPiece{out: pe.out, creds: pe.creds}
+			return &consumerPiece{out: pe.out, creds: pe.creds, members: t.consumerMembers(pe)}
 		})
-		e.out, e.creds = p.out, p.creds
+		e.out, e.creds, e.members = p.out, p.creds, p.members
 	}
 	t.dropCredentialConflicts(entries)
-	var out []*document.Consumer
-	for _, e := range entries {
-		if !e.dropped {
-			out = append(out, e.out)
+	kept := slices.DeleteFunc(entries, func(e *consumerEntry) bool { return e.dropped })
+	slices.SortFunc(kept, func(a, b *consumerEntry) int { return consumerCompare(a.out, b.out) })
+	out := consumerList{consumers: make([]*document.Consumer, len(kept))}
+	for i, e := range kept {
+		out.consumers[i] = e.out
+		out.members = append(out.members, t.resolveMembers(e, groups, e.members)...)
+		if e.obj.Annotations[annPlugins] != "" {
+			out.plugins = append(out.plugins, e)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return consumerLess(out[i], out[j]) })
 	return out
 }
 
@@ -84,12 +103,14 @@ func (t *translation) selectConsumers() []*configurationv1.KongConsumer {
 			out = append(out, c)
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i], out[j]
+	slices.SortStableFunc(out, func(a, b *configurationv1.KongConsumer) int {
 		if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
-			return a.CreationTimestamp.Before(&b.CreationTimestamp)
+			if a.CreationTimestamp.Before(&b.CreationTimestamp) {
+				return -1
+			}
+			return 1
 		}
-		return nsNameKey(a.Namespace, a.Name) < nsNameKey(b.Namespace, b.Name)
+		return compareNsName(a.Namespace, a.Name, b.Namespace, b.Name)
 	})
 	return out
 }
@@ -98,9 +119,9 @@ func (t *translation) selectConsumers() []*configurationv1.KongConsumer {
 // and rejects the whole config otherwise; KIC sends both consumers anyway, in map order.
 // kongsync gives the value to the oldest KongConsumer and skips the later ones with a problem.
 func (t *translation) claimConsumers(objs []*configurationv1.KongConsumer) []*consumerEntry {
-	usernames := map[string]store.Ref{}
+	usernames := make(map[string]store.Ref, len(objs))
 	customIDs := map[string]store.Ref{}
-	var out []*consumerEntry
+	out := make([]*consumerEntry, 0, len(objs))
 	for _, c := range objs {
 		ref := store.Ref{Kind: store.KindKongConsumer, Namespace: c.Namespace, Name: c.Name}
 		if c.Username == "" && c.CustomID == "" {
@@ -130,7 +151,7 @@ func (t *translation) claimConsumers(objs []*configurationv1.KongConsumer) []*co
 
 // newConsumer is the Kong consumer without credentials: username, custom_id, KIC's tags, and
 // the UUIDv5 id go-kong derives from the username (a consumer with only a custom_id has none).
-func (t *translation) newConsumer(c *configurationv1.KongConsumer, ref store.Ref) *document.Consumer {
+func (t *translation) newConsumer(c *configurationv1.KongConsumer) *document.Consumer {
 	out := &document.Consumer{Consumer: kong.Consumer{Tags: objectTags(store.KindKongConsumer, c)}}
 	if c.Username != "" {
 		out.Username = kong.String(c.Username)
@@ -139,10 +160,6 @@ func (t *translation) newConsumer(c *configurationv1.KongConsumer, ref store.Ref
 		out.CustomID = kong.String(c.CustomID)
 	}
 	_ = out.Consumer.FillID("")
-	if len(c.ConsumerGroups) > 0 {
-		t.problem(ref, "consumerGroups", "KongConsumerGroups are not supported (Kong Enterprise); "+
-			"consumer translated without groups")
-	}
 	return out
 }
 
@@ -211,26 +228,36 @@ type credentialHolder struct {
 // dropCredentialConflicts finds credentials whose unique field (key-auth key, basic-auth and
 // hmac-auth username, jwt key, oauth2 client_id) has one value in two places, and, as KIC
 // does, skips every KongConsumer involved, with a problem on each Secret and KongConsumer.
+// One map from each value to its first use finds them; only values used twice collect all
+// their uses.
 func (t *translation) dropCredentialConflicts(entries []*consumerEntry) {
-	holders := map[string][]credentialHolder{}
+	first := make(map[string]credentialHolder, len(entries))
+	var dup map[string][]credentialHolder
 	var keys []string
 	for _, e := range entries {
 		for _, u := range e.creds {
-			k := u.cred.uniqueKey()
+			k := u.cred.ukey
 			if k == "" {
 				continue
 			}
-			if _, ok := holders[k]; !ok {
-				keys = append(keys, k)
+			h := credentialHolder{entry: e, use: u}
+			f, seen := first[k]
+			if !seen {
+				first[k] = h
+				continue
 			}
-			holders[k] = append(holders[k], credentialHolder{entry: e, use: u})
+			if dup == nil {
+				dup = map[string][]credentialHolder{}
+			}
+			if _, ok := dup[k]; !ok {
+				keys = append(keys, k)
+				dup[k] = []credentialHolder{f}
+			}
+			dup[k] = append(dup[k], h)
 		}
 	}
 	for _, k := range keys {
-		hs := holders[k]
-		if len(hs) < 2 {
-			continue
-		}
+		hs := dup[k]
 		what := strings.SplitN(k, "\x00", 2)[0]
 		for _, h := range hs {
 			others := otherHolders(hs, h)
@@ -256,12 +283,12 @@ func otherHolders(hs []credentialHolder, h credentialHolder) string {
 	return strings.Join(names, ", ")
 }
 
-// consumerLess is KIC's deckgen order: username, then custom_id, ascending, unset first.
-func consumerLess(a, b *document.Consumer) bool {
+// consumerCompare is KIC's deckgen order: username, then custom_id, ascending, unset first.
+func consumerCompare(a, b *document.Consumer) int {
 	if c := compareOptional(a.Username, b.Username); c != 0 {
-		return c < 0
+		return c
 	}
-	return compareOptional(a.CustomID, b.CustomID) < 0
+	return compareOptional(a.CustomID, b.CustomID)
 }
 
 func compareOptional(a, b *string) int {

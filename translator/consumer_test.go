@@ -14,7 +14,7 @@ import (
 	"github.com/kongsync/kongsync/store"
 )
 
-func TestConsumerLess(t *testing.T) {
+func TestConsumerCompare(t *testing.T) {
 	c := func(username, customID string) *document.Consumer {
 		out := &document.Consumer{}
 		if username != "" {
@@ -28,7 +28,7 @@ func TestConsumerLess(t *testing.T) {
 	// KIC's deckgen order: username ascending with unset first, then custom_id likewise.
 	want := []*document.Consumer{c("", "a"), c("", "b"), c("B", ""), c("a", ""), c("a", "x"), c("b", "a")}
 	got := []*document.Consumer{want[4], want[2], want[5], want[0], want[3], want[1]}
-	sort.Slice(got, func(i, j int) bool { return consumerLess(got[i], got[j]) })
+	sort.Slice(got, func(i, j int) bool { return consumerCompare(got[i], got[j]) < 0 })
 	for i := range want {
 		if got[i] != want[i] {
 			t.Fatalf("position %d: got %v/%v", i, got[i].Username, got[i].CustomID)

@@ -35,6 +35,7 @@ const (
 // credential is one parsed credential Secret: its type and exactly one go-kong entity.
 type credential struct {
 	kind   string
+	ukey   string // uniqueKey, computed once when the credential is built
 	key    *kong.KeyAuth
 	basic  *kong.BasicAuth
 	hmac   *kong.HMACAuth
@@ -386,6 +387,7 @@ func buildCredential(kind string, f fieldValues, tags []*string) *credential {
 	case credMTLSAuth:
 		c.mtls = &kong.MTLSAuth{ID: id, SubjectName: f.str("subject_name"), Tags: tags}
 	}
+	c.ukey = c.uniqueKey()
 	return c
 }
 

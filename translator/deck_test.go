@@ -10,6 +10,7 @@ import (
 	"github.com/kong/go-database-reconciler/pkg/dump"
 	"github.com/kong/go-database-reconciler/pkg/file"
 	"github.com/kong/go-database-reconciler/pkg/state"
+	"sigs.k8s.io/yaml"
 )
 
 // deckKongVersion is the Kong version decK validates against: 3.x path and route rules apply.
@@ -19,6 +20,10 @@ var deckKongVersion = semver.MustParse("3.9.1")
 // state build (references, duplicate names and ids, certificate/SNI checks, 3.x route paths),
 // with no Kong to talk to.
 func validateWithDeck(doc []byte) error {
+	doc, err := deckMemberships(doc)
+	if err != nil {
+		return err
+	}
 	content, err := file.GetContentFromReader(bytes.NewReader(doc), file.EnvVarsSkip)
 	if err != nil {
 		return fmt.Errorf("schema: %w", err)
@@ -40,6 +45,37 @@ func validateWithDeck(doc []byte) error {
 	return nil
 }
 
+// deckMemberships turns DB-less Kong's consumer_group_consumers back into decK's form, each
+// consumer's groups listed in it (KIC converts the other way before posting), so that decK
+// checks that every membership names a consumer and a consumer group of the document.
+func deckMemberships(doc []byte) ([]byte, error) {
+	var m map[string]any
+	if err := yaml.Unmarshal(doc, &m); err != nil {
+		return nil, err
+	}
+	members, ok := m["consumer_group_consumers"].([]any)
+	if !ok {
+		return doc, nil
+	}
+	delete(m, "consumer_group_consumers")
+	consumers, _ := m["consumers"].([]any)
+	for _, it := range members {
+		mem, _ := it.(map[string]any)
+		found := false
+		for _, c := range consumers {
+			if c, _ := c.(map[string]any); c != nil && c["username"] == mem["consumer"] {
+				groups, _ := c["groups"].([]any)
+				c["groups"] = append(groups, map[string]any{"name": mem["consumer_group"]})
+				found = true
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("consumer_group_consumers: no consumer %v", mem["consumer"])
+		}
+	}
+	return yaml.Marshal(m)
+}
+
 // TestValidateWithDeckRejects makes sure the validator used by TestGolden can fail.
 func TestValidateWithDeckRejects(t *testing.T) {
 	bad := map[string]string{
@@ -47,13 +83,19 @@ func TestValidateWithDeckRejects(t *testing.T) {
 		"duplicate names": "_format_version: \"3.0\"\nservices:\n- name: a\n  host: h\n- name: a\n  host: h\n",
 		"duplicate route": "_format_version: \"3.0\"\nservices:\n- name: a\n  host: h\n  routes:\n  - name: r\n    paths: [/]\n- name: b\n  host: h\n  routes:\n  - name: r\n    paths: [/]\n",
 		"cert without id": "_format_version: \"3.0\"\ncertificates:\n- cert: a\n  key: b\n  snis:\n  - name: x.com\n",
+		"dangling membership": "_format_version: \"3.0\"\nconsumers:\n- username: u\n" +
+			"consumer_group_consumers:\n- consumer: u\n  consumer_group: g\n",
 	}
 	for name, doc := range bad {
 		if err := validateWithDeck([]byte(doc)); err == nil {
 			t.Errorf("%s: decK accepted an invalid document", name)
 		}
 	}
-	if err := validateWithDeck([]byte("_format_version: \"3.0\"\nservices:\n- name: a\n  host: h\n")); err != nil {
-		t.Errorf("decK rejected a valid document: %v", err)
+	for _, doc := range []string{"_format_version: \"3.0\"\nservices:\n- name: a\n  host: h\n",
+		"_format_version: \"3.0\"\nconsumers:\n- username: u\nconsumer_groups:\n- name: g\n" +
+			"consumer_group_consumers:\n- consumer: u\n  consumer_group: g\n"} {
+		if err := validateWithDeck([]byte(doc)); err != nil {
+			t.Errorf("decK rejected a valid document: %v", err)
+		}
 	}
 }

@@ -57,7 +57,8 @@ type memos struct {
 	streams        *memo[store.Object, *streamPiece] // TCPIngresses and UDPIngresses
 	streamKept     streamKept                        // streamPart's entities (streamassemble.go)
 	gw             gwKept                            // gatewayPart's lists (gateway.go)
-	allConsumers   *memo[bool, []*document.Consumer] // translateConsumers, whole
+	allConsumers   *memo[bool, consumerList]         // translateConsumers, whole
+	consumerGroups *memo[bool, *consumerGroupSet]    // consumerGroups, whole
 	allCACerts     *memo[struct{}, *caCerts]         // caCertificates, whole
 	idents         identTable
 	kinds          kindGens
@@ -79,7 +80,8 @@ func newMemos() *memos {
 		served:         newMemo[bool, *servedIngresses](),
 		routes:         newMemo[store.Object, *routePiece](),
 		streams:        newMemo[store.Object, *streamPiece](),
-		allConsumers:   newMemo[bool, []*document.Consumer](),
+		allConsumers:   newMemo[bool, consumerList](),
+		consumerGroups: newMemo[bool, *consumerGroupSet](),
 		allCACerts:     newMemo[struct{}, *caCerts](),
 		idents:         identTable{m: map[string]*ksIdent{}},
 	}
@@ -97,6 +99,7 @@ func (m *memos) sweep(gen uint64) {
 	// routes are swept when gatewayPart visits every route (gwstage.go)
 	m.streams.sweep(gen)
 	m.allConsumers.sweep(gen)
+	m.consumerGroups.sweep(gen)
 	m.allCACerts.sweep(gen)
 	epoch := m.idents.epoch
 	m.idents.sweep(gen)

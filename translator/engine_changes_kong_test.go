@@ -125,12 +125,7 @@ func (w *world) mutateConsumer(o *configurationv1.KongConsumer) string {
 	case n == 5:
 		return w.setPluginsAnnotation(&o.ObjectMeta)
 	case n == 6:
-		if len(o.ConsumerGroups) > 0 {
-			o.ConsumerGroups = nil
-			return "consumerGroups removed"
-		}
-		o.ConsumerGroups = []string{"gold"}
-		return "consumerGroups"
+		return w.mutateConsumerGroups(o)
 	case n == 7:
 		o.Spec.Tags = pick(w.r, [][]string{nil, {"t1"}, {"t1", "t2"}})
 		return fmt.Sprintf("spec.tags %v", o.Spec.Tags)

@@ -44,6 +44,8 @@ func (w *world) mutate(o store.Object) string {
 		return w.mutatePolicy(&o.Spec)
 	case *kup.TCPIngress, *kup.UDPIngress:
 		return w.mutateStream(o)
+	case *kup.KongConsumerGroup:
+		return w.mutateConsumerGroup(o)
 	}
 	if what, ok := w.mutateGatewayKind(o); ok {
 		return what

@@ -81,17 +81,19 @@ var randomChangeCases = []string{
 	"default-backend-oldest", "class-edge-cases", "consumer-credential-types", "consumer-credential-conflicts",
 	"ca-certificates", "client-cert", "endpointslices", "externalname", "service-annotations", "route-annotations",
 	"tcpingress-tls", "tcpingress-ingress-collision",
+	"consumer-group-plugins", "consumer-group-problems",
 }
 
 // initialPool returns every object a sequence may start with: a generated workload, the
 // extraObjects connecting it, and the objects of the seed's golden cases.
 func (w *world) initialPool() []store.Object {
 	c := workload.Defaults(10)
-	c.TLSSecrets, c.Consumers, c.Plugins, c.Namespaces = 4, 4, 2, 2
+	c.TLSSecrets, c.Consumers, c.Plugins, c.Namespaces, c.ConsumerGroups = 4, 4, 2, 2, 2
 	c.UnrelatedSecrets, c.SecretSize, c.Seed = 2, 64, int64(w.seed)
 	pool := workloadObjects(w.t, c)
 	pool = append(pool, extraObjects(pool)...)
 	pool = append(pool, streamObjects(pool)...)
+	pool = append(pool, consumerGroupObjects()...)
 	gwNS := gatewayNamespaces(pool)
 	for _, ns := range gwNS {
 		w.gwNS = append(w.gwNS, ns.name)
@@ -258,6 +260,7 @@ var kindWeights = map[store.Kind]int{
 	store.KindGRPCRoute: 1, store.KindTCPRoute: 1, store.KindUDPRoute: 1, store.KindTLSRoute: 1, store.KindReferenceGrant: 1,
 	store.KindNamespace:  1,
 	store.KindTCPIngress: 2, store.KindUDPIngress: 1,
+	store.KindKongConsumerGroup: 2,
 }
 
 // oftenRecreated are the kinds whose objects are deleted more often than others, and mostly

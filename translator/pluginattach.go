@@ -10,35 +10,36 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kongsync/kongsync/document"
-	configurationv1 "github.com/kongsync/kongsync/internal/apis/configuration/v1"
 	"github.com/kongsync/kongsync/store"
 )
 
 // pluginTarget is one Kong entity a plugin reference attaches to, with the object that asked.
 type pluginTarget struct {
-	name     string // Kong service or route name, consumer username
+	name     string // Kong service or route name, consumer username, consumer group name
 	referrer store.Ref
 }
 
 // pluginRels are the entities referencing one KongPlugin name in one namespace: KIC's
 // "foreign relations", combined into plugin entities by combinations.
 type pluginRels struct {
-	services, routes, consumers []pluginTarget
+	services, routes, consumers, groups []pluginTarget
 }
 
 // pluginCombo is one plugin entity's attachment: at most one of service and route, and a
-// consumer or not.
-type pluginCombo struct{ service, route, consumer string }
+// consumer or a consumer group or neither.
+type pluginCombo struct{ service, route, consumer, group string }
 
 // buildPlugins translates konghq.com/plugins on the served Ingresses (each of their routes),
-// Services (each Kong service made from them) and KongConsumers of the final document, then the
+// Services (each Kong service made from them), KongConsumers and KongConsumerGroups of the final
+// document, then the
 // global KongClusterPlugins, into KIC's top-level plugin list. It is part of assemble and runs
 // whole on every build, from doc and the pieces (templates, the objects with the annotation).
 func (t *translation) buildPlugins(doc *document.Document) []*document.Plugin {
 	rels := map[pluginRef]*pluginRels{}
 	t.collectServiceRels(doc, rels)
 	t.collectRouteRels(doc, rels)
-	t.collectConsumerRels(doc, rels)
+	t.collectConsumerRels(rels)
+	t.collectGroupRels(rels)
 	keys := make([]pluginRef, 0, len(rels))
 	for k := range rels {
 		keys = append(keys, k)
@@ -66,6 +67,7 @@ const (
 	relService = iota
 	relRoute
 	relConsumer
+	relConsumerGroup
 )
 
 // pluginPass is the state of one buildPlugins call: the id space, which source took each
@@ -104,7 +106,7 @@ func (pass *pluginPass) entity(tmpl *kong.Plugin, c pluginCombo, idInput, instan
 		e.InstanceName = &e.instance
 	}
 	e.setRefs(c)
-	e.sortKey = deref(tmpl.Name) + c.consumer + c.route + c.service
+	e.sortKey = deref(tmpl.Name) + c.consumer + c.group + c.route + c.service
 	if memo {
 		pass.next[key] = e
 	}
@@ -112,7 +114,7 @@ func (pass *pluginPass) entity(tmpl *kong.Plugin, c pluginCombo, idInput, instan
 }
 
 // addRel records that referrer asks for plugin item r on an entity of kind relService,
-// relRoute or relConsumer. A "namespace:name" item needs a ReferenceGrant in KIC; kongsync reads
+// relRoute, relConsumer or relConsumerGroup. A "namespace:name" item needs a ReferenceGrant in KIC; kongsync reads
 // none, so it is refused as KIC refuses it without one.
 func (t *translation) addRel(rels map[pluginRef]*pluginRels, r pluginRef, kind int, target pluginTarget) {
 	if r.remote && t.grantAllows(target.referrer, r.namespace, "configuration.konghq.com", "KongPlugin", r.name) {
@@ -134,6 +136,8 @@ func (t *translation) addRel(rels map[pluginRef]*pluginRels, r pluginRef, kind i
 		pr.services = append(pr.services, target)
 	case relRoute:
 		pr.routes = append(pr.routes, target)
+	case relConsumerGroup:
+		pr.groups = append(pr.groups, target)
 	default:
 		pr.consumers = append(pr.consumers, target)
 	}
@@ -208,27 +212,18 @@ func (t *translation) collectRouteRels(doc *document.Document, rels map[pluginRe
 	}
 }
 
-// collectConsumerRels adds the Kong consumers whose KongConsumer has konghq.com/plugins.
-func (t *translation) collectConsumerRels(doc *document.Document, rels map[pluginRef]*pluginRels) {
-	for _, c := range doc.Consumers {
-		ns, name, ok := tagObject(c.Tags)
-		if !ok {
-			continue
-		}
-		o, ok := t.snap.Get(store.Ref{Kind: store.KindKongConsumer, Namespace: ns, Name: name})
-		kc, isConsumer := o.(*configurationv1.KongConsumer)
-		if !ok || !isConsumer || kc.Annotations[annPlugins] == "" {
-			continue
-		}
-		referrer := store.Ref{Kind: store.KindKongConsumer, Namespace: ns, Name: name}
-		if c.Username == nil {
-			t.problem(referrer, annotationField(annPlugins), "a consumer without username can carry no plugins "+
+// collectConsumerRels adds the Kong consumers whose KongConsumer has konghq.com/plugins (listed
+// by translateConsumers, so that the consumers without are not visited).
+func (t *translation) collectConsumerRels(rels map[pluginRef]*pluginRels) {
+	for _, e := range t.consumerList.plugins {
+		if e.out.Username == nil {
+			t.problem(e.ref, annotationField(annPlugins), "a consumer without username can carry no plugins "+
 				"in a declarative config (Kong resolves a plugin's consumer by username or id, and only "+
 				"consumers with a username get an id); references ignored")
 			continue
 		}
-		target := pluginTarget{name: *c.Username, referrer: referrer}
-		for _, r := range parsePluginRefs(kc.Annotations[annPlugins], ns) {
+		target := pluginTarget{name: *e.out.Username, referrer: e.ref}
+		for _, r := range parsePluginRefs(e.obj.Annotations[annPlugins], e.obj.Namespace) {
 			t.addRel(rels, r, relConsumer, target)
 		}
 	}
@@ -240,7 +235,7 @@ func (t *translation) collectConsumerRels(doc *document.Document, rels map[plugi
 func (t *translation) attachPlugin(k pluginRef, rels *pluginRels, pass *pluginPass, out []*pluginEntity) []*pluginEntity {
 	src, found := t.lookupPlugin(k.namespace, k.name)
 	if !found {
-		for _, list := range [][]pluginTarget{rels.services, rels.routes, rels.consumers} {
+		for _, list := range [][]pluginTarget{rels.services, rels.routes, rels.consumers, rels.groups} {
 			for _, tg := range list {
 				t.problem(tg.referrer, annotationField(annPlugins),
 					"referenced KongPlugin or KongClusterPlugin %s does not exist in namespace %s; reference ignored",
@@ -253,6 +248,7 @@ func (t *translation) attachPlugin(k pluginRef, rels *pluginRels, pass *pluginPa
 	if !ok {
 		return out
 	}
+	t.ignoredGroupRels(src, rels)
 	used := map[string]bool{}
 	for _, c := range rels.combinations() {
 		in := pluginIDInput(*tmpl.Name, c)
@@ -289,16 +285,27 @@ func claimInstanceName(t *translation, owner map[string]store.Ref, src pluginSou
 }
 
 // combinations are KIC's plugin relations: with consumers, one plugin per consumer and service
-// or route (per consumer alone when there are none); without, one per service and per route.
-// Entities are taken by name, each once, so a repeated reference makes no duplicate entity.
+// or route (per consumer alone when there are none); else with consumer groups, the same per
+// group; else one per service and per route. Consumer groups referencing a plugin that
+// consumers also reference make nothing (KIC's rule; ignoredGroupRels reports them). Entities
+// are taken by name, each once, so a repeated reference makes no duplicate entity.
 func (r *pluginRels) combinations() []pluginCombo {
-	services, routes, consumers := uniqueTargets(r.services), uniqueTargets(r.routes), uniqueTargets(r.consumers)
-	var out []pluginCombo
-	if len(consumers) == 0 {
-		consumers = []pluginTarget{{}}
+	services, routes := uniqueTargets(r.services), uniqueTargets(r.routes)
+	var bases []pluginCombo
+	switch {
+	case len(r.consumers) > 0:
+		for _, c := range uniqueTargets(r.consumers) {
+			bases = append(bases, pluginCombo{consumer: c.name})
+		}
+	case len(r.groups) > 0:
+		for _, g := range uniqueTargets(r.groups) {
+			bases = append(bases, pluginCombo{group: g.name})
+		}
+	default:
+		bases = []pluginCombo{{}}
 	}
-	for _, c := range consumers {
-		base := pluginCombo{consumer: c.name}
+	var out []pluginCombo
+	for _, base := range bases {
 		if len(services)+len(routes) == 0 {
 			out = append(out, base)
 		}
@@ -335,6 +342,7 @@ type pluginEntity struct {
 	service      kong.Service
 	route        kong.Route
 	consumer     kong.Consumer
+	group        kong.ConsumerGroup
 }
 
 // setRefs points the plugin at its entities by name (the document writes the names). The
@@ -353,11 +361,16 @@ func (e *pluginEntity) setRefs(c pluginCombo) {
 		e.consumer.ID = &e.combo.consumer
 		e.Consumer = &e.consumer
 	}
+	if c.group != "" {
+		e.group.Name = &e.combo.group
+		e.ConsumerGroup = &e.group
+	}
 }
 
 func (c pluginCombo) describe() string {
 	var parts []string
-	for _, f := range [...]struct{ kind, name string }{{"service", c.service}, {"route", c.route}, {"consumer", c.consumer}} {
+	for _, f := range [...]struct{ kind, name string }{{"service", c.service}, {"route", c.route}, {"consumer", c.consumer},
+		{"consumer group", c.group}} {
 		if f.name != "" {
 			parts = append(parts, f.kind+" "+f.name)
 		}
@@ -369,13 +382,13 @@ func (c pluginCombo) describe() string {
 }
 
 // pluginID is go-kong's FillID for a plugin: the UUIDv5 of its name and the names of its
-// service, route and consumer, in that order.
+// service, route, consumer and consumer group, in that order.
 func pluginID(ids idSpace, name string, c pluginCombo) string {
 	return ids.id(pluginIDInput(name, c))
 }
 
 // pluginIDInput is what pluginID hashes: the name and the names of its service, route and
-// consumer. Two attachments with one input are one plugin id.
+// consumer (and consumer group). Two attachments with one input are one plugin id.
 func pluginIDInput(name string, c pluginCombo) string {
 	var buf [256]byte
 	b := append(buf[:0], name...)
@@ -388,12 +401,15 @@ func pluginIDInput(name string, c pluginCombo) string {
 	if c.consumer != "" {
 		b = append(append(b, ":consumer/"...), c.consumer...)
 	}
+	if c.group != "" {
+		b = append(append(b, ":consumer_group/"...), c.group...)
+	}
 	return string(b)
 }
 
 // suffixedInstanceName keeps instance_name unique across the entities one KongPlugin attaches
 // to, as KIC does: "-" and the first 9 hex digits of the SHA-256 of the attachment
-// ("_service-<name>", "_route-<name>", "_consumer-<name>"), or all 64 should the short form
+// ("_service-<name>", "_route-<name>", "_consumer-<name>", "_group-<name>"), or all 64 should the short form
 // repeat within the plugin.
 func suffixedInstanceName(base string, c pluginCombo, used map[string]bool) string {
 	var h strings.Builder
@@ -405,6 +421,9 @@ func suffixedInstanceName(base string, c pluginCombo, used map[string]bool) stri
 	}
 	if c.consumer != "" {
 		h.WriteString("_consumer-" + c.consumer)
+	}
+	if c.group != "" {
+		h.WriteString("_group-" + c.group)
 	}
 	sum := sha256.Sum256([]byte(h.String()))
 	full := hex.EncodeToString(sum[:])

@@ -457,12 +457,13 @@ func (t *translation) settle(served *servedIngresses, ps []*ingressPiece, regrou
 }
 
 // pluginKinds are the kinds plugin attachment reads besides the Ingresses: plugin sources,
-// consumers, the Secrets plugin configs come from, annotated Services, our IngressClass, the
-// ReferenceGrants that open other namespaces' KongPlugins.
+// consumers and consumer groups, the Secrets plugin configs come from, annotated Services, our
+// IngressClass, the ReferenceGrants that open other namespaces' KongPlugins.
 var pluginKinds = kindBit(store.KindKongPlugin) | kindBit(store.KindKongClusterPlugin) |
 	kindBit(store.KindKongConsumer) | kindBit(store.KindSecret) | kindBit(store.KindService) |
 	kindBit(store.KindIngressClass) | kindBit(store.KindReferenceGrant) |
-	kindBit(store.KindTCPIngress) | kindBit(store.KindUDPIngress)
+	kindBit(store.KindTCPIngress) | kindBit(store.KindUDPIngress) |
+	kindBit(store.KindKongConsumerGroup)
 
 // plugins is buildPlugins, or the last build's plugins and problems when nothing they are made
 // of changed: no kind in pluginKinds, the same annotated Ingresses (served.plugins), the same

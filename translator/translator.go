@@ -78,6 +78,8 @@ type translation struct {
 	routePieces  []*routePiece  // the served Gateway API routes' pieces, in visiting order
 	// streamPlugins are the konghq.com/plugins of the served TCPIngresses and UDPIngresses, per route.
 	streamPlugins []routePluginRef
+	groups        *consumerGroupSet // the served KongConsumerGroups
+	consumerList  consumerList      // the served KongConsumers' part of the document
 	gateways      []GatewayStatus
 	defaults      *defaultValues
 	ids           *idSpaces
@@ -104,10 +106,11 @@ type translation struct {
 }
 
 // idSpaces are the UUIDv5 namespaces of the entity types whose ids derive from their names.
-type idSpaces struct{ services, routes, plugins idSpace }
+type idSpaces struct{ services, routes, plugins, consumerGroups idSpace }
 
 func newIDSpaces() *idSpaces {
-	return &idSpaces{services: newIDSpace("services"), routes: newIDSpace("routes"), plugins: newIDSpace("plugins")}
+	return &idSpaces{services: newIDSpace("services"), routes: newIDSpace("routes"), plugins: newIDSpace("plugins"),
+		consumerGroups: newIDSpace("consumergroups")}
 }
 
 // assemble makes every decision across objects from the pieces: which Ingresses are served and
@@ -134,7 +137,10 @@ func (t *translation) assemble() Result {
 	t.settle(served, ps, regrouped)
 	t.complete = full && regrouped
 	doc.Certificates = t.buildCertificates()
-	doc.Consumers = t.translateConsumers()
+	t.groups = t.consumerGroups()
+	doc.ConsumerGroups = t.groups.list
+	t.consumerList = t.translateConsumers()
+	doc.Consumers, doc.ConsumerGroupConsumers = t.consumerList.consumers, t.consumerList.members
 	sortDocument(doc)
 	doc.Services = t.dropAmbiguousPaths(doc.Services, ings, ps)
 	doc.Plugins = t.plugins(doc, served, ps)

@@ -1,6 +1,7 @@
 // Command genworkload writes the synthetic cluster kongsync is benchmarked on as manifests on
 // stdout: N Ingresses of class kong, each with its own Service and 2-endpoint EndpointSlice, the
-// IngressClass, and optionally TLS Secrets, KongConsumers with key-auth credentials, KongPlugins
+// IngressClass, and optionally TLS Secrets, KongConsumers with key-auth credentials (in
+// KongConsumerGroups), KongPlugins
 // the Ingresses reference, large unrelated Secrets, and N HTTPRoutes (each with its own Service
 // and EndpointSlice) on one Gateway "kong" of a GatewayClass of KIC's controller. Output is
 // deterministic for the same flags, so `kongsync dump -f`, `kubectl apply -f` and other
@@ -8,6 +9,7 @@
 //
 //	go run ./cmd/genworkload -ingresses 10000 > /tmp/w10k.yaml
 //	go run ./cmd/genworkload -httproutes 10000 > /tmp/r10k.yaml
+//	go run ./cmd/genworkload -consumers 10000 -consumer-groups 100 > /tmp/c10k.yaml
 package main
 
 import (
@@ -32,6 +34,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&c.TLSSecrets, "tls-secrets", 0, "give the first K Ingresses TLS, each with its own self-signed kubernetes.io/tls Secret")
 	fs.IntVar(&c.UnrelatedSecrets, "unrelated-secrets", 0, "number of Opaque Secrets no Ingress references")
 	fs.IntVar(&c.Consumers, "consumers", 0, "number of KongConsumers, each with a key-auth credential Secret")
+	fs.IntVar(&c.ConsumerGroups, "consumer-groups", 0, "number of KongConsumerGroups (a multiple of -namespaces); consumer i joins group i mod G")
 	fs.IntVar(&c.Plugins, "plugins", 0, "number of KongPlugins (in each namespace); Ingress i references plugin i mod K")
 	size := fs.String("secret-size", "256KiB", "data size of each unrelated Secret (KiB, MiB, KB, MB suffixes)")
 	fs.IntVar(&c.Namespaces, "namespaces", 1, "spread objects over this many namespaces (1 = default; more = bench-0.. with Namespace objects)")

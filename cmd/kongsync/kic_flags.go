@@ -84,7 +84,7 @@ var kicControllers = []struct {
 	{"kongingress", "KongIngresses", false},
 	{"kongclusterplugin", "KongClusterPlugins", true},
 	{"kongplugin", "KongPlugins", true},
-	{"kongconsumer", "KongConsumers", true},
+	{"kongconsumer", "KongConsumers and KongConsumerGroups", true},
 	{"service", "Services", true},
 	{"kong-upstream-policy", "KongUpstreamPolicies", true},
 	{"gwapi-gateway", "Gateways", true},

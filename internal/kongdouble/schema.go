@@ -103,6 +103,16 @@ var schemas = map[string]*schema{
 		fields: set(`id subject_name ca_certificate tags consumer created_at`),
 		check:  func(e *entity) { e.required("subject_name") },
 	},
+	// Consumer groups are Kong Enterprise entities (open-source Kong refuses these top-level
+	// keys); accepted, like mtls-auth, so that configs written for them load.
+	"consumer_groups": {
+		fields: set(`id name tags created_at updated_at`), unique: []string{"name"},
+		check: func(e *entity) { e.required("name") },
+	},
+	"consumer_group_consumers": {
+		fields: set(`consumer_group consumer`),
+		check:  func(e *entity) { e.required("consumer_group"); e.required("consumer") },
+	},
 	"hmacauth_credentials": {
 		fields: set(`id username secret tags consumer created_at`), unique: []string{"username"},
 		check: func(e *entity) { e.required("username") },

@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	configurationv1 "github.com/kongsync/kongsync/internal/apis/configuration/v1"
+	configurationv1beta1 "github.com/kongsync/kongsync/internal/apis/configuration/v1beta1"
 )
 
 // credentialSecret is consumer i's key-auth credential: labelled konghq.com/credential as KIC 3
@@ -31,10 +32,31 @@ func (g *gen) consumer(i int) *configurationv1.KongConsumer {
 	meta := g.meta("KongConsumer", g.ns(i), name, i)
 	meta.Annotations = map[string]string{"kubernetes.io/ingress.class": ClassName}
 	return &configurationv1.KongConsumer{
-		TypeMeta:    metav1.TypeMeta{APIVersion: "configuration.konghq.com/v1", Kind: "KongConsumer"},
-		ObjectMeta:  meta,
-		Username:    name,
-		Credentials: []string{name + "-key-auth"},
+		TypeMeta:       metav1.TypeMeta{APIVersion: "configuration.konghq.com/v1", Kind: "KongConsumer"},
+		ObjectMeta:     meta,
+		Username:       name,
+		Credentials:    []string{name + "-key-auth"},
+		ConsumerGroups: g.consumerGroupsOf(i),
+	}
+}
+
+// consumerGroupsOf is the group consumer i joins: group i mod G, which lives in the consumer's
+// namespace as G is a multiple of the namespace count.
+func (g *gen) consumerGroupsOf(i int) []string {
+	if g.c.ConsumerGroups == 0 {
+		return nil
+	}
+	return []string{g.name("group", i%g.c.ConsumerGroups)}
+}
+
+// consumerGroup is KongConsumerGroup j of class kong, in namespace j mod Namespaces.
+func (g *gen) consumerGroup(j int) *configurationv1beta1.KongConsumerGroup {
+	name := g.name("group", j)
+	meta := g.meta("KongConsumerGroup", g.ns(j), name, j)
+	meta.Annotations = map[string]string{"kubernetes.io/ingress.class": ClassName}
+	return &configurationv1beta1.KongConsumerGroup{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "configuration.konghq.com/v1beta1", Kind: "KongConsumerGroup"},
+		ObjectMeta: meta,
 	}
 }
 

@@ -1,6 +1,6 @@
 // Package workload generates the synthetic cluster that kongsync's benchmarks and
 // cmd/genworkload use: N Ingresses, each with its own Service and EndpointSlice, optionally TLS
-// Secrets, KongConsumers with key-auth credentials, KongPlugins the Ingresses reference, large
+// Secrets, KongConsumers with key-auth credentials (in KongConsumerGroups), KongPlugins the Ingresses reference, large
 // unrelated Secrets, and HTTPRoutes (with their own Services and EndpointSlices) on one Gateway. The same Config always yields the same objects, byte for
 // byte, so a benchmark in-process and a manifest file on disk describe the identical workload and
 // anyone can compare kongsync with another tool on it.
@@ -50,6 +50,10 @@ type Config struct {
 	// Consumers is how many KongConsumers (of class kong) to generate, each with one key-auth
 	// credential in its own Secret labelled konghq.com/credential.
 	Consumers int
+	// ConsumerGroups is G: that many KongConsumerGroups (of class kong), group j in namespace
+	// j mod Namespaces, and consumer i joins group i mod G (in its own namespace: G must be a
+	// multiple of Namespaces). Zero: no groups.
+	ConsumerGroups int
 	// Plugins is K: that many KongPlugins (rate-limiting, each its own limit) in every namespace,
 	// and Ingress i references plugin i mod K through konghq.com/plugins. Zero: no plugins.
 	Plugins int
@@ -71,13 +75,16 @@ func Defaults(n int) Config {
 // Validate rejects configurations that cannot be generated.
 func (c Config) Validate() error {
 	switch {
-	case c.Ingresses < 0 || c.TLSSecrets < 0 || c.UnrelatedSecrets < 0 || c.SecretSize < 0 || c.Consumers < 0 || c.Plugins < 0 ||
+	case c.Ingresses < 0 || c.TLSSecrets < 0 || c.UnrelatedSecrets < 0 || c.SecretSize < 0 || c.Consumers < 0 || c.Plugins < 0 || c.ConsumerGroups < 0 ||
 		c.HTTPRoutes < 0:
 		return fmt.Errorf("counts and sizes must not be negative")
 	case c.TLSSecrets > c.Ingresses:
 		return fmt.Errorf("-tls-secrets %d exceeds -ingresses %d: each TLS Secret belongs to one Ingress", c.TLSSecrets, c.Ingresses)
 	case c.Namespaces < 1:
 		return fmt.Errorf("-namespaces must be at least 1")
+	case c.ConsumerGroups%c.Namespaces != 0:
+		return fmt.Errorf("-consumer-groups %d is not a multiple of -namespaces %d: a consumer joins a group of its own namespace",
+			c.ConsumerGroups, c.Namespaces)
 	case c.Ingresses+c.HTTPRoutes > 1<<22:
 		return fmt.Errorf("-ingresses plus -httproutes (%d) is over the %d the 10.0.0.0/8 address plan allows",
 			c.Ingresses+c.HTTPRoutes, 1<<22)
@@ -86,7 +93,7 @@ func (c Config) Validate() error {
 }
 
 // Each calls emit with every object in manifest order: Namespaces, the IngressClass, Secrets,
-// credential Secret and KongConsumer per consumer, KongPlugins, Service, EndpointSlice and
+// KongConsumerGroups, credential Secret and KongConsumer per consumer, KongPlugins, Service, EndpointSlice and
 // Ingress per index, then (with HTTPRoutes) the GatewayClass, the Gateway and Service,
 // EndpointSlice and HTTPRoute per route. It stops at the first error emit returns.
 // Objects are built one at a time, so a caller that writes and forgets them uses little memory
@@ -115,6 +122,11 @@ func Each(c Config, emit func(runtime.Object) error) error {
 	}
 	for i := range c.UnrelatedSecrets {
 		if err := emit(g.opaqueSecret(i)); err != nil {
+			return err
+		}
+	}
+	for j := range c.ConsumerGroups {
+		if err := emit(g.consumerGroup(j)); err != nil {
 			return err
 		}
 	}
@@ -187,7 +199,7 @@ type gen struct {
 }
 
 func newGen(c Config) *gen {
-	width := len(fmt.Sprint(max(c.Ingresses, c.UnrelatedSecrets, c.Consumers, c.Plugins, c.HTTPRoutes) - 1))
+	width := len(fmt.Sprint(max(c.Ingresses, c.UnrelatedSecrets, c.Consumers, c.Plugins, c.HTTPRoutes, c.ConsumerGroups) - 1))
 	var seed [8]byte
 	binary.BigEndian.PutUint64(seed[:], uint64(c.Seed))
 	return &gen{

@@ -192,10 +192,11 @@ func TestParseSize(t *testing.T) {
 }
 
 // TestConsumersTranslate: each generated KongConsumer becomes a Kong consumer with its one
-// key-auth credential, and nothing is reported, so the option measures the consumer path.
+// key-auth credential and joins its group, and nothing is reported, so the option measures the
+// consumer path.
 func TestConsumersTranslate(t *testing.T) {
 	c := Defaults(4)
-	c.Consumers = 3
+	c.Consumers, c.ConsumerGroups = 3, 2
 	objs, notes, err := store.DecodeManifests("w", bytes.NewReader(write(t, c, "yaml")))
 	if err != nil || len(notes) != 0 {
 		t.Fatalf("decode: %v %v", notes, err)
@@ -220,6 +221,21 @@ func TestConsumersTranslate(t *testing.T) {
 	}
 	if len(res.Document.Consumers) != 3 {
 		t.Fatalf("%d consumers, want 3", len(res.Document.Consumers))
+	}
+	if len(res.Document.ConsumerGroups) != 2 || len(res.Document.ConsumerGroupConsumers) != 3 {
+		t.Fatalf("%d groups and %d memberships, want 2 and 3", len(res.Document.ConsumerGroups),
+			len(res.Document.ConsumerGroupConsumers))
+	}
+	if m := res.Document.ConsumerGroupConsumers[2]; m.Consumer != "consumer-00002" || m.ConsumerGroup != "group-00000" {
+		t.Fatalf("membership %+v, want consumer-00002 in group-00000", m)
+	}
+}
+
+func TestConsumerGroupsMultipleOfNamespaces(t *testing.T) {
+	c := Defaults(1)
+	c.ConsumerGroups, c.Namespaces = 3, 2
+	if c.Validate() == nil {
+		t.Fatal("3 groups over 2 namespaces accepted")
 	}
 }
 

@@ -48,6 +48,8 @@ var decoded = []decodedKind{
 		"status": "KIC writes its ancestors' statuses; kongsync neither reads nor writes them (docs/kic-differences.md)"}},
 	{"tcpingresses", "v1beta1", reflect.TypeFor[configurationv1beta1.TCPIngress](), nil},
 	{"udpingresses", "v1beta1", reflect.TypeFor[configurationv1beta1.UDPIngress](), nil},
+	{"kongconsumergroups", "v1beta1", reflect.TypeFor[configurationv1beta1.KongConsumerGroup](), map[string]string{
+		"status": "the Programmed condition is not written for KongConsumerGroups yet; status.konnect: " + konnectStatus}},
 }
 
 // notDecoded are the published CRDs (of the files KIC installs) whose kinds kongsync does not
@@ -57,7 +59,6 @@ var notDecoded = map[string]string{
 	"konglicenses":             "Kong Enterprise licenses; not translated",
 	"kongcustomentities":       "entities of custom plugins' DAO; not translated",
 	"kongservicefacades":       "incubator KongServiceFacade (Ingress backend.resource); not translated",
-	"kongconsumergroups":       "consumer groups: another helper of issue 13 adds them",
 	"kongingresses":            "KongIngress overrides: another helper of issue 13 adds them",
 	"ingressclassparameterses": "IngressClassParameters: another helper of issue 13 adds it",
 }

@@ -1,0 +1,215 @@
+package translator
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/kong/go-kong/kong"
+
+	"github.com/kongsync/kongsync/document"
+	kup "github.com/kongsync/kongsync/internal/apis/configuration/v1beta1"
+	"github.com/kongsync/kongsync/store"
+)
+
+// consumerGroupSet is the KongConsumerGroups this controller serves, as KIC v3.5.13 translates
+// them (FillConsumerGroups): one Kong consumer group per served object, named after
+// metadata.name, tagged like every object, with go-kong's UUIDv5 id of the name.
+type consumerGroupSet struct {
+	// list is the Kong consumer groups in KIC's deckgen order: by name, descending.
+	list []*kong.ConsumerGroup
+	// byRef holds every served group by namespace/name; those skipped for a name another group
+	// took have no entity (out is nil) and the owner's ref.
+	byRef map[[2]string]*groupEntry
+	// plugins are the groups with konghq.com/plugins, in namespace/name order.
+	plugins []*groupEntry
+}
+
+// groupEntry is one served KongConsumerGroup.
+type groupEntry struct {
+	obj   *kup.KongConsumerGroup
+	ref   store.Ref
+	out   *kong.ConsumerGroup // nil: skipped, its name is owner's
+	owner store.Ref
+}
+
+// groupAlloc is a consumer group entity with its id in one allocation.
+type groupAlloc struct {
+	kong.ConsumerGroup
+	id string
+}
+
+// consumerGroups returns the served consumer groups. It is a piece of the whole
+// KongConsumerGroup kind, keyed by whether our class is the default: reused while no
+// KongConsumerGroup changed.
+func (t *translation) consumerGroups() *consumerGroupSet {
+	return piece(t, t.memos.consumerGroups, t.defaultClass, t.buildConsumerGroups)
+}
+
+// servesConsumerGroup reports whether the KongConsumerGroup is ours: KIC's class rule for
+// KongConsumers (the kubernetes.io/ingress.class annotation; absent counts only when our class
+// is the default), and a controlPlaneRef that is unset or KIC's (others are the Kong operator's).
+func (t *translation) servesConsumerGroup(g *kup.KongConsumerGroup) bool {
+	class := g.Annotations[annIngressClass]
+	return (class == t.opts.IngressClass || (class == "" && t.defaultClass)) && g.Spec.ControlPlaneRef.ForKIC()
+}
+
+func (t *translation) buildConsumerGroups() *consumerGroupSet {
+	var served []*kup.KongConsumerGroup
+	for _, o := range t.snap.Objects(store.KindKongConsumerGroup) {
+		if g, ok := o.(*kup.KongConsumerGroup); ok && t.servesConsumerGroup(g) {
+			served = append(served, g)
+		}
+	}
+	slices.SortStableFunc(served, func(a, b *kup.KongConsumerGroup) int {
+		if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
+			if a.CreationTimestamp.Before(&b.CreationTimestamp) {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(nsNameKey(a.Namespace, a.Name), nsNameKey(b.Namespace, b.Name))
+	})
+	set := &consumerGroupSet{byRef: make(map[[2]string]*groupEntry, len(served))}
+	owners := make(map[string]store.Ref, len(served))
+	for _, g := range served {
+		e := &groupEntry{obj: g, ref: store.Ref{Kind: store.KindKongConsumerGroup, Namespace: g.Namespace, Name: g.Name}}
+		set.byRef[[2]string{g.Namespace, g.Name}] = e
+		t.checkGroupSpec(e)
+		if owner, taken := owners[g.Name]; taken {
+			e.owner = owner
+			t.problem(e.ref, "metadata.name", "consumer group name %s is already used by the older %s "+
+				"(Kong names groups by metadata.name, unique across namespaces); KongConsumerGroup skipped",
+				quoteShort(g.Name), owner)
+			continue
+		}
+		owners[g.Name] = e.ref
+		e.owner = e.ref
+		a := &groupAlloc{id: t.ids.consumerGroups.id(g.Name)}
+		a.Name, a.ID, a.Tags = &g.Name, &a.id, objectTags(store.KindKongConsumerGroup, g)
+		e.out = &a.ConsumerGroup
+		set.list = append(set.list, e.out)
+		if g.Annotations[annPlugins] != "" {
+			set.plugins = append(set.plugins, e)
+		}
+	}
+	slices.SortFunc(set.list, func(a, b *kong.ConsumerGroup) int { return strings.Compare(*b.Name, *a.Name) })
+	slices.SortFunc(set.plugins, func(a, b *groupEntry) int {
+		return strings.Compare(nsNameKey(a.ref.Namespace, a.ref.Name), nsNameKey(b.ref.Namespace, b.ref.Name))
+	})
+	return set
+}
+
+// checkGroupSpec reports the spec fields KIC does not translate (they are the Kong operator's),
+// so that a user who set them learns that they have no effect.
+func (t *translation) checkGroupSpec(e *groupEntry) {
+	s := e.obj.Spec
+	if s.Name != "" && s.Name != e.obj.Name {
+		t.problem(e.ref, "spec.name", "not used: the Kong consumer group is named after metadata.name "+
+			"(%s), as in KIC", quoteShort(e.obj.Name))
+	}
+	if len(s.Tags) > 0 {
+		t.problem(e.ref, "spec.tags", "not used: the consumer group's extra tags come from the "+
+			"konghq.com/tags annotation, as in KIC")
+	}
+}
+
+// groupMember is one consumerGroups item of a KongConsumer: the group's name, the field it came
+// from, and the membership entity it makes when the group is served.
+type groupMember struct {
+	name  string
+	field string
+	entry *document.ConsumerGroupConsumer
+}
+
+// consumerMembers lists a KongConsumer's consumerGroups items with their membership entities
+// (made once per consumer piece, so that reused consumers keep their entities' pointers). A
+// repeated name counts once; a consumer without username can join no group in a declarative
+// config (Kong resolves a membership's consumer by username or id, and only consumers with a
+// username get an id; KIC would write an empty consumer name).
+func (t *translation) consumerMembers(e *consumerEntry) []groupMember {
+	c := e.obj
+	if len(c.ConsumerGroups) == 0 {
+		return nil
+	}
+	if c.Username == "" {
+		t.problem(e.ref, "consumerGroups", "a consumer without username cannot join consumer groups in a "+
+			"declarative config (Kong names a member by username or id, and only consumers with a "+
+			"username get an id); memberships skipped")
+		return nil
+	}
+	out := make([]groupMember, 0, len(c.ConsumerGroups))
+	ents := make([]document.ConsumerGroupConsumer, len(c.ConsumerGroups))
+	for i, name := range c.ConsumerGroups {
+		field := "consumerGroups[" + strconv.Itoa(i) + "]"
+		if slices.ContainsFunc(out, func(m groupMember) bool { return m.name == name }) {
+			t.problem(e.ref, field, "consumer group %s is listed twice; the repeat is ignored", quoteShort(name))
+			continue
+		}
+		ents[i] = document.ConsumerGroupConsumer{ConsumerGroup: name, Consumer: c.Username}
+		out = append(out, groupMember{name: name, field: field, entry: &ents[i]})
+	}
+	return out
+}
+
+// resolveMembers keeps the memberships whose group is served and owns its name, reporting each
+// other one on the consumer: KIC would write a membership of a group that is missing or not
+// ours, which Kong rejects with the whole configuration.
+func (t *translation) resolveMembers(e *consumerEntry, groups *consumerGroupSet, members []groupMember) []*document.ConsumerGroupConsumer {
+	var out []*document.ConsumerGroupConsumer
+	for _, m := range members {
+		ge := groups.byRef[[2]string{e.obj.Namespace, m.name}]
+		switch {
+		case ge == nil:
+			t.problem(e.ref, m.field, "%s", t.missingGroupReason(e.obj.Namespace, m.name))
+		case ge.out == nil:
+			t.problem(e.ref, m.field, "KongConsumerGroup %s/%s is skipped (its name is %s's); membership skipped",
+				e.obj.Namespace, m.name, ge.owner)
+		default:
+			out = append(out, m.entry)
+		}
+	}
+	return out
+}
+
+// missingGroupReason says why a group name a consumer lists makes no membership: the group does
+// not exist in the consumer's namespace, or it is not ours.
+func (t *translation) missingGroupReason(ns, name string) string {
+	o, ok := t.snap.Get(store.Ref{Kind: store.KindKongConsumerGroup, Namespace: ns, Name: name})
+	g, isGroup := o.(*kup.KongConsumerGroup)
+	switch {
+	case !ok || !isGroup:
+		return "KongConsumerGroup " + ns + "/" + name + " not found; membership skipped"
+	case !g.Spec.ControlPlaneRef.ForKIC():
+		return "KongConsumerGroup " + ns + "/" + name + " belongs to another control plane (spec.controlPlaneRef); membership skipped"
+	}
+	return "KongConsumerGroup " + ns + "/" + name + " is not of ingress class " + quoteShort(t.opts.IngressClass) +
+		"; membership skipped"
+}
+
+// collectGroupRels adds the served consumer groups with konghq.com/plugins.
+func (t *translation) collectGroupRels(rels map[pluginRef]*pluginRels) {
+	if t.groups == nil {
+		return
+	}
+	for _, e := range t.groups.plugins {
+		target := pluginTarget{name: e.obj.Name, referrer: e.ref}
+		for _, r := range parsePluginRefs(e.obj.Annotations[annPlugins], e.obj.Namespace) {
+			t.addRel(rels, r, relConsumerGroup, target)
+		}
+	}
+}
+
+// ignoredGroupRels reports the consumer groups whose reference to src makes nothing because
+// KongConsumers reference it too: KIC then combines the plugin with the consumers only and
+// drops the groups' references without a word.
+func (t *translation) ignoredGroupRels(src pluginSource, rels *pluginRels) {
+	if len(rels.consumers) == 0 {
+		return
+	}
+	for _, g := range rels.groups {
+		t.problem(g.referrer, annotationField(annPlugins), "%s is also referenced by KongConsumers, and a "+
+			"plugin is scoped either to consumers or to consumer groups (as in KIC, the consumers win); "+
+			"reference ignored", src.ref)
+	}
+}
