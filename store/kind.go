@@ -16,6 +16,7 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	configurationv1 "github.com/kongsync/kongsync/internal/apis/configuration/v1"
+	configurationv1alpha1 "github.com/kongsync/kongsync/internal/apis/configuration/v1alpha1"
 	configurationv1beta1 "github.com/kongsync/kongsync/internal/apis/configuration/v1beta1"
 )
 
@@ -45,6 +46,9 @@ const (
 	KindTCPIngress         Kind = "TCPIngress"
 	KindUDPIngress         Kind = "UDPIngress"
 
+	KindKongIngress            Kind = "KongIngress"
+	KindIngressClassParameters Kind = "IngressClassParameters"
+
 	KindGatewayClass   Kind = "GatewayClass"
 	KindGateway        Kind = "Gateway"
 	KindHTTPRoute      Kind = "HTTPRoute"
@@ -66,7 +70,10 @@ var Kinds = []Kind{KindIngress, KindIngressClass, KindService, KindEndpointSlice
 	KindKongConsumer, KindKongPlugin, KindKongClusterPlugin, KindKongUpstreamPolicy,
 	KindTCPIngress, KindUDPIngress,
 	KindGatewayClass, KindGateway, KindHTTPRoute, KindGRPCRoute, KindTCPRoute, KindUDPRoute, KindTLSRoute,
-	KindReferenceGrant, KindNamespace}
+	KindReferenceGrant, KindNamespace,
+	KindKongIngress,
+	KindIngressClassParameters,
+}
 
 // GatewayKinds are the Gateway API kinds, all held as sigs.k8s.io/gateway-api/apis/v1 types
 // whatever version they were read at (the versions' schemas are the same for what is read).
@@ -92,6 +99,10 @@ func (k Kind) GVK() schema.GroupVersionKind {
 		return configurationv1.SchemeGroupVersion.WithKind(string(k))
 	case KindKongUpstreamPolicy, KindTCPIngress, KindUDPIngress:
 		return configurationv1beta1.SchemeGroupVersion.WithKind(string(k))
+	case KindKongIngress:
+		return configurationv1.SchemeGroupVersion.WithKind(string(k))
+	case KindIngressClassParameters:
+		return configurationv1alpha1.SchemeGroupVersion.WithKind(string(k))
 	default:
 		return corev1.SchemeGroupVersion.WithKind(string(k))
 	}
@@ -124,6 +135,10 @@ func KindOf(obj runtime.Object) (Kind, error) {
 		return KindTCPIngress, nil
 	case *configurationv1beta1.UDPIngress:
 		return KindUDPIngress, nil
+	case *configurationv1.KongIngress:
+		return KindKongIngress, nil
+	case *configurationv1alpha1.IngressClassParameters:
+		return KindIngressClassParameters, nil
 	}
 	return gatewayKindOf(obj)
 }

@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	configurationv1 "github.com/kongsync/kongsync/internal/apis/configuration/v1"
+	configurationv1alpha1 "github.com/kongsync/kongsync/internal/apis/configuration/v1alpha1"
 	configurationv1beta1 "github.com/kongsync/kongsync/internal/apis/configuration/v1beta1"
 )
 
@@ -63,6 +64,10 @@ var factories = withGatewayKinds(map[string]func() Object{
 	},
 	"configuration.konghq.com/v1beta1/TCPIngress": func() Object { return &configurationv1beta1.TCPIngress{} },
 	"configuration.konghq.com/v1beta1/UDPIngress": func() Object { return &configurationv1beta1.UDPIngress{} },
+	"configuration.konghq.com/v1/KongIngress":     func() Object { return &configurationv1.KongIngress{} },
+	"configuration.konghq.com/v1alpha1/IngressClassParameters": func() Object {
+		return &configurationv1alpha1.IngressClassParameters{}
+	},
 })
 
 // gatewayFactories are the Gateway API kinds at every version a cluster serves them (standard
@@ -103,7 +108,10 @@ var knownKinds = map[string]bool{"Ingress": true, "IngressClass": true, "Service
 	"KongConsumer": true, "KongPlugin": true, "KongClusterPlugin": true, "KongUpstreamPolicy": true,
 	"TCPIngress": true, "UDPIngress": true,
 	"GatewayClass": true, "Gateway": true, "HTTPRoute": true, "GRPCRoute": true, "TCPRoute": true, "UDPRoute": true,
-	"TLSRoute": true, "ReferenceGrant": true, "Namespace": true}
+	"TLSRoute": true, "ReferenceGrant": true, "Namespace": true,
+	"KongIngress":            true,
+	"IngressClassParameters": true,
+}
 
 // clusterScoped kinds keep an empty namespace.
 var clusterScoped = map[string]bool{"IngressClass": true, "KongClusterPlugin": true, "GatewayClass": true, "Namespace": true}
