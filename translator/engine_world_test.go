@@ -81,6 +81,7 @@ var randomChangeCases = []string{
 	"default-backend-oldest", "class-edge-cases", "consumer-credential-types", "consumer-credential-conflicts",
 	"ca-certificates", "client-cert", "endpointslices", "externalname", "service-annotations", "route-annotations",
 	"tcpingress-tls", "tcpingress-ingress-collision",
+	"kongingress-upstream", "ingressclassparameters-legacy-regex",
 }
 
 // initialPool returns every object a sequence may start with: a generated workload, the
@@ -92,6 +93,7 @@ func (w *world) initialPool() []store.Object {
 	pool := workloadObjects(w.t, c)
 	pool = append(pool, extraObjects(pool)...)
 	pool = append(pool, streamObjects(pool)...)
+	pool = append(pool, kicObjects(pool)...)
 	gwNS := gatewayNamespaces(pool)
 	for _, ns := range gwNS {
 		w.gwNS = append(w.gwNS, ns.name)
@@ -258,6 +260,8 @@ var kindWeights = map[store.Kind]int{
 	store.KindGRPCRoute: 1, store.KindTCPRoute: 1, store.KindUDPRoute: 1, store.KindTLSRoute: 1, store.KindReferenceGrant: 1,
 	store.KindNamespace:  1,
 	store.KindTCPIngress: 2, store.KindUDPIngress: 1,
+	store.KindKongIngress:            2,
+	store.KindIngressClassParameters: 1,
 }
 
 // oftenRecreated are the kinds whose objects are deleted more often than others, and mostly
