@@ -3,7 +3,6 @@
 package integration
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -14,7 +13,6 @@ import (
 
 	configurationv1 "github.com/kongsync/kongsync/internal/apis/configuration/v1"
 	configurationv1alpha1 "github.com/kongsync/kongsync/internal/apis/configuration/v1alpha1"
-	"github.com/kongsync/kongsync/internal/apis/kongcrds"
 	"github.com/kongsync/kongsync/internal/kongdouble"
 	"github.com/kongsync/kongsync/runner"
 )
@@ -23,7 +21,7 @@ import (
 // rules) shapes that Service's upstream in Kong; an update reaches Kong; the CRD refuses the
 // proxy section KIC 3.x no longer reads.
 func TestKongIngressFromPublishedCRD(t *testing.T) {
-	installPublishedCRDs(t, "kongingresses")
+	installKongCRDs(t)
 	ns := newNamespace(t)
 	kis := dynamic.NewForConfigOrDie(plane.RestConfig()).Resource(configurationv1.SchemeGroupVersion.WithResource("kongingresses")).Namespace(ns)
 	ki := &unstructured.Unstructured{Object: map[string]any{
@@ -70,7 +68,7 @@ func TestKongIngressFromPublishedCRD(t *testing.T) {
 // IngressClassParameters named by our IngressClass: serviceUpstream switches the upstream's
 // targets from the endpoints to the Service's DNS name, live, and back when it is turned off.
 func TestIngressClassParametersServiceUpstream(t *testing.T) {
-	installPublishedCRDs(t, "ingressclassparameterses")
+	installKongCRDs(t)
 	ns := newNamespace(t)
 	class := "params-" + ns
 	params := dynamic.NewForConfigOrDie(plane.RestConfig()).
@@ -132,27 +130,4 @@ func targetsIn(u map[string]any) []string {
 		}
 	}
 	return out
-}
-
-// installPublishedCRDs applies the CRDs of the given resources from Kong's published set
-// (kongcrds.Files) and waits until the API server serves them.
-func installPublishedCRDs(t *testing.T, resources ...string) {
-	t.Helper()
-	files, err := kongcrds.Files()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range resources {
-		var file string
-		for _, f := range files {
-			if filepath.Base(f) == "configuration.konghq.com_"+r+".yaml" {
-				file = f
-			}
-		}
-		if file == "" {
-			t.Fatalf("no published CRD for %s among %v", r, files)
-		}
-		kubectl(t, "apply", "--server-side", "--force-conflicts", "-f", file)
-		kubectl(t, "wait", "--for=condition=established", "--timeout=30s", "-f", file)
-	}
 }
