@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	configurationv1 "github.com/kongsync/kongsync/internal/apis/configuration/v1"
+	configurationv1alpha1 "github.com/kongsync/kongsync/internal/apis/configuration/v1alpha1"
 	configurationv1beta1 "github.com/kongsync/kongsync/internal/apis/configuration/v1beta1"
 	"github.com/kongsync/kongsync/internal/apis/kongcrds"
 )
@@ -48,6 +49,8 @@ var decoded = []decodedKind{
 		"status": "KIC writes its ancestors' statuses; kongsync neither reads nor writes them (docs/kic-differences.md)"}},
 	{"tcpingresses", "v1beta1", reflect.TypeFor[configurationv1beta1.TCPIngress](), nil},
 	{"udpingresses", "v1beta1", reflect.TypeFor[configurationv1beta1.UDPIngress](), nil},
+	{"kongingresses", "v1", reflect.TypeFor[configurationv1.KongIngress](), nil},
+	{"ingressclassparameterses", "v1alpha1", reflect.TypeFor[configurationv1alpha1.IngressClassParameters](), nil},
 }
 
 // notDecoded are the published CRDs (of the files KIC installs) whose kinds kongsync does not
@@ -58,8 +61,6 @@ var notDecoded = map[string]string{
 	"kongcustomentities":       "entities of custom plugins' DAO; not translated",
 	"kongservicefacades":       "incubator KongServiceFacade (Ingress backend.resource); not translated",
 	"kongconsumergroups":       "consumer groups: another helper of issue 13 adds them",
-	"kongingresses":            "KongIngress overrides: another helper of issue 13 adds them",
-	"ingressclassparameterses": "IngressClassParameters: another helper of issue 13 adds it",
 }
 
 // crdFile is what the walk reads of a CustomResourceDefinition.
