@@ -56,11 +56,11 @@ var decoded = []decodedKind{
 // notDecoded are the published CRDs (of the files KIC installs) whose kinds kongsync does not
 // read at all, each with why.
 var notDecoded = map[string]string{
-	"kongvaults":               "Kong vaults (Enterprise secret managers); not translated (docs/kic-differences.md)",
-	"konglicenses":             "Kong Enterprise licenses; not translated",
-	"kongcustomentities":       "entities of custom plugins' DAO; not translated",
-	"kongservicefacades":       "incubator KongServiceFacade (Ingress backend.resource); not translated",
-	"kongconsumergroups":       "consumer groups: another helper of issue 13 adds them",
+	"kongvaults":         "Kong vaults (Enterprise secret managers); not translated (docs/kic-differences.md)",
+	"konglicenses":       "Kong Enterprise licenses; not translated",
+	"kongcustomentities": "entities of custom plugins' DAO; not translated",
+	"kongservicefacades": "incubator KongServiceFacade (Ingress backend.resource); not translated",
+	"kongconsumergroups": "consumer groups: another helper of issue 13 adds them",
 }
 
 // crdFile is what the walk reads of a CustomResourceDefinition.
