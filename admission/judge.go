@@ -16,6 +16,11 @@ import (
 // order of their own, so such a problem only warns: the object it names may come next.
 var danglingRef = regexp.MustCompile(`\bnot found\b|\bdoes not exist\b|\bno ReferenceGrant\b`)
 
+// ignoredAsInKIC matches the problems of what KIC 3.x accepts and ignores or only deprecates
+// (KongIngress's proxy and route sections, konghq.com/override on an Ingress, KongIngress
+// itself): KIC's webhook warns about them and lets the object in, and so does kongsync's.
+var ignoredAsInKIC = regexp.MustCompile(`\bno longer supported\b|\bis deprecated\b`)
+
 // maxLines bounds a message: the API server passes it to the client whole.
 const maxLines = 10
 
@@ -27,7 +32,7 @@ func judge(obj store.Object, added []translator.Problem) Verdict {
 	ref, _ := store.RefOf(obj)
 	var refuse, warn []translator.Problem
 	for _, p := range added {
-		if ref.Kind == store.KindService || danglingRef.MatchString(p.Reason) {
+		if ref.Kind == store.KindService || danglingRef.MatchString(p.Reason) || ignoredAsInKIC.MatchString(p.Reason) {
 			warn = append(warn, p)
 		} else {
 			refuse = append(refuse, p)

@@ -13,6 +13,7 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	configurationv1 "github.com/kongsync/kongsync/internal/apis/configuration/v1"
+	configurationv1alpha1 "github.com/kongsync/kongsync/internal/apis/configuration/v1alpha1"
 	configurationv1beta1 "github.com/kongsync/kongsync/internal/apis/configuration/v1beta1"
 	"github.com/kongsync/kongsync/store"
 )
@@ -53,6 +54,10 @@ var crdResources = []crdResource{
 		func() store.Object { return &configurationv1beta1.UDPIngress{} }},
 	{configurationv1beta1.SchemeGroupVersion.Group, "kongconsumergroups", []string{"v1beta1"}, store.KindKongConsumerGroup, true,
 		func() store.Object { return &configurationv1beta1.KongConsumerGroup{} }},
+	{configurationv1.SchemeGroupVersion.Group, "kongingresses", []string{"v1"}, store.KindKongIngress, true,
+		func() store.Object { return &configurationv1.KongIngress{} }},
+	{configurationv1alpha1.SchemeGroupVersion.Group, "ingressclassparameterses", []string{"v1alpha1"}, store.KindIngressClassParameters, true,
+		func() store.Object { return &configurationv1alpha1.IngressClassParameters{} }},
 	{store.GatewayGroup, "gatewayclasses", []string{"v1", "v1beta1"}, store.KindGatewayClass, false,
 		func() store.Object { return &gatewayv1.GatewayClass{} }},
 	{store.GatewayGroup, "gateways", []string{"v1", "v1beta1"}, store.KindGateway, true,

@@ -16,6 +16,7 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	configurationv1 "github.com/kongsync/kongsync/internal/apis/configuration/v1"
+	configurationv1alpha1 "github.com/kongsync/kongsync/internal/apis/configuration/v1alpha1"
 	configurationv1beta1 "github.com/kongsync/kongsync/internal/apis/configuration/v1beta1"
 )
 
@@ -46,6 +47,9 @@ const (
 	KindUDPIngress         Kind = "UDPIngress"
 	KindKongConsumerGroup  Kind = "KongConsumerGroup"
 
+	KindKongIngress            Kind = "KongIngress"
+	KindIngressClassParameters Kind = "IngressClassParameters"
+
 	KindGatewayClass   Kind = "GatewayClass"
 	KindGateway        Kind = "Gateway"
 	KindHTTPRoute      Kind = "HTTPRoute"
@@ -69,6 +73,8 @@ var Kinds = []Kind{KindIngress, KindIngressClass, KindService, KindEndpointSlice
 	KindGatewayClass, KindGateway, KindHTTPRoute, KindGRPCRoute, KindTCPRoute, KindUDPRoute, KindTLSRoute,
 	KindReferenceGrant, KindNamespace,
 	KindKongConsumerGroup,
+	KindKongIngress,
+	KindIngressClassParameters,
 }
 
 // GatewayKinds are the Gateway API kinds, all held as sigs.k8s.io/gateway-api/apis/v1 types
@@ -95,6 +101,10 @@ func (k Kind) GVK() schema.GroupVersionKind {
 		return configurationv1.SchemeGroupVersion.WithKind(string(k))
 	case KindKongUpstreamPolicy, KindTCPIngress, KindUDPIngress, KindKongConsumerGroup:
 		return configurationv1beta1.SchemeGroupVersion.WithKind(string(k))
+	case KindKongIngress:
+		return configurationv1.SchemeGroupVersion.WithKind(string(k))
+	case KindIngressClassParameters:
+		return configurationv1alpha1.SchemeGroupVersion.WithKind(string(k))
 	default:
 		return corev1.SchemeGroupVersion.WithKind(string(k))
 	}
@@ -129,6 +139,10 @@ func KindOf(obj runtime.Object) (Kind, error) {
 		return KindUDPIngress, nil
 	case *configurationv1beta1.KongConsumerGroup:
 		return KindKongConsumerGroup, nil
+	case *configurationv1.KongIngress:
+		return KindKongIngress, nil
+	case *configurationv1alpha1.IngressClassParameters:
+		return KindIngressClassParameters, nil
 	}
 	return gatewayKindOf(obj)
 }

@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	configurationv1 "github.com/kongsync/kongsync/internal/apis/configuration/v1"
+	configurationv1alpha1 "github.com/kongsync/kongsync/internal/apis/configuration/v1alpha1"
 	configurationv1beta1 "github.com/kongsync/kongsync/internal/apis/configuration/v1beta1"
 )
 
@@ -66,6 +67,10 @@ var factories = withGatewayKinds(map[string]func() Object{
 	"configuration.konghq.com/v1beta1/KongConsumerGroup": func() Object {
 		return &configurationv1beta1.KongConsumerGroup{}
 	},
+	"configuration.konghq.com/v1/KongIngress": func() Object { return &configurationv1.KongIngress{} },
+	"configuration.konghq.com/v1alpha1/IngressClassParameters": func() Object {
+		return &configurationv1alpha1.IngressClassParameters{}
+	},
 })
 
 // gatewayFactories are the Gateway API kinds at every version a cluster serves them (standard
@@ -107,7 +112,9 @@ var knownKinds = map[string]bool{"Ingress": true, "IngressClass": true, "Service
 	"TCPIngress": true, "UDPIngress": true,
 	"GatewayClass": true, "Gateway": true, "HTTPRoute": true, "GRPCRoute": true, "TCPRoute": true, "UDPRoute": true,
 	"TLSRoute": true, "ReferenceGrant": true, "Namespace": true,
-	"KongConsumerGroup": true,
+	"KongConsumerGroup":      true,
+	"KongIngress":            true,
+	"IngressClassParameters": true,
 }
 
 // clusterScoped kinds keep an empty namespace.

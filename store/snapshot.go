@@ -10,6 +10,8 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 
+	configurationv1 "github.com/kongsync/kongsync/internal/apis/configuration/v1"
+	configurationv1alpha1 "github.com/kongsync/kongsync/internal/apis/configuration/v1alpha1"
 	configurationv1beta1 "github.com/kongsync/kongsync/internal/apis/configuration/v1beta1"
 )
 
@@ -330,6 +332,26 @@ func (s *Snapshot) KongUpstreamPolicy(namespace, name string) (*configurationv1b
 		return nil, false
 	}
 	return o.(*configurationv1beta1.KongUpstreamPolicy), true
+}
+
+// KongIngress returns the KongIngress namespace/name, which Services name in their
+// konghq.com/override annotation.
+func (s *Snapshot) KongIngress(namespace, name string) (*configurationv1.KongIngress, bool) {
+	o, ok := s.views[KindKongIngress].objs[nsName{namespace, name}]
+	if !ok {
+		return nil, false
+	}
+	return o.(*configurationv1.KongIngress), true
+}
+
+// IngressClassParameters returns the IngressClassParameters namespace/name, which an
+// IngressClass names in spec.parameters.
+func (s *Snapshot) IngressClassParameters(namespace, name string) (*configurationv1alpha1.IngressClassParameters, bool) {
+	o, ok := s.views[KindIngressClassParameters].objs[nsName{namespace, name}]
+	if !ok {
+		return nil, false
+	}
+	return o.(*configurationv1alpha1.IngressClassParameters), true
 }
 
 // Secret returns the Secret namespace/name.

@@ -89,8 +89,7 @@ func (t *translation) consumers() consumerList {
 // kubernetes.io/ingress.class annotation; an absent one counts only when our IngressClass is
 // the cluster default.
 func (t *translation) servesConsumer(c *configurationv1.KongConsumer) bool {
-	class := c.Annotations[annIngressClass]
-	return class == t.opts.IngressClass || (class == "" && t.defaultClass)
+	return t.servesClassAnnotation(c)
 }
 
 // selectConsumers returns the served KongConsumers, oldest first, ties broken by

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	configurationv1 "github.com/kongsync/kongsync/internal/apis/configuration/v1"
+	icp "github.com/kongsync/kongsync/internal/apis/configuration/v1alpha1"
 	kup "github.com/kongsync/kongsync/internal/apis/configuration/v1beta1"
 	"github.com/kongsync/kongsync/internal/workload"
 	"github.com/kongsync/kongsync/store"
@@ -46,6 +47,10 @@ func (w *world) mutate(o store.Object) string {
 		return w.mutateStream(o)
 	case *kup.KongConsumerGroup:
 		return w.mutateConsumerGroup(o)
+	case *configurationv1.KongIngress:
+		return w.mutateKongIngress(o)
+	case *icp.IngressClassParameters:
+		return w.mutateClassParams(o)
 	}
 	if what, ok := w.mutateGatewayKind(o); ok {
 		return what
@@ -164,7 +169,9 @@ var serviceAnnotations = map[string][]string{
 }
 
 func (w *world) mutateIngressClass(o *networkingv1.IngressClass) string {
-	switch w.r.IntN(4) {
+	switch w.r.IntN(5) {
+	case 4:
+		return w.setClassParams(o)
 	case 0:
 		o.Spec.Controller = pick(w.r, []string{workload.ControllerName, "example.com/other"})
 		return "controller " + o.Spec.Controller
@@ -230,6 +237,8 @@ func (w *world) mutateService(o *corev1.Service) string {
 		return w.setNameAnnotation(m, annClientCert, "client-cert", store.KindSecret)
 	case n == 10:
 		return w.setCACertSecrets(m)
+	case n == 11:
+		return w.setNameAnnotation(m, annOverride, "override", store.KindKongIngress)
 	}
 	return w.setAnnFrom(m, serviceAnnotations)
 }

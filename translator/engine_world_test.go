@@ -82,6 +82,7 @@ var randomChangeCases = []string{
 	"ca-certificates", "client-cert", "endpointslices", "externalname", "service-annotations", "route-annotations",
 	"tcpingress-tls", "tcpingress-ingress-collision",
 	"consumer-group-plugins", "consumer-group-problems",
+	"kongingress-upstream", "ingressclassparameters-legacy-regex",
 }
 
 // initialPool returns every object a sequence may start with: a generated workload, the
@@ -94,6 +95,7 @@ func (w *world) initialPool() []store.Object {
 	pool = append(pool, extraObjects(pool)...)
 	pool = append(pool, streamObjects(pool)...)
 	pool = append(pool, consumerGroupObjects()...)
+	pool = append(pool, kicObjects(pool)...)
 	gwNS := gatewayNamespaces(pool)
 	for _, ns := range gwNS {
 		w.gwNS = append(w.gwNS, ns.name)
@@ -260,7 +262,9 @@ var kindWeights = map[store.Kind]int{
 	store.KindGRPCRoute: 1, store.KindTCPRoute: 1, store.KindUDPRoute: 1, store.KindTLSRoute: 1, store.KindReferenceGrant: 1,
 	store.KindNamespace:  1,
 	store.KindTCPIngress: 2, store.KindUDPIngress: 1,
-	store.KindKongConsumerGroup: 2,
+	store.KindKongConsumerGroup:      2,
+	store.KindKongIngress:            2,
+	store.KindIngressClassParameters: 1,
 }
 
 // oftenRecreated are the kinds whose objects are deleted more often than others, and mostly

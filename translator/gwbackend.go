@@ -274,6 +274,7 @@ func (t *translation) routeUpstream(rs *routeService, svcs []*corev1.Service, ta
 	if len(svcs) > 0 {
 		t.applyUpstreamPolicy(&u.Upstream, t.upstreamPolicy(svcs[0]).policy, svcs)
 	}
+	t.overrideOnGatewayBackend(svcs)
 	return u
 }
 

@@ -170,7 +170,7 @@ func (t *translation) translatePath(ing *networkingv1.Ingress, ip *ingressPiece,
 		t.problem(ingressRef(ing), pos.field(".path"), "%s is not an absolute path; path skipped", quoteShort(p.Path))
 		return groups
 	}
-	if t.badKongPath(ing, pos, path, pt, rs.regexMarker) {
+	if t.badKongPath(ing, pos, path, pt, rs) {
 		return groups
 	}
 	if p.Backend.Service == nil {
@@ -187,7 +187,7 @@ func (t *translation) translatePath(ing *networkingv1.Ingress, ip *ingressPiece,
 		g = &groups[len(groups)-1]
 	}
 	var buf [2]string
-	for _, kp := range ingressPaths(path, pt, rs.regexMarker, buf[:0]) {
+	for _, kp := range ingressPaths(path, pt, rs.regexMarker, rs.legacyRegex, buf[:0]) {
 		g.route.addPath(kp, t.defaults.slash)
 	}
 	return groups

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kongsync/kongsync/store"
 )
@@ -22,6 +23,15 @@ func (t *translation) servesIngress(ing *networkingv1.Ingress) bool {
 		return *ing.Spec.IngressClassName == t.opts.IngressClass
 	}
 	return t.defaultClass
+}
+
+// servesClassAnnotation is KIC's class filter for the Kong kinds that carry a class
+// (KongConsumer, KongClusterPlugin, KongConsumerGroup, TCPIngress, UDPIngress): the
+// kubernetes.io/ingress.class annotation must name our class, or be absent (or empty) when our
+// IngressClass is the cluster default. The table of every kind is in docs/translation.md.
+func (t *translation) servesClassAnnotation(obj metav1.Object) bool {
+	class := obj.GetAnnotations()[annIngressClass]
+	return class == t.opts.IngressClass || (class == "" && t.defaultClass)
 }
 
 // selectIngresses returns the Ingresses this controller serves in KIC's processing order:

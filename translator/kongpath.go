@@ -12,12 +12,12 @@ import (
 // slash), a regex that does not compile (see certainlyInvalidRegex), or a plain path with "." or
 // ".." segments (Kong wants normalized paths; the API server refuses such Prefix and Exact
 // paths, but not ImplementationSpecific ones).
-func (t *translation) badKongPath(ing *networkingv1.Ingress, pos pathPos, path string, pt networkingv1.PathType, marker string) bool {
-	if !mayBeBadKongPath(path, marker) {
+func (t *translation) badKongPath(ing *networkingv1.Ingress, pos pathPos, path string, pt networkingv1.PathType, rs *routeSettings) bool {
+	if !mayBeBadKongPath(path, rs.regexMarker) {
 		return false
 	}
 	var buf [2]string
-	for _, kp := range ingressPaths(path, pt, marker, buf[:0]) {
+	for _, kp := range ingressPaths(path, pt, rs.regexMarker, rs.legacyRegex, buf[:0]) {
 		why := kongPathProblem(kp)
 		if why == "" {
 			continue

@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 
+	configurationv1 "github.com/kongsync/kongsync/internal/apis/configuration/v1"
 	kup "github.com/kongsync/kongsync/internal/apis/configuration/v1beta1"
 	"github.com/kongsync/kongsync/store"
 )
@@ -346,6 +347,12 @@ func (v *view) Secret(ns, name string) (*corev1.Secret, bool) {
 func (v *view) KongUpstreamPolicy(ns, name string) (*kup.KongUpstreamPolicy, bool) {
 	p, ok := v.snap.KongUpstreamPolicy(ns, name)
 	return noted(v, store.KindKongUpstreamPolicy, ns, name, p, ok)
+}
+
+// KongIngress looks up a KongIngress.
+func (v *view) KongIngress(ns, name string) (*configurationv1.KongIngress, bool) {
+	k, ok := v.snap.KongIngress(ns, name)
+	return noted(v, store.KindKongIngress, ns, name, k, ok)
 }
 
 // Get looks up any object.

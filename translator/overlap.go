@@ -256,7 +256,7 @@ func ruleFieldFor(ing *networkingv1.Ingress, rs *routeSettings, svc, host, kp st
 				path = "/"
 			}
 			var buf [2]string
-			for _, got := range ingressPaths(path, pt, rs.regexMarker, buf[:0]) {
+			for _, got := range ingressPaths(path, pt, rs.regexMarker, rs.legacyRegex, buf[:0]) {
 				if got == kp {
 					return pathPos{i, j}.field(".path")
 				}

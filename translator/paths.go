@@ -34,8 +34,9 @@ func collapseSlashes(p string) string {
 // ingressPaths turns one Ingress path into Kong route paths, KIC's way: Prefix `/foo` gives
 // `/foo/` and `~/foo$` (Prefix `/` gives `/`), Exact gives `~/foo$` (not regex-escaped),
 // ImplementationSpecific passes the path through. The path must already have its slashes
-// collapsed and be non-empty. Each result then gets the regex marker rewritten.
-func ingressPaths(path string, pt networkingv1.PathType, marker string, dst []string) []string {
+// collapsed and be non-empty. Each result then gets the regex marker rewritten and, with legacy
+// (the class parameters' enableLegacyRegexDetection), KIC's legacy regex detection.
+func ingressPaths(path string, pt networkingv1.PathType, marker string, legacy bool, dst []string) []string {
 	n := len(dst)
 	switch pt {
 	case networkingv1.PathTypePrefix:
@@ -52,6 +53,9 @@ func ingressPaths(path string, pt networkingv1.PathType, marker string, dst []st
 	}
 	for i := n; i < len(dst); i++ {
 		dst[i] = applyRegexMarker(dst[i], marker)
+		if legacy {
+			dst[i] = legacyRegexPath(dst[i])
+		}
 	}
 	return dst
 }

@@ -49,7 +49,7 @@ func TestIngressPaths(t *testing.T) {
 		{"/~/x", prefix, "/~", []string{"~/x/", "~/~/x$"}},
 	}
 	for _, c := range cases {
-		got := ingressPaths(c.path, c.pt, c.marker, nil)
+		got := ingressPaths(c.path, c.pt, c.marker, false, nil)
 		if !reflect.DeepEqual(got, c.want) {
 			t.Errorf("ingressPaths(%q, %s, %q) = %q, want %q", c.path, c.pt, c.marker, got, c.want)
 		}

@@ -53,8 +53,7 @@ func clusterPluginSource(p *configurationv1.KongClusterPlugin) pluginSource {
 // kubernetes.io/ingress.class annotation to name our class, or to be absent when our class is
 // the cluster default. KongPlugins carry no class.
 func (t *translation) servesClusterPlugin(p *configurationv1.KongClusterPlugin) bool {
-	class := p.Annotations[annIngressClass]
-	return class == t.opts.IngressClass || (class == "" && t.defaultClass)
+	return t.servesClassAnnotation(p)
 }
 
 // pluginPiece is a KongPlugin's or KongClusterPlugin's piece: its template, or false when it

@@ -15,6 +15,7 @@ import (
 type routeSettings struct {
 	tags        []*string
 	regexMarker string
+	legacyRegex bool // enableLegacyRegexDetection of the class parameters, read for this Ingress
 	skip        bool // the Ingress asks for something kongsync cannot do; its routes are skipped
 	// opts are the parsed route annotations; nil when the Ingress has none (most Ingresses),
 	// which saves their parsing and memory.
@@ -40,6 +41,7 @@ type routeOptions struct {
 // rs is zero and held by the Ingress's piece.
 func (t *translation) parseRouteSettingsInto(ing *networkingv1.Ingress, rs *routeSettings) *routeSettings {
 	rs.tags = objectTagsIn(store.KindIngress, ing, &rs.tagData, &t.nsTag)
+	rs.legacyRegex = legacySensitive(ing) && t.classParams().EnableLegacyRegexDetection
 	return t.parseRouteSettingsFor(ingressRef(ing), ing, rs)
 }
 
@@ -59,6 +61,10 @@ func (t *translation) parseRouteSettingsFor(ref store.Ref, obj metav1.Object, rs
 		} else {
 			rs.regexMarker = v
 		}
+	}
+	if v := a[annOverride]; v != "" && ref.Kind == store.KindIngress {
+		t.problem(ref, annotationField(annOverride), "KongIngress %q: overrides on an Ingress are no longer supported (KIC 3.x ignores them too); "+
+			"use the Ingress's konghq.com/ annotations; annotation ignored", v)
 	}
 	if _, ok := a[annRewrite]; ok && ref.Kind == store.KindIngress {
 		t.problem(ref, annotationField(annRewrite),

@@ -468,8 +468,9 @@ type upstreamAlloc struct {
 	targets smallTargets
 }
 
-// buildUpstream makes the upstream of a Kong service, with the KongUpstreamPolicy pr found for
-// its Service applied over the defaults.
+// buildUpstream makes the upstream of a Kong service: the defaults, then in KIC's order the
+// Service's KongIngress (konghq.com/override), its konghq.com/host-header, and the
+// KongUpstreamPolicy pr found for it.
 func (t *translation) buildUpstream(ks *kongService, info *serviceInfo, pr policyRead) *document.Upstream {
 	a := &upstreamAlloc{name: ks.ident.host}
 	a.u = document.Upstream{
@@ -480,6 +481,12 @@ func (t *translation) buildUpstream(ks *kongService, info *serviceInfo, pr polic
 			Tags:       info.tags,
 		},
 		Targets: t.targets(ks, &a.targets),
+	}
+	if ki := t.kongIngressFor(ks.svc); ki != nil {
+		t.applyKongIngress(&a.u.Upstream, ki)
+		if info.hostHeader != nil {
+			a.u.HostHeader = info.hostHeader
+		}
 	}
 	t.applyUpstreamPolicy(&a.u.Upstream, pr.policy, []*corev1.Service{ks.svc})
 	return &a.u

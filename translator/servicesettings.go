@@ -103,7 +103,6 @@ func (t *translation) parseServiceOptions(svc *corev1.Service, info *serviceInfo
 	}
 	t.clientCertFor(svc, info)
 	t.caCertsFor(svc, info)
-	t.unsupportedServiceAnnotations(svc)
 }
 
 // effectiveProtocol is the protocol the Kong service ends up with.
@@ -220,13 +219,5 @@ func (t *translation) resolveServiceCerts(svc *corev1.Service, info *serviceInfo
 	}
 	if len(ids) > 0 {
 		s.CACertificates = ids
-	}
-}
-
-// unsupportedServiceAnnotations reports Service annotations that name kinds kongsync does not
-// read (KongIngress, deprecated in KIC).
-func (t *translation) unsupportedServiceAnnotations(svc *corev1.Service) {
-	if v := svc.Annotations[annOverride]; v != "" {
-		t.problem(serviceRef(svc), annotationField(annOverride), "KongIngress %q is not supported (deprecated in KIC); annotation ignored", v)
 	}
 }

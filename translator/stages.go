@@ -57,17 +57,37 @@ type stages struct {
 	routePieces    []*routePiece // the served Gateway API route pieces the plugin stage saw
 }
 
-// readers are the Kong services whose pieces made one read: most reads have one.
+// readers are the Kong services whose pieces made one read: most reads have one. A read every
+// upstream makes (our IngressClass, for its parameters) has them all; seen keeps such a list
+// free of repeats as their pieces are recomputed one change after another.
 type readers struct {
 	first *ksIdent
 	more  []*ksIdent
+	seen  map[*ksIdent]struct{} // the members of more, once it is long
 }
 
+// readersSeenAt is the length of more from which seen is kept.
+const readersSeenAt = 16
+
 func (r readers) add(id *ksIdent) readers {
-	if r.first == nil {
+	switch {
+	case r.first == nil:
 		r.first = id
-	} else if r.first != id {
+	case r.first == id:
+	case r.seen != nil:
+		if _, ok := r.seen[id]; !ok {
+			r.seen[id] = struct{}{}
+			r.more = append(r.more, id)
+		}
+	case slices.Contains(r.more, id): // fewer than readersSeenAt
+	default:
 		r.more = append(r.more, id)
+		if len(r.more) >= readersSeenAt {
+			r.seen = make(map[*ksIdent]struct{}, len(r.more))
+			for _, m := range r.more {
+				r.seen[m] = struct{}{}
+			}
+		}
 	}
 	return r
 }

@@ -29,8 +29,7 @@ func (t *translation) selectStreams() []servedStream {
 	for _, k := range streamKinds {
 		start := len(out)
 		for _, o := range t.snap.Objects(k) {
-			class := o.GetAnnotations()[annIngressClass]
-			if class == t.opts.IngressClass || (class == "" && t.defaultClass) {
+			if t.servesClassAnnotation(o) {
 				out = append(out, servedStream{ref: store.Ref{Kind: k, Namespace: o.GetNamespace(), Name: o.GetName()}, obj: o})
 			}
 		}

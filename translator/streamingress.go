@@ -197,6 +197,13 @@ func (t *translation) streamService(name string, k8s *corev1.Service, sp *corev1
 	if sp != nil {
 		u.Targets = t.serviceTargets(k8s, sp, nil)
 	}
+	// KIC applies KongIngress to every upstream whose parent is not a Gateway API route.
+	if ki := t.kongIngressFor(k8s); ki != nil {
+		t.applyKongIngress(&u.Upstream, ki)
+		if info.hostHeader != nil {
+			u.HostHeader = info.hostHeader
+		}
+	}
 	t.applyUpstreamPolicy(&u.Upstream, t.upstreamPolicy(k8s).policy, []*corev1.Service{k8s})
 	return &streamRule{svc: s, up: u, k8s: k8s, info: info}
 }

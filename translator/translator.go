@@ -85,6 +85,7 @@ type translation struct {
 	ids           *idSpaces
 	seed          maphash.Seed
 	nsTag         [2]string // the last namespace tag made, shared by objects of that namespace
+	cp            classParamsRead
 
 	groupGen uint64 // the build whose grouping of routes the identities hold (stages.go)
 	svcMask  uint32 // what the Service-settings and upstream pieces used read (kinds)
@@ -144,6 +145,7 @@ func (t *translation) assemble() Result {
 	sortDocument(doc)
 	doc.Services = t.dropAmbiguousPaths(doc.Services, ings, ps)
 	doc.Plugins = t.plugins(doc, served, ps)
+	t.classParamsProblems()
 	if document.IsEmpty(doc) {
 		doc.Upstreams = []*document.Upstream{{Upstream: kong.Upstream{Name: kong.String(stubUpstream)}}}
 	}

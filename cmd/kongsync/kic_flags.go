@@ -78,10 +78,10 @@ var kicControllers = []struct {
 }{
 	{"ingress-networkingv1", "Ingresses", true},
 	{"ingress-class-networkingv1", "IngressClasses", true},
-	{"ingress-class-parameters", "IngressClassParameters", false},
+	{"ingress-class-parameters", "IngressClassParameters", true},
 	{"udpingress", "UDPIngresses", true},
 	{"tcpingress", "TCPIngresses", true},
-	{"kongingress", "KongIngresses", false},
+	{"kongingress", "KongIngresses", true},
 	{"kongclusterplugin", "KongClusterPlugins", true},
 	{"kongplugin", "KongPlugins", true},
 	{"kongconsumer", "KongConsumers and KongConsumerGroups", true},

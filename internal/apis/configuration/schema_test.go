@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	configurationv1 "github.com/kongsync/kongsync/internal/apis/configuration/v1"
+	configurationv1alpha1 "github.com/kongsync/kongsync/internal/apis/configuration/v1alpha1"
 	configurationv1beta1 "github.com/kongsync/kongsync/internal/apis/configuration/v1beta1"
 	"github.com/kongsync/kongsync/internal/apis/kongcrds"
 )
@@ -50,17 +51,17 @@ var decoded = []decodedKind{
 	{"udpingresses", "v1beta1", reflect.TypeFor[configurationv1beta1.UDPIngress](), nil},
 	{"kongconsumergroups", "v1beta1", reflect.TypeFor[configurationv1beta1.KongConsumerGroup](), map[string]string{
 		"status": "the Programmed condition is not written for KongConsumerGroups yet; status.konnect: " + konnectStatus}},
+	{"kongingresses", "v1", reflect.TypeFor[configurationv1.KongIngress](), nil},
+	{"ingressclassparameterses", "v1alpha1", reflect.TypeFor[configurationv1alpha1.IngressClassParameters](), nil},
 }
 
 // notDecoded are the published CRDs (of the files KIC installs) whose kinds kongsync does not
 // read at all, each with why.
 var notDecoded = map[string]string{
-	"kongvaults":               "Kong vaults (Enterprise secret managers); not translated (docs/kic-differences.md)",
-	"konglicenses":             "Kong Enterprise licenses; not translated",
-	"kongcustomentities":       "entities of custom plugins' DAO; not translated",
-	"kongservicefacades":       "incubator KongServiceFacade (Ingress backend.resource); not translated",
-	"kongingresses":            "KongIngress overrides: another helper of issue 13 adds them",
-	"ingressclassparameterses": "IngressClassParameters: another helper of issue 13 adds it",
+	"kongvaults":         "Kong vaults (Enterprise secret managers); not translated (docs/kic-differences.md)",
+	"konglicenses":       "Kong Enterprise licenses; not translated",
+	"kongcustomentities": "entities of custom plugins' DAO; not translated",
+	"kongservicefacades": "incubator KongServiceFacade (Ingress backend.resource); not translated",
 }
 
 // crdFile is what the walk reads of a CustomResourceDefinition.
