@@ -11,15 +11,15 @@ import (
 )
 
 // ReadPaths decodes every manifest under paths: files, directories (recursively, *.yaml, *.yml,
-// *.json, in lexical order) and "-" for stdin. Undecodable documents become notes; objects the
-// API server would refuse are left out, each reason a Refusal (manifests never met an API
-// server; see check); the error is for paths that cannot be read at all.
+// *.json, in lexical order) and "-" for stdin. Undecodable documents become notes; each reason
+// the API server would refuse an object is a Refusal (manifests never met an API server; see
+// check), the object still returned; the error is for paths that cannot be read at all.
 func ReadPaths(paths []string, stdin io.Reader) ([]Object, []Refusal, []Note, error) {
 	return ReadPathsChecked(paths, stdin, true)
 }
 
-// ReadPathsChecked is ReadPaths with the API server's checks on or off: off, every decodable
-// object is returned, as for fixtures that never had to pass an API server (KIC's golden inputs).
+// ReadPathsChecked is ReadPaths with the API server's checks on or off (off: no refusals, as for
+// fixtures that never had to pass an API server).
 func ReadPathsChecked(paths []string, stdin io.Reader, checked bool) ([]Object, []Refusal, []Note, error) {
 	var objs []Object
 	var refused []Refusal

@@ -131,8 +131,8 @@ func DecodeManifests(source string, r io.Reader) ([]Object, []Note, error) {
 	return objs, notes, err
 }
 
-// decodeManifests is DecodeManifests; with checked, each object the API server would refuse is
-// left out and its refusals returned (check), in document order.
+// decodeManifests is DecodeManifests; with checked, the refusals of each object the API server
+// would refuse are returned too (check), in document order.
 func decodeManifests(source string, r io.Reader, checked bool) ([]Object, []Refusal, []Note, error) {
 	reader := utilyaml.NewYAMLReader(bufio.NewReaderSize(r, 64<<10))
 	var objs []Object
@@ -205,25 +205,22 @@ func decodeBatchParallel(docs [][]byte, cache *metaCache) []decoded {
 	return out
 }
 
-// checkObjects moves the objects the API server would refuse out of d.objs, with their
-// refusals, and adds a note for each part of a kept object that translates to nothing.
+// checkObjects records the refusals of the objects the API server would refuse, and adds a note
+// for each part of an object that translates to nothing. Every object stays: a refused one is
+// still translated as kongsync would translate it had it reached the store, so that the config
+// does not depend on these checks (KIC's fixtures hold such objects) and `dump` refuses the
+// manifests through its problems and exit status.
 func (d *decoded) checkObjects(cache *metaCache) {
-	kept := d.objs[:0]
 	for _, o := range d.objs {
 		refusals, notes := check(o, cache)
-		if len(refusals) > 0 {
-			d.refused = append(d.refused, refusals...)
-			continue
-		}
-		kept = append(kept, o)
-		if len(notes) > 0 {
+		d.refused = append(d.refused, refusals...)
+		if len(refusals) == 0 && len(notes) > 0 {
 			ref, _ := RefOf(o)
 			for _, n := range notes {
 				d.notes = append(d.notes, Note{Msg: ref.String() + ": " + n})
 			}
 		}
 	}
-	d.objs = kept
 }
 
 // decodeDocument turns one YAML or JSON document into objects (several for a List).

@@ -85,29 +85,31 @@ func decodeForFuzz(t *testing.T, in []byte) []byte {
 	return out
 }
 
-// checkPartition: every refusal names an object the unchecked decoder returned and says it is
-// left out; the objects kept are the unchecked ones less the refused, in order.
+// checkPartition: every refusal names an object the unchecked decoder returned and says the API
+// server would refuse it; the checks keep every object, in order.
 func checkPartition(t *testing.T, in []byte, kept []Object, refused []Refusal) {
 	all, _, _ := DecodeManifests("fuzz.yaml", bytes.NewReader(in))
 	out := map[Ref]bool{}
 	for _, r := range refused {
-		if r.Reason == "" || len(r.Reason) > maxRefusalReason+64 || !strings.Contains(r.Reason, "so it is left out") {
+		if r.Reason == "" || len(r.Reason) > maxRefusalReason+64 || !strings.Contains(r.Reason, "the API server would refuse") {
 			t.Fatalf("refusal reason of %d bytes: %q", len(r.Reason), r.Reason)
 		}
 		out[r.Object] = true
 	}
-	i := 0
-	for _, o := range all {
+	returned := map[Ref]bool{}
+	for i, o := range all {
 		ref, _ := RefOf(o)
-		if out[ref] {
-			continue
-		}
+		returned[ref] = true
 		if i >= len(kept) || kept[i].GetName() != o.GetName() || kept[i].GetNamespace() != o.GetNamespace() {
-			t.Fatalf("kept objects are not the unchecked ones less the refused (at %s)", ref)
+			t.Fatalf("the checked read does not return every object the unchecked one does (at %s)", ref)
 		}
-		i++
 	}
-	if i != len(kept) {
-		t.Fatalf("%d objects kept, %d expected", len(kept), i)
+	if len(all) != len(kept) {
+		t.Fatalf("%d objects returned, %d expected", len(kept), len(all))
+	}
+	for ref := range out {
+		if !returned[ref] {
+			t.Fatalf("refusal of %s, which the unchecked decoder did not return", ref)
+		}
 	}
 }

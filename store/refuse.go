@@ -19,9 +19,10 @@ import (
 
 // Refusal is one reason the API server would have refused an object of a manifest: its
 // metadata, a field its validation requires or forbids, a rule of its CRD's schema. Manifests
-// never met an API server; the live path never sees such objects, so the manifest reader
-// (ReadPaths) leaves each refused object out, as a cluster would never have stored it, and
-// reports why. Its fields mean what translator.Problem's do.
+// never met an API server and the live path never sees such objects, so the manifest reader
+// (ReadPaths) reports each as a problem: `dump` and `diff -f` exit with status 1, as they do for
+// every problem. The object itself is still translated (see checkObjects). Its fields mean what
+// translator.Problem's do.
 type Refusal struct {
 	Object Ref
 	Field  string
@@ -36,8 +37,8 @@ func (r Refusal) String() string {
 	return fmt.Sprintf("%s: %s: %s", r.Object, r.Field, r.Reason)
 }
 
-// refusedSuffix ends every refusal's reason: what the reader did with the object.
-const refusedSuffix = "; the API server would refuse the %s, so it is left out"
+// refusedSuffix ends every refusal's reason: why a manifest's object is a problem at all.
+const refusedSuffix = "; the API server would refuse the %s"
 
 // maxRefusalReason bounds a reason, as the translator bounds a problem's: values from manifests
 // can be any length.

@@ -36,15 +36,14 @@ func goldenCases(t testing.TB) []string {
 	return dirs
 }
 
-// loadObjects reads a case's in.yaml as `kongsync dump` does (store.ReadPaths): objects an API
-// server would refuse are left out.
+// loadObjects reads a case's in.yaml as `kongsync dump` does (store.ReadPaths).
 func loadObjects(t testing.TB, dir string) []store.Object {
 	t.Helper()
 	objs, _ := loadCase(t, dir)
 	return objs
 }
 
-// loadCase is loadObjects with the refusals of the objects left out.
+// loadCase is loadObjects with the refusals: what an API server would refuse.
 func loadCase(t testing.TB, dir string) ([]store.Object, []store.Refusal) {
 	t.Helper()
 	objs, refused, notes, err := store.ReadPaths([]string{filepath.Join(dir, "in.yaml")}, nil)
@@ -57,22 +56,6 @@ func loadCase(t testing.TB, dir string) ([]store.Object, []store.Refusal) {
 		}
 	}
 	return objs, refused
-}
-
-// loadUnchecked decodes a case's in.yaml without the API server's checks: every object, as a
-// source that skipped them would hand the translator.
-func loadUnchecked(t testing.TB, dir string) []store.Object {
-	t.Helper()
-	f, err := os.Open(filepath.Join(dir, "in.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	objs, _, err := store.DecodeManifests("in.yaml", f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return objs
 }
 
 // caseOptions are the translator options of a golden case: DefaultOptions, with what the
@@ -126,8 +109,8 @@ func problemsText(ps []Problem) string {
 
 // TestGolden translates every testdata/golden/<case>/in.yaml and compares the YAML document with
 // kong.yaml and the problems with problems.txt (absent when there are none), the manifest
-// reader's refusals included; when it refused objects, kong-unchecked.yaml and problems-unchecked.txt
-// hold the translator's document and problems with every object of in.yaml. Every output must
+// reader's refusals included (what an API server would refuse; those objects are translated
+// all the same, so kong.yaml also pins the translator on them). Every output must
 // also pass decK's offline validation. Run with -update to rewrite the files, then review them.
 // These are cold builds (BuildOnce); TestGoldenWarm checks the same files with warm Engines.
 func TestGolden(t *testing.T) {
@@ -142,18 +125,6 @@ func TestGolden(t *testing.T) {
 			}
 			checkGolden(t, filepath.Join(dir, "kong.yaml"), got, false)
 			checkGolden(t, filepath.Join(dir, "problems.txt"), []byte(problemsText(WithRefusals(res.Problems, refused))), true)
-			// With objects refused, what the translator makes of them is pinned too: the
-			// translator must stay robust for any source that skipped the API server.
-			var unchecked, uncheckedYAML []byte
-			if len(refused) > 0 {
-				res := translateObjectsWith(t, loadUnchecked(t, dir), opts)
-				unchecked = []byte(problemsText(res.Problems))
-				if uncheckedYAML, err = document.YAML(res.Document); err != nil {
-					t.Fatal(err)
-				}
-			}
-			checkGolden(t, filepath.Join(dir, "kong-unchecked.yaml"), uncheckedYAML, true)
-			checkGolden(t, filepath.Join(dir, "problems-unchecked.txt"), unchecked, true)
 			checkGolden(t, filepath.Join(dir, "status.txt"), []byte(statusText(res)), true)
 			if err := validateWithDeck(got); err != nil {
 				t.Errorf("decK rejects the output: %v", err)

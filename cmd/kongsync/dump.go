@@ -39,7 +39,7 @@ func dumpCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	out := fs.String("o", "", "write the config to this file instead of stdout")
 	format := fs.String("format", "yaml", "output format: yaml or json")
 	allow := fs.Bool("allow-problems", false, "exit 0 even when objects were rejected")
-	checked := fs.Bool("check-objects", true, "leave out, as problems, objects an API server would refuse (false: translate every object, e.g. test fixtures)")
+	checked := fs.Bool("check-objects", true, "report, as problems, what an API server would refuse in the manifests (false: do not check, e.g. test fixtures)")
 	opts := translator.DefaultOptions()
 	opts.AssumeMissingGateways = true // manifests rarely carry the cluster's Gateways (issue 12)
 	fs.StringVar(&opts.IngressClass, "ingress-class", opts.IngressClass, "the ingress class to translate")

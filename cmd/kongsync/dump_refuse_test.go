@@ -9,8 +9,8 @@ import (
 
 // TestDumpRefusesWhatTheAPIServerWould runs dump on manifests holding objects an API server
 // would refuse: each reason is a "problem:" line naming object and field, counted in the summary
-// like the translator's, the exit status is 1 (0 with --allow-problems), the refused objects are
-// left out of the config and the rest is translated. A rule that routes nothing is a note.
+// like the translator's, the exit status is 1 (0 with --allow-problems), and every object is still
+// translated as the translator would (its own problems beside). A rule that routes nothing is a note.
 func TestDumpRefusesWhatTheAPIServerWould(t *testing.T) {
 	in := filepath.Join(goldenRoot, "bad-meta-required-fields", "in.yaml")
 	code, out, stderr := runDump(t, "-f", in)
@@ -18,19 +18,19 @@ func TestDumpRefusesWhatTheAPIServerWould(t *testing.T) {
 		t.Errorf("exit status %d, want %d", code, exitProblems)
 	}
 	for _, want := range []string{
-		"problem: Ingress team-b/tls-only: spec: required: either `defaultBackend` or `rules` must be specified; the API server would refuse the Ingress, so it is left out\n",
+		"problem: Ingress team-b/tls-only: spec: required: either `defaultBackend` or `rules` must be specified; the API server would refuse the Ingress\n",
 		"problem: Ingress team-b/paths: spec.rules[0].http.paths[0].pathType: required: pathType must be specified;",
 		"problem: Secret team-b/cert: data[tls.key]: required: a kubernetes.io/tls Secret needs it;",
 		"problem: KongPlugin team-b/both: configFrom: forbidden: Using both config and configFrom fields is not allowed.;",
 		"note: " + in + ": document 3: Ingress team-b/host-only: spec.rules[0]: host \"nothing.example.com\" has no http paths; it routes nothing\n",
-		"kongsync dump: 10 problem(s), 1 note(s); the config of everything else was written\n",
+		"kongsync dump: 14 problem(s), 1 note(s); the config of everything else was written\n",
 	} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
 		}
 	}
-	if strings.Contains(out, "paths.example.com") || strings.Contains(out, "tls.example.com") {
-		t.Errorf("a refused Ingress was translated:\n%s", out)
+	if !strings.Contains(out, "username: tags") {
+		t.Errorf("the KongConsumer the API server would refuse was not translated:\n%s", out)
 	}
 	if !strings.Contains(out, goodRoute) {
 		t.Errorf("stdout lacks the good Ingress's route")
@@ -61,7 +61,7 @@ spec:
 	}
 }
 
-// TestDumpCheckObjectsOff: --check-objects=false translates every object, refused or not.
+// TestDumpCheckObjectsOff: --check-objects=false reports only the translator's problems.
 func TestDumpCheckObjectsOff(t *testing.T) {
 	in := filepath.Join(goldenRoot, "bad-path-relative", "in.yaml")
 	_, _, stderr := runDump(t, "--check-objects=false", "-f", in)
