@@ -96,6 +96,7 @@ func (s *soak) pickFault(r *rand.Rand, d time.Duration) soakFault {
 		}}
 	case n < 90+s.apiserverPct:
 		return soakFault{name: "kube-apiserver restarted", heavy: true, run: func(context.Context) {
+			s.apiRestarted.Store(true)
 			took, err := plane.RestartAPIServer(90 * time.Second)
 			s.logf("kube-apiserver restarted in %s (err %v)", took.Round(time.Millisecond), err)
 		}}

@@ -149,7 +149,7 @@ func (ps *procs) logger(slot, id string) logr.Logger {
 			_, _ = io.WriteString(f, line)
 			ps.logMu.Unlock()
 		}
-	}, funcr.Options{Verbosity: 0}).WithName(id)
+	}, funcr.Options{Verbosity: ps.s.logV}).WithName(id)
 }
 
 // start runs a new incarnation in slot: leader-only pushes to the doubles discovered through

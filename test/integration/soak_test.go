@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	gosync "sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -42,9 +43,15 @@ var soakRegressions = []struct {
 
 // Bounds, measured (docs/reliability.md): convergence after a phase's heal, Events after
 // convergence, and resource growth over the run.
+//
+// After an apiserver restart the bound is longer: client-go's reflectors retry a failed list
+// or watch with exponential backoff (800 ms doubling, capped at 30 s, jitter up to twice that),
+// so a replica whose retries grew during the outage sees the first change after it up to that
+// long later (13–16 s measured after 10 s outages).
 const (
-	soakConvergeBound = 20 * time.Second
-	soakEventBound    = 10 * time.Second
+	soakConvergeBound          = 20 * time.Second
+	soakConvergeBoundAPIServer = 75 * time.Second
+	soakEventBound             = 10 * time.Second
 )
 
 // TestSoak runs SOAK_DURATION (default 60 s here; `make soak` passes 30m) with SOAK_SEED
@@ -88,7 +95,10 @@ type soak struct {
 	dyn      dynamic.Interface
 	sentinel int
 	healed   time.Time // when the last phase's heal touched the sentinel
-	maxDown  time.Duration
+	logV     int       // kongsync's log verbosity (SOAK_LOG_V, default 0)
+	// apiRestarted is set by an apiserver restart, cleared by the next check.
+	apiRestarted atomic.Bool
+	maxDown      time.Duration
 	// apiserverPct is the chance in 100 that a fault is an apiserver restart.
 	apiserverPct int
 
@@ -136,6 +146,7 @@ func newSoak(t *testing.T, seed uint64, dur time.Duration) *soak {
 	s := &soak{t: t, seed: seed, dur: dur, out: out, dyn: dynamic.NewForConfigOrDie(rc), counts: map[string]int{},
 		lastVersion: map[string]uint64{}, start: time.Now(), kongNS: prefix + "-kong",
 		maxDown: max(time.Second, min(60*time.Second, dur/8)), apiserverPct: 3}
+	s.logV, _ = strconv.Atoi(os.Getenv("SOAK_LOG_V"))
 	if dur <= 2*time.Minute {
 		s.apiserverPct = 6
 	}
@@ -268,8 +279,15 @@ func (s *soak) check(ctx context.Context, phase int, res *resources) {
 	if err != nil {
 		s.violation(fmt.Sprintf("reading the cluster back after phase %d: %v", phase, err), nil, nil)
 	}
-	_, exp, diffs, err := s.converge(ctx, snap, soakConvergeBound-time.Since(s.healed))
+	bound := soakConvergeBound
+	if s.apiRestarted.Swap(false) {
+		bound = soakConvergeBoundAPIServer
+	}
+	_, exp, diffs, err := s.converge(ctx, snap, bound-time.Since(s.healed))
 	took := time.Since(s.healed)
+	if bound == soakConvergeBound {
+		res.convergedQuiet = append(res.convergedQuiet, took)
+	}
 	if err != nil || len(diffs) > 0 {
 		s.violation(fmt.Sprintf("after phase %d the Kongs do not hold the cluster's config %s later (err %v)", phase, took.Round(time.Millisecond), err), exp, diffs)
 	}
@@ -301,11 +319,13 @@ func (s *soak) check(ctx context.Context, phase int, res *resources) {
 // first three checks (warm-up: caches, connections, informers), neither may exceed twice the
 // warm-up's maximum plus a margin (200 goroutines, 64 MiB).
 type resources struct {
-	converged  []time.Duration
-	goroutines []int
-	heap       []uint64
-	baseG      int
-	baseH      uint64
+	converged      []time.Duration
+	convergedQuiet []time.Duration // phases without an apiserver restart
+	rss            []uint64
+	goroutines     []int
+	heap           []uint64
+	baseG          int
+	baseH          uint64
 }
 
 func (r *resources) sample(phase int) string {
@@ -313,7 +333,7 @@ func (r *resources) sample(phase int) string {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	g := runtime.NumGoroutine()
-	r.goroutines, r.heap = append(r.goroutines, g), append(r.heap, ms.HeapAlloc)
+	r.goroutines, r.heap, r.rss = append(r.goroutines, g), append(r.heap, ms.HeapAlloc), append(r.rss, rss())
 	if len(r.goroutines) <= 3 {
 		r.baseG, r.baseH = max(r.baseG, g), max(r.baseH, ms.HeapAlloc)
 		return ""
@@ -340,12 +360,13 @@ func (s *soak) report(res *resources) {
 		fmt.Fprintf(&b, "  %6d  %s\n", s.counts[k], k)
 	}
 	s.mu.Unlock()
-	conv := append([]time.Duration(nil), res.converged...)
-	sort.Slice(conv, func(i, j int) bool { return conv[i] < conv[j] })
-	if n := len(conv); n > 0 {
-		fmt.Fprintf(&b, "  convergence after heal: median %s, p90 %s, max %s (bound %s)\n", conv[n/2].Round(time.Millisecond),
-			conv[n*9/10].Round(time.Millisecond), conv[n-1].Round(time.Millisecond), soakConvergeBound)
-		fmt.Fprintf(&b, "  goroutines %v\n  heap MiB first %d, last %d, max %d\n", res.goroutines, res.heap[0]>>20, res.heap[n-1]>>20, maxOf(res.heap)>>20)
+	fmt.Fprintf(&b, "  convergence after heal, all phases: %s (bound %s; %s after an apiserver restart)\n",
+		quantiles(res.converged), soakConvergeBound, soakConvergeBoundAPIServer)
+	fmt.Fprintf(&b, "  convergence after heal, phases without an apiserver restart: %s\n", quantiles(res.convergedQuiet))
+	if n := len(res.heap); n > 0 {
+		fmt.Fprintf(&b, "  goroutines first %d, last %d, max %d\n  heap MiB first %d, last %d, max %d\n  RSS MiB first %d, last %d, max %d\n",
+			res.goroutines[0], res.goroutines[n-1], maxOf(res.goroutines), res.heap[0]>>20, res.heap[n-1]>>20, maxOf(res.heap)>>20,
+			res.rss[0]>>20, res.rss[n-1]>>20, maxOf(res.rss)>>20)
 	}
 	fmt.Fprintf(&b, "  kongsync incarnations started: %d\n", s.procs.started)
 	s.t.Log(b.String())
@@ -353,10 +374,34 @@ func (s *soak) report(res *resources) {
 	_ = os.WriteFile(s.path("summary.txt"), []byte(b.String()), 0o644)
 }
 
-func maxOf(xs []uint64) uint64 {
-	var m uint64
+func maxOf[T int | uint64](xs []T) T {
+	var m T
 	for _, x := range xs {
 		m = max(m, x)
 	}
 	return m
+}
+
+func quantiles(ds []time.Duration) string {
+	if len(ds) == 0 {
+		return "none"
+	}
+	d := append([]time.Duration(nil), ds...)
+	sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
+	n := len(d)
+	return fmt.Sprintf("n=%d median %s, p90 %s, max %s", n, d[n/2].Round(time.Millisecond), d[n*9/10].Round(time.Millisecond), d[n-1].Round(time.Millisecond))
+}
+
+// rss is the process's resident set size (Linux), 0 when unknown.
+func rss() uint64 {
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 2 {
+		return 0
+	}
+	pages, _ := strconv.ParseUint(f[1], 10, 64)
+	return pages * uint64(os.Getpagesize())
 }
