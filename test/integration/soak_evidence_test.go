@@ -86,9 +86,18 @@ func (s *soak) finish() {
 			continue
 		}
 		for _, ns := range s.world.namespaces {
-			_ = ri.Namespace(ns).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{})
+			// Services have no DeleteCollection: delete what a list finds, one by one.
+			list, err := ri.Namespace(ns).List(ctx, metav1.ListOptions{})
+			if err != nil {
+				continue
+			}
+			for _, o := range list.Items {
+				_ = ri.Namespace(ns).Delete(ctx, o.GetName(), metav1.DeleteOptions{})
+			}
 		}
 	}
+	_ = admin.CoreV1().Services(s.kongNS).Delete(ctx, "kong-admin", metav1.DeleteOptions{})
+	_ = admin.DiscoveryV1().EndpointSlices(s.kongNS).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{})
 	for _, ns := range append([]string{s.kongNS}, s.world.namespaces...) {
 		_ = admin.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{})
 	}
