@@ -39,7 +39,11 @@ var soakRegressions = []struct {
 	seed uint64
 	dur  time.Duration
 	note string
-}{}
+}{
+	// A re-created Ingress whose problem persisted got no Event (metrics.Reporter keyed the
+	// problems it had reported without the object's UID); fails at ~15 s without the fix.
+	{4357587547364696716, 15 * time.Second, "problem Event on a re-created object"},
+}
 
 // Bounds, measured (docs/reliability.md): convergence after a phase's heal, Events after
 // convergence, and resource growth over the run.
