@@ -29,7 +29,7 @@ func (s *soak) pickFaults(r *rand.Rand, d time.Duration) []soakFault {
 	var out []soakFault
 	heavy := false
 	for range r.IntN(4) {
-		f := s.pickFault(r, d)
+		f := s.pickFault(r)
 		if f.heavy && heavy {
 			continue
 		}
@@ -40,11 +40,20 @@ func (s *soak) pickFaults(r *rand.Rand, d time.Duration) []soakFault {
 	return out
 }
 
-func (s *soak) pickFault(r *rand.Rand, d time.Duration) soakFault {
+func (s *soak) pickFault(r *rand.Rand) soakFault {
 	k := r.IntN(len(s.doubles))
+	n := r.IntN(100)
+	if n < 56 {
+		return s.kongFault(r, k, n)
+	}
+	return s.processFault(r, n)
+}
+
+// kongFault is a fault of double k: restarted, down, an error answer, slow answers.
+func (s *soak) kongFault(r *rand.Rand, k, n int) soakFault {
 	kong := s.doubles[k]
 	name := func(f string, args ...any) string { return fmt.Sprintf("kong%d ", k) + fmt.Sprintf(f, args...) }
-	switch n := r.IntN(100); {
+	switch {
 	case n < 12:
 		return soakFault{name: name("restarted empty"), run: func(context.Context) { kong.Restart() }}
 	case n < 24:
@@ -65,10 +74,15 @@ func (s *soak) pickFault(r *rand.Rand, d time.Duration) soakFault {
 		return soakFault{name: name("slow POST %s ×%d", delay, times), run: func(context.Context) {
 			kong.AddFault(kongdouble.Fault{Delay: delay, Times: times})
 		}}
-	case n < 56:
-		return soakFault{name: name("GET /status hangs 3s ×2"), run: func(context.Context) {
-			kong.AddFault(kongdouble.Fault{Method: "GET", Path: "/status", Delay: 3 * time.Second, Times: 2})
-		}}
+	}
+	return soakFault{name: name("GET /status hangs 3s ×2"), run: func(context.Context) {
+		kong.AddFault(kongdouble.Fault{Method: "GET", Path: "/status", Delay: 3 * time.Second, Times: 2})
+	}}
+}
+
+// processFault ends watches, kills a kongsync or the leader, or restarts the apiserver.
+func (s *soak) processFault(r *rand.Rand, n int) soakFault {
+	switch {
 	case n < 70:
 		expire := r.IntN(2) == 0
 		pick := r.IntN(2)
