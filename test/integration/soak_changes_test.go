@@ -52,8 +52,8 @@ type change struct {
 	obj  map[string]any
 }
 
-func (s *soak) pickChange(r *rand.Rand) change {
-	k := s.world.pickKind(r)
+func (s *soak) pickChange(r *rand.Rand, kinds []soakKind) change {
+	k := pickKind(r, kinds)
 	c := change{op: "apply", kind: k, name: pick(r, k.names...)}
 	if k.namespaced {
 		c.ns = pick(r, s.world.namespaces...)
@@ -151,6 +151,7 @@ func (s *soak) runWriters(ctx context.Context, phase int, rt rate) <-chan struct
 	}
 	for w := range rt.writers {
 		r := rand.New(rand.NewPCG(s.seed, uint64(phase)<<8|uint64(w)|1<<40))
+		later := rand.New(rand.NewPCG(s.seed, uint64(phase)<<8|uint64(w)|2<<40))
 		go func() {
 			defer func() { finished <- struct{}{} }()
 			for ctx.Err() == nil {
@@ -161,7 +162,11 @@ func (s *soak) runWriters(ctx context.Context, phase int, rt rate) <-chan struct
 						return
 					}
 				}
-				s.apply(ctx, fmt.Sprintf("p%d.w%d", phase, w), s.pickChange(r))
+				c := s.pickChange(r, s.world.kinds)
+				if later.IntN(12) == 0 { // one change in 12 or so: a later kind, before the main one
+					s.apply(ctx, fmt.Sprintf("p%d.w%d", phase, w), s.pickChange(later, s.world.later))
+				}
+				s.apply(ctx, fmt.Sprintf("p%d.w%d", phase, w), c)
 				if g := rt.gap(r); g > 0 {
 					select {
 					case <-time.After(g):

@@ -116,6 +116,10 @@ func (s *soak) expect(snap *store.Snapshot, rejected []store.Ref) (*expectation,
 func (s *soak) converge(ctx context.Context, snap *store.Snapshot, bound time.Duration) (time.Duration, *expectation, map[int][]document.Difference, error) {
 	t0 := time.Now()
 	deadline := time.After(bound)
+	oracle, err := s.refusedByKong(snap)
+	if err != nil {
+		return 0, nil, nil, err
+	}
 	var exp *expectation
 	key := "-"
 	for {
@@ -140,6 +144,10 @@ func (s *soak) converge(ctx context.Context, snap *store.Snapshot, bound time.Du
 		if len(diffs) == 0 {
 			return time.Since(t0), exp, nil, nil
 		}
+		if s.holdAll(oracle) {
+			s.count("check: matched through the scratch Kong's refusals")
+			return time.Since(t0), oracle, nil, nil
+		}
 		select {
 		case <-wakes[0]:
 		case <-wakes[1]:
@@ -150,6 +158,16 @@ func (s *soak) converge(ctx context.Context, snap *store.Snapshot, bound time.Du
 			return time.Since(t0), exp, diffs, ctx.Err()
 		}
 	}
+}
+
+// holdAll reports whether every double holds exp.
+func (s *soak) holdAll(exp *expectation) bool {
+	for _, d := range s.doubles {
+		if len(document.Compare(exp.doc, d.Document(), document.CompareOptions{Strict: true})) > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // pushOrder checks the POSTs each double accepted since the last check: per kongsync
@@ -186,6 +204,12 @@ func (s *soak) pushOrder() []string {
 			}
 		}
 		s.postsSeen[i] = len(posts)
+		if len(bad) == 0 {
+			// The doubles record every request with its body: forget the checked ones, or
+			// their memory would count as growth. (posts-kong*.txt then lists the POSTs since.)
+			d.ResetRequests()
+			s.postsSeen[i] = 0
+		}
 	}
 	return bad
 }

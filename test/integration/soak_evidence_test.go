@@ -69,15 +69,17 @@ func (s *soak) writePosts(i int, posts []kongdouble.Request) {
 // finish stops the doubles, deletes what the soak created and, when it passed, its output
 // directory (unless SOAK_KEEP is set).
 func (s *soak) finish() {
-	for _, d := range s.doubles {
-		d.Close()
+	for _, d := range append(s.doubles, s.scratch) {
+		if d != nil {
+			d.Close()
+		}
 	}
 	for _, p := range s.procs.live() {
 		s.procs.kill(p, false)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	for _, k := range s.world.kinds {
+	for _, k := range append(s.world.kinds, s.world.later...) {
 		ri := s.dyn.Resource(k.gvr())
 		if !k.namespaced {
 			for _, n := range k.names {

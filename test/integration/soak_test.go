@@ -23,7 +23,6 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/klog/v2"
 
-	"github.com/kongsync/kongsync/internal/apis/kongcrds"
 	"github.com/kongsync/kongsync/internal/kongdouble"
 	"github.com/kongsync/kongsync/runner"
 )
@@ -94,6 +93,7 @@ type soak struct {
 	world    *world
 	kongNS   string
 	doubles  []*kongdouble.Server
+	scratch  *kongdouble.Server // judges the cold build as the doubles would (soak_oracle_test.go)
 	procs    *procs
 	events   *eventIndex
 	dyn      dynamic.Interface
@@ -202,19 +202,17 @@ func (s *soak) configure(c *runner.Config) {
 	c.RestConfig = plane.RestConfig()
 	c.WatchNamespaces = s.world.namespaces
 	c.IngressClass = s.world.class
-	c.UpdateStatus = false
+	// The leader writes statuses (Ingress, Gateway API, Kong kinds' Programmed) under churn too;
+	// each write is a new resourceVersion the replicas see.
+	c.UpdateStatus = true
+	c.PublishStatusAddress = []string{"192.0.2.80"}
 }
 
 // setup installs the CRDs, the namespaces, the Kong doubles behind the kong-admin Service, the
 // sentinel, and starts both kongsyncs and the Event index.
 func (s *soak) setup(ctx context.Context) {
 	t := s.t
-	files, err := kongcrds.Files()
-	if err != nil {
-		t.Fatal(err)
-	}
-	kubectl(t, fileArgs("apply", files, "--server-side", "--force-conflicts")...)
-	kubectl(t, fileArgs("wait", files, "--for=condition=established", "--timeout=60s")...)
+	installKongCRDs(t)
 	installGatewayCRDs(t, "standard")
 	for _, ns := range append([]string{s.kongNS}, s.world.namespaces...) {
 		if _, err := admin.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
@@ -225,6 +223,7 @@ func (s *soak) setup(ctx context.Context) {
 	for range 2 {
 		s.doubles = append(s.doubles, kongdouble.New(kongdouble.Options{Addr: ip + ":0"}))
 	}
+	s.scratch = kongdouble.New(kongdouble.Options{})
 	s.postsSeen = make([]int, len(s.doubles))
 	adminService(t, s.kongNS, s.doubles...)
 	sentinel := app{ns: s.world.namespaces[0], name: "sentinel"}

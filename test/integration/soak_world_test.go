@@ -29,6 +29,9 @@ type world struct {
 	class      string   // the IngressClass kongsync serves
 	pairs      []tlsPair
 	kinds      []soakKind
+	// later are kinds added after seeds were recorded in soakRegressions: they draw from a
+	// stream of their own (see runWriters), so that recorded seeds keep their schedules.
+	later []soakKind
 }
 
 type tlsPair struct{ cert, key []byte }
@@ -60,6 +63,10 @@ func newWorld(prefix string, namespaces []string, pairs []tlsPair) *world {
 		{"Gateway", "gateway.networking.k8s.io", "v1", "gateways", true, []string{"gw"}, 2, (*world).gateway},
 		{"HTTPRoute", "gateway.networking.k8s.io", "v1", "httproutes", true, names("route-", 3), 8, (*world).httpRoute},
 		{"ReferenceGrant", "gateway.networking.k8s.io", "v1beta1", "referencegrants", true, []string{"grant"}, 2, (*world).referenceGrant},
+	}
+	w.later = []soakKind{
+		{"TCPIngress", "configuration.konghq.com", "v1beta1", "tcpingresses", true, names("tcp-", 2), 1, (*world).l4Ingress},
+		{"UDPIngress", "configuration.konghq.com", "v1beta1", "udpingresses", true, names("udp-", 2), 1, (*world).l4Ingress},
 	}
 	return w
 }
@@ -370,18 +377,40 @@ func (w *world) referenceGrant(r *rand.Rand, ns, name string) map[string]any {
 	return o
 }
 
+// l4Ingress is a TCPIngress or UDPIngress: listener ports that collide, an SNI host now and
+// then (TCP), backends that may be missing or name a port the Service lacks.
+func (w *world) l4Ingress(r *rand.Rand, ns, name string) map[string]any {
+	kind := "TCPIngress"
+	if name[0] == 'u' {
+		kind = "UDPIngress"
+	}
+	o := w.meta(kind, "configuration.konghq.com", "v1beta1", ns, name)
+	setAnn(o, "kubernetes.io/ingress.class", pick(r, w.class, w.class, w.class+"-other"))
+	var rules []any
+	for range 1 + r.IntN(2) {
+		rule := map[string]any{"port": pick(r, 8888, 8899, 9999),
+			"backend": map[string]any{"serviceName": pick(r, "svc-0", "svc-1", "missing"), "servicePort": pick(r, 80, 8080, 7)}}
+		if kind == "TCPIngress" && r.IntN(2) == 0 {
+			rule["host"] = w.host(r)
+		}
+		rules = append(rules, rule)
+	}
+	o["spec"] = map[string]any{"rules": rules}
+	return o
+}
+
 // pickKind chooses a kind by weight.
-func (w *world) pickKind(r *rand.Rand) *soakKind {
+func pickKind(r *rand.Rand, kinds []soakKind) *soakKind {
 	total := 0
-	for _, k := range w.kinds {
+	for _, k := range kinds {
 		total += k.weight
 	}
 	n := r.IntN(total)
-	for i := range w.kinds {
-		if n < w.kinds[i].weight {
-			return &w.kinds[i]
+	for i := range kinds {
+		if n < kinds[i].weight {
+			return &kinds[i]
 		}
-		n -= w.kinds[i].weight
+		n -= kinds[i].weight
 	}
-	return &w.kinds[0]
+	return &kinds[0]
 }
