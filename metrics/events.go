@@ -7,6 +7,7 @@ import (
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
 
 	"github.com/kongsync/kongsync/store"
@@ -42,24 +43,41 @@ type Reporter struct {
 	pod *corev1.ObjectReference
 
 	mu       sync.Mutex
-	problems map[translator.Problem]bool // the last translation's problems, already reported
+	problems map[objectProblem]bool // the last translation's problems, already reported
+}
+
+// objectProblem is a problem on one incarnation of its object: an object deleted and created
+// again under the same name (a new UID) with the same problem gets its own Event, which
+// `kubectl describe` finds by the new UID. (Found by the soak: a re-create coalesced into one
+// build left the new object without an Event.)
+type objectProblem struct {
+	translator.Problem
+	uid types.UID
 }
 
 // NewReporter returns a Reporter emitting through recorder.
 func NewReporter(recorder record.EventRecorder, objects Getter, log logr.Logger) *Reporter {
-	return &Reporter{recorder: recorder, objects: objects, log: log, problems: map[translator.Problem]bool{}}
+	return &Reporter{recorder: recorder, objects: objects, log: log, problems: map[objectProblem]bool{}}
 }
 
-// TranslationProblems emits one Event per problem that the previous translation did not have:
-// the translator runs on every change and must not flood the API with repeats.
+// TranslationProblems emits one Event per problem that the previous translation did not have
+// on the same object (same UID): the translator runs on every change and must not flood the API
+// with repeats.
 func (r *Reporter) TranslationProblems(problems []translator.Problem) {
+	keys := make([]objectProblem, len(problems))
+	for i, p := range problems {
+		keys[i].Problem = p
+		if obj, ok := r.objects.Get(p.Object); ok {
+			keys[i].uid = obj.GetUID()
+		}
+	}
 	r.mu.Lock()
-	next := make(map[translator.Problem]bool, len(problems))
+	next := make(map[objectProblem]bool, len(problems))
 	var fresh []translator.Problem
-	for _, p := range problems {
-		next[p] = true
-		if !r.problems[p] {
-			fresh = append(fresh, p)
+	for _, k := range keys {
+		next[k] = true
+		if !r.problems[k] {
+			fresh = append(fresh, k.Problem)
 		}
 	}
 	r.problems = next

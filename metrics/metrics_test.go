@@ -10,7 +10,9 @@ import (
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
 
 	"github.com/kongsync/kongsync/store"
@@ -44,6 +46,37 @@ func TestReporterEmitsNewProblemsOnce(t *testing.T) {
 	if !strings.HasPrefix(got[0], "Warning "+ReasonTranslationFailed+" metadata.annotations[konghq.com/retries]: not a number") ||
 		!strings.HasPrefix(got[1], "Warning "+ReasonApplyFailed+" Kong http://kong:8001 rejected") {
 		t.Errorf("events = %q", got)
+	}
+}
+
+// An object deleted and created again under its name (a new UID) with the same problem, both in
+// one build's window, gets an Event of its own: Events are found by UID (kubectl describe).
+func TestReporterReportsProblemAgainOnRecreatedObject(t *testing.T) {
+	st := store.New()
+	ing := func(uid types.UID) *networkingv1.Ingress {
+		return &networkingv1.Ingress{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "web", UID: uid, ResourceVersion: string(uid)}}
+	}
+	if _, err := st.Upsert(ing("uid-1")); err != nil {
+		t.Fatal(err)
+	}
+	rec := record.NewFakeRecorder(10)
+	r := NewReporter(rec, st, logr.Discard())
+	p := translator.Problem{Object: store.Ref{Kind: store.KindIngress, Namespace: "a", Name: "web"},
+		Field: "spec.tls[0].secretName", Reason: "Secret a/none not found"}
+	r.TranslationProblems([]translator.Problem{p})
+	r.TranslationProblems([]translator.Problem{p}) // unchanged object: no repeat
+	if _, err := st.Upsert(ing("uid-2")); err != nil {
+		t.Fatal(err)
+	}
+	r.TranslationProblems([]translator.Problem{p}) // re-created: the new object gets its Event
+	r.TranslationProblems([]translator.Problem{p})
+	close(rec.Events)
+	var got []string
+	for e := range rec.Events {
+		got = append(got, e)
+	}
+	if len(got) != 2 {
+		t.Fatalf("events = %q, want one per incarnation of the Ingress", got)
 	}
 }
 

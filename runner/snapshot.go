@@ -7,6 +7,7 @@ import (
 
 	"github.com/kongsync/kongsync/informer"
 	"github.com/kongsync/kongsync/store"
+	"github.com/kongsync/kongsync/translator"
 )
 
 // ClusterSnapshot lists what the controller would watch (cfg's kubeconfig, namespaces) into a
@@ -36,3 +37,8 @@ func ClusterSnapshot(ctx context.Context, cfg Config, log logr.Logger) (*store.S
 type nopNotifier struct{}
 
 func (nopNotifier) Notify() {}
+
+// TranslatorOptions are the translator options Run builds with for cfg: a check that compares
+// a running controller's output with a cold build of the cluster (`kongsync diff`, the soak
+// test) must translate with the same ones.
+func TranslatorOptions(cfg Config) translator.Options { return translatorOptions(cfg) }
