@@ -138,23 +138,7 @@ func (w *GatewayWriter) Offering(build func(*store.Snapshot) (translator.Built, 
 // Run reconciles the latest translation on every Offer, every Resync and after a failed write's
 // backoff, until ctx ends. Call it only while leading.
 func (w *GatewayWriter) Run(ctx context.Context) {
-	t := time.NewTicker(w.opts.Resync)
-	defer t.Stop()
-	retry := time.NewTimer(time.Hour)
-	retry.Stop() // armed after a pass with failed writes
-	defer retry.Stop()
-	for {
-		if d := w.pass(ctx); d > 0 {
-			retry.Reset(d)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-w.kick:
-		case <-t.C:
-		case <-retry.C:
-		}
-	}
+	runPasses(ctx, w.opts.Resync, w.kick, w.pass)
 }
 
 func (w *GatewayWriter) current() *offer {

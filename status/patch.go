@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -45,5 +46,27 @@ func patchStatus(ctx context.Context, dyn dynamic.Interface, mapper Mapper, grou
 func resetMapper(mapper Mapper) {
 	if rm, ok := mapper.(meta.ResettableRESTMapper); ok {
 		rm.Reset()
+	}
+}
+
+// runPasses is a writer's loop: a pass now, then one on every kick, every resync and after a
+// pass's requested retry delay (a pass with failed writes returns its backoff), until ctx ends.
+func runPasses(ctx context.Context, resync time.Duration, kick <-chan struct{}, pass func(context.Context) time.Duration) {
+	t := time.NewTicker(resync)
+	defer t.Stop()
+	retry := time.NewTimer(time.Hour)
+	retry.Stop() // armed after a pass with failed writes
+	defer retry.Stop()
+	for {
+		if d := pass(ctx); d > 0 {
+			retry.Reset(d)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-kick:
+		case <-t.C:
+		case <-retry.C:
+		}
 	}
 }

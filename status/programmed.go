@@ -107,23 +107,7 @@ func (w *ProgrammedWriter) Notify() {
 // Run passes on every Offer, Notify and Resync, and after a failed write's backoff, until ctx
 // ends. Call it only while leading.
 func (w *ProgrammedWriter) Run(ctx context.Context) {
-	t := time.NewTicker(w.opts.Resync)
-	defer t.Stop()
-	retry := time.NewTimer(time.Hour)
-	retry.Stop()
-	defer retry.Stop()
-	for {
-		if d := w.pass(ctx); d > 0 {
-			retry.Reset(d)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-w.kick:
-		case <-t.C:
-		case <-retry.C:
-		}
-	}
+	runPasses(ctx, w.opts.Resync, w.kick, w.pass)
 }
 
 // current returns the latest configuration and its verdicts, judging it once.
