@@ -263,6 +263,12 @@ func waitDouble(t *testing.T, d *kongdouble.Server, what string, cond func() boo
 // Kong does for an entity it refuses. (The translator now rejects most invalid input itself, so
 // a fault keeps this test independent of which checks it has.)
 func rejectNextPost(d *kongdouble.Server, ns, name string) {
+	d.AddFault(kongdouble.Fault{Status: 400, Body: rejectionBody(ns, name, "invalid regex: '/x[' (PCRE returned: missing ])"), Times: 1})
+}
+
+// rejectionBody is Kong's 400 naming one route of Ingress ns/name through its k8s-* tags, with
+// msg as the field error.
+func rejectionBody(ns, name, msg string) string {
 	body, _ := json.Marshal(map[string]any{
 		"code": 14, "name": "invalid declarative configuration",
 		"message": "declarative config is invalid: {}", "fields": map[string]any{},
@@ -270,11 +276,11 @@ func rejectNextPost(d *kongdouble.Server, ns, name string) {
 			"entity_type": "route", "entity_name": ns + "." + name + ".rejected",
 			"entity_tags": []string{"k8s-name:" + name, "k8s-namespace:" + ns, "k8s-kind:Ingress",
 				"k8s-group:networking.k8s.io", "k8s-version:v1"},
-			"errors": []any{map[string]any{"type": "field", "field": "paths.1", "message": "invalid regex: '/x[' (PCRE returned: missing ])"}},
+			"errors": []any{map[string]any{"type": "field", "field": "paths.1", "message": msg}},
 			"entity": map[string]any{},
 		}},
 	})
-	d.AddFault(kongdouble.Fault{Status: 400, Body: string(body), Times: 1})
+	return string(body)
 }
 
 // waitEvent waits for a Warning Event with reason on the named object, listing then watching.

@@ -4,7 +4,6 @@ package integration
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"regexp"
@@ -127,7 +126,7 @@ func (s *soak) statusFault(r *rand.Rand, k int, kong *kongdouble.Server) soakFau
 	switch code := pick(r, 400, 400, 413, 429, 500, 502, 503, 504); code {
 	case 400:
 		if r.IntN(2) == 0 {
-			f = kongdouble.Fault{Status: 400, Body: rejectionBody(s.world.namespaces[0], "sentinel"), Times: 1}
+			f = kongdouble.Fault{Status: 400, Body: rejectionBody(s.world.namespaces[0], "sentinel", "soak: injected rejection"), Times: 1}
 		} else {
 			f = kongdouble.Fault{Status: 400, Body: `{"code":14,"name":"invalid declarative configuration","message":"declarative config is invalid: {}","fields":{}}`, Times: 1}
 		}
@@ -141,22 +140,6 @@ func (s *soak) statusFault(r *rand.Rand, k int, kong *kongdouble.Server) soakFau
 	return soakFault{name: fmt.Sprintf("kong%d answers %d ×%d (%.40s)", k, f.Status, f.Times, f.Body), run: func(context.Context) {
 		kong.AddFault(f)
 	}}
-}
-
-// rejectionBody is Kong's 400 naming one route of Ingress ns/name through its k8s-* tags.
-func rejectionBody(ns, name string) string {
-	body, _ := json.Marshal(map[string]any{
-		"code": 14, "name": "invalid declarative configuration",
-		"message": "declarative config is invalid: {}", "fields": map[string]any{},
-		"flattened_errors": []any{map[string]any{
-			"entity_type": "route", "entity_name": ns + "." + name + ".rejected",
-			"entity_tags": []string{"k8s-name:" + name, "k8s-namespace:" + ns, "k8s-kind:Ingress",
-				"k8s-group:networking.k8s.io", "k8s-version:v1"},
-			"errors": []any{map[string]any{"type": "field", "field": "paths.1", "message": "soak: injected rejection"}},
-			"entity": map[string]any{},
-		}},
-	})
-	return string(body)
 }
 
 // runFaults starts each fault at its offset; it returns when all are over (ctx ends them).
