@@ -50,7 +50,7 @@ var decoded = []decodedKind{
 	{"tcpingresses", "v1beta1", reflect.TypeFor[configurationv1beta1.TCPIngress](), nil},
 	{"udpingresses", "v1beta1", reflect.TypeFor[configurationv1beta1.UDPIngress](), nil},
 	{"kongconsumergroups", "v1beta1", reflect.TypeFor[configurationv1beta1.KongConsumerGroup](), map[string]string{
-		"status": "the Programmed condition is not written for KongConsumerGroups yet; status.konnect: " + konnectStatus}},
+		"status.konnect": konnectStatus}},
 	{"kongingresses", "v1", reflect.TypeFor[configurationv1.KongIngress](), nil},
 	{"ingressclassparameterses", "v1alpha1", reflect.TypeFor[configurationv1alpha1.IngressClassParameters](), nil},
 }

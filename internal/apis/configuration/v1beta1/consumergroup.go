@@ -10,13 +10,24 @@ import (
 // group. KIC names the Kong group after metadata.name and tags it like every object; the spec
 // fields are the Kong operator's (Konnect) and KIC does not translate them: they are decoded so
 // that kongsync can say so, and controlPlaneRef because KIC serves only objects whose
-// controlPlaneRef is unset or of type kic. Its status is not read.
+// controlPlaneRef is unset or of type kic. Its status conditions carry Programmed, as KIC writes
+// it on KongConsumerGroups (status.ProgrammedWriter).
 type KongConsumerGroup struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
-	Spec KongConsumerGroupSpec `json:"spec,omitempty"`
+	Spec   KongConsumerGroupSpec   `json:"spec,omitempty"`
+	Status KongConsumerGroupStatus `json:"status,omitempty"`
 }
+
+// KongConsumerGroupStatus is the status part kongsync reads and writes: the conditions.
+type KongConsumerGroupStatus struct {
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// ServedByKIC reports whether KIC's controllers reconcile the group: its controlPlaneRef is
+// unset or of type kic.
+func (in *KongConsumerGroup) ServedByKIC() bool { return in.Spec.ControlPlaneRef.ForKIC() }
 
 // KongConsumerGroupSpec mirrors the CRD's spec.
 type KongConsumerGroupSpec struct {
@@ -70,6 +81,12 @@ func (in *KongConsumerGroup) DeepCopy() *KongConsumerGroup {
 			c.KonnectNamespacedRef = &n
 		}
 		out.Spec.ControlPlaneRef = &c
+	}
+	if in.Status.Conditions != nil {
+		out.Status.Conditions = make([]metav1.Condition, len(in.Status.Conditions))
+		for i := range in.Status.Conditions {
+			in.Status.Conditions[i].DeepCopyInto(&out.Status.Conditions[i])
+		}
 	}
 	return &out
 }
