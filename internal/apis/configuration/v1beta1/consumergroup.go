@@ -61,6 +61,19 @@ func (r *ControlPlaneRef) ForKIC() bool {
 	return r == nil || r.Type == "" || r.Type == ControlPlaneRefKIC
 }
 
+// DeepCopy returns an independent copy (nil for nil).
+func (r *ControlPlaneRef) DeepCopy() *ControlPlaneRef {
+	if r == nil {
+		return nil
+	}
+	c := ControlPlaneRef{Type: r.Type, KonnectID: clonePtr(r.KonnectID)}
+	if r.KonnectNamespacedRef != nil {
+		n := *r.KonnectNamespacedRef
+		c.KonnectNamespacedRef = &n
+	}
+	return &c
+}
+
 // DeepCopyObject implements runtime.Object.
 func (in *KongConsumerGroup) DeepCopyObject() runtime.Object { return in.DeepCopy() }
 
@@ -74,14 +87,7 @@ func (in *KongConsumerGroup) DeepCopy() *KongConsumerGroup {
 	if in.Spec.Tags != nil {
 		out.Spec.Tags = append([]string(nil), in.Spec.Tags...)
 	}
-	if r := in.Spec.ControlPlaneRef; r != nil {
-		c := ControlPlaneRef{Type: r.Type, KonnectID: clonePtr(r.KonnectID)}
-		if r.KonnectNamespacedRef != nil {
-			n := *r.KonnectNamespacedRef
-			c.KonnectNamespacedRef = &n
-		}
-		out.Spec.ControlPlaneRef = &c
-	}
+	out.Spec.ControlPlaneRef = in.Spec.ControlPlaneRef.DeepCopy()
 	if in.Status.Conditions != nil {
 		out.Status.Conditions = make([]metav1.Condition, len(in.Status.Conditions))
 		for i := range in.Status.Conditions {
