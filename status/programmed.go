@@ -143,7 +143,7 @@ func (w *ProgrammedWriter) pass(ctx context.Context) time.Duration {
 	inflight, failed := map[store.Ref]string{}, map[store.Ref]time.Time{}
 	for _, k := range programmedKinds {
 		for _, obj := range snap.Objects(k.kind) {
-			if k.classed && !servesByAnnotation(obj, w.opts.IngressClass, isDefault) {
+			if (k.classed && !servesByAnnotation(obj, w.opts.IngressClass, isDefault)) || !servedByKIC(obj) {
 				continue
 			}
 			sum.Checked++

@@ -19,6 +19,7 @@ import (
 	clienttesting "k8s.io/client-go/testing"
 
 	configurationv1 "github.com/kongsync/kongsync/internal/apis/configuration/v1"
+	configurationv1beta1 "github.com/kongsync/kongsync/internal/apis/configuration/v1beta1"
 	"github.com/kongsync/kongsync/store"
 	kongsync "github.com/kongsync/kongsync/sync"
 	"github.com/kongsync/kongsync/translator"
@@ -71,7 +72,8 @@ func equalConds(a, b []metav1.Condition) bool {
 
 // programmedManifests: consumers of our class (one with a missing credential Secret), one of
 // another class; a KongPlugin on an Ingress, an unreferenced one, an unreferenced one already
-// Programmed; a KongClusterPlugin of our class used by the Ingress, one of another class.
+// Programmed; consumer groups of our class, of another control plane (no condition, as KIC's
+// controllers skip it) and of another class; a KongClusterPlugin of our class used by the Ingress, one of another class.
 const programmedManifests = `
 apiVersion: networking.k8s.io/v1
 kind: IngressClass
@@ -108,6 +110,19 @@ apiVersion: configuration.konghq.com/v1
 kind: KongConsumer
 metadata: {name: theirs, namespace: ns, annotations: {kubernetes.io/ingress.class: other}}
 username: theirs
+---
+apiVersion: configuration.konghq.com/v1beta1
+kind: KongConsumerGroup
+metadata: {name: gold, namespace: ns, annotations: {kubernetes.io/ingress.class: kong}}
+---
+apiVersion: configuration.konghq.com/v1beta1
+kind: KongConsumerGroup
+metadata: {name: konnect, namespace: ns, annotations: {kubernetes.io/ingress.class: kong}}
+spec: {controlPlaneRef: {type: konnectNamespacedRef, konnectNamespacedRef: {name: cp}}}
+---
+apiVersion: configuration.konghq.com/v1beta1
+kind: KongConsumerGroup
+metadata: {name: silver, namespace: ns, annotations: {kubernetes.io/ingress.class: other}}
 ---
 apiVersion: configuration.konghq.com/v1
 kind: KongPlugin
@@ -171,10 +186,11 @@ func newProgRig(t *testing.T) *progRig {
 
 func (r *progRig) newWriter() *ProgrammedWriter {
 	gv := configurationv1.SchemeGroupVersion
-	mapper := meta.NewDefaultRESTMapper([]schema.GroupVersion{gv})
+	mapper := meta.NewDefaultRESTMapper([]schema.GroupVersion{gv, configurationv1beta1.SchemeGroupVersion})
 	mapper.Add(gv.WithKind("KongConsumer"), meta.RESTScopeNamespace)
 	mapper.Add(gv.WithKind("KongPlugin"), meta.RESTScopeNamespace)
 	mapper.Add(gv.WithKind("KongClusterPlugin"), meta.RESTScopeRoot)
+	mapper.Add(configurationv1beta1.SchemeGroupVersion.WithKind("KongConsumerGroup"), meta.RESTScopeNamespace)
 	w := NewProgrammedWriter(r.dyn, mapper, logr.Discard(), ProgrammedOptions{IngressClass: "kong"})
 	w.now = func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
 	w.Held = func(string) bool { return r.held }
@@ -206,7 +222,7 @@ func (r *progRig) patch(a clienttesting.Action) (bool, runtime.Object, error) {
 		r.t.Fatalf("patch %s %v: %s", pa.GetSubresource(), err, pa.GetPatch())
 	}
 	kind := map[string]store.Kind{"kongconsumers": store.KindKongConsumer, "kongplugins": store.KindKongPlugin,
-		"kongclusterplugins": store.KindKongClusterPlugin}[pa.GetResource().Resource]
+		"kongclusterplugins": store.KindKongClusterPlugin, "kongconsumergroups": store.KindKongConsumerGroup}[pa.GetResource().Resource]
 	ref := store.Ref{Kind: kind, Namespace: pa.GetNamespace(), Name: pa.GetName()}
 	c := body.Status.Conditions[len(body.Status.Conditions)-1]
 	r.writes = append(r.writes, ref.String()+" "+string(c.Status)+"/"+c.Reason)
@@ -247,6 +263,8 @@ func (r *progRig) informers() {
 			x.Status.Conditions = conds
 		case *configurationv1.KongClusterPlugin:
 			x.Status.Conditions = conds
+		case *configurationv1beta1.KongConsumerGroup:
+			x.Status.Conditions = conds
 		}
 		r.upsert(o)
 	}
@@ -263,8 +281,9 @@ func TestProgrammedWrittenOnceThenNothing(t *testing.T) {
 	r.held = true
 	p := r.pass()
 	want := []string{"KongClusterPlugin cluster True/Programmed", "KongConsumer ns/alice True/Programmed",
-		"KongConsumer ns/bad False/Invalid", "KongPlugin ns/unused False/Pending", "KongPlugin ns/used True/Programmed"}
-	if !slices.Equal(r.writes, want) || p.Writes != len(want) || p.Checked != 6 {
+		"KongConsumer ns/bad False/Invalid", "KongConsumerGroup ns/gold True/Programmed", "KongPlugin ns/unused False/Pending",
+		"KongPlugin ns/used True/Programmed"}
+	if !slices.Equal(r.writes, want) || p.Writes != len(want) || p.Checked != 7 {
 		t.Fatalf("first pass wrote %v (%+v), want %v", r.writes, p, want)
 	}
 	if p := r.pass(); p.Writes != 0 || p.InFlight != len(want) {

@@ -108,6 +108,9 @@ func configuredRefs(doc *document.Document) map[store.Ref]bool {
 	for _, p := range doc.Plugins {
 		add(p.Tags)
 	}
+	for _, g := range doc.ConsumerGroups {
+		add(g.Tags)
+	}
 	for _, c := range doc.Consumers {
 		add(c.Tags)
 		for _, p := range c.Plugins {

@@ -4,6 +4,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	configurationv1 "github.com/kongsync/kongsync/internal/apis/configuration/v1"
+	configurationv1beta1 "github.com/kongsync/kongsync/internal/apis/configuration/v1beta1"
 	"github.com/kongsync/kongsync/store"
 )
 
@@ -18,11 +19,12 @@ type programmedKind struct {
 }
 
 // programmedKinds are the kinds the ProgrammedWriter keeps Programmed on; a kind is one line.
-// KIC v3.5.13 writes it on KongConsumer (and on kinds kongsync adds elsewhere: KongConsumerGroup);
+// KIC v3.5.13 writes it on KongConsumer and KongConsumerGroup;
 // on KongPlugin and KongClusterPlugin its generator leaves it off (Kong/KIC#4578), and kongsync
 // writes it there too (docs/kic-differences.md).
 var programmedKinds = []programmedKind{
 	programmed(store.KindKongConsumer, true, func(o *configurationv1.KongConsumer) []metav1.Condition { return o.Status.Conditions }),
+	programmed(store.KindKongConsumerGroup, true, func(o *configurationv1beta1.KongConsumerGroup) []metav1.Condition { return o.Status.Conditions }),
 	programmed(store.KindKongPlugin, false, func(o *configurationv1.KongPlugin) []metav1.Condition { return o.Status.Conditions }),
 	programmed(store.KindKongClusterPlugin, true, func(o *configurationv1.KongClusterPlugin) []metav1.Condition { return o.Status.Conditions }),
 }
@@ -35,4 +37,16 @@ func programmed[T store.Object](kind store.Kind, classed bool, conds func(T) []m
 		}
 		return conds(t)
 	}}
+}
+
+// kicServed is an object with a controlPlaneRef: KIC's controllers watch it only when the
+// reference is unset or of type kic (its cpRefPredicate), so only those get Programmed.
+type kicServed interface {
+	ServedByKIC() bool
+}
+
+// servedByKIC reports whether KIC's control-plane filter lets obj through.
+func servedByKIC(obj store.Object) bool {
+	s, ok := obj.(kicServed)
+	return !ok || s.ServedByKIC()
 }

@@ -87,9 +87,10 @@ func (t *translation) consumers() consumerList {
 
 // servesConsumer reports whether the KongConsumer is ours. KIC matches only the
 // kubernetes.io/ingress.class annotation; an absent one counts only when our IngressClass is
-// the cluster default.
+// the cluster default. Like KIC's controllers, it skips a consumer whose spec.controlPlaneRef
+// names another control plane (the Kong operator's), silently as one of another class.
 func (t *translation) servesConsumer(c *configurationv1.KongConsumer) bool {
-	return t.servesClassAnnotation(c)
+	return t.servesClassAnnotation(c) && c.ServedByKIC()
 }
 
 // selectConsumers returns the served KongConsumers, oldest first, ties broken by

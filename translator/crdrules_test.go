@@ -76,7 +76,7 @@ var kongCRDRules = map[string]crdRule{
 		spec: "spec: {algorithm: consistent-hashing, hashOn: {input: none}, stickySessions: {cookie: c}}", field: "spec.algorithm"},
 }
 
-const konnectOnly = "on Konnect's spec.controlPlaneRef, which kongsync (like KIC) does not read: a manifest breaking it translates as if the field were absent"
+const konnectOnly = "on Konnect's parts of spec.controlPlaneRef; kongsync (like KIC) reads only its type: a manifest breaking the rule is served when the type is kic or unset, skipped otherwise"
 
 // kongCRDKinds are the CRDs of the Kong kinds kongsync reads, by file, with their kind and
 // apiVersion.

@@ -104,7 +104,7 @@ func (w *world) setCredentialLabel(o *corev1.Secret) string {
 }
 
 func (w *world) mutateConsumer(o *configurationv1.KongConsumer) string {
-	switch n := w.r.IntN(9); {
+	switch n := w.r.IntN(10); {
 	case n == 0:
 		o.Username = pick(w.r, append(slices.Clone(w.usernames), "", fmt.Sprintf("user-%d", w.r.IntN(5))))
 		return fmt.Sprintf("username %q", o.Username)
@@ -129,6 +129,13 @@ func (w *world) mutateConsumer(o *configurationv1.KongConsumer) string {
 	case n == 7:
 		o.Spec.Tags = pick(w.r, [][]string{nil, {"t1"}, {"t1", "t2"}})
 		return fmt.Sprintf("spec.tags %v", o.Spec.Tags)
+	case n == 8:
+		if o.Spec.ControlPlaneRef != nil {
+			o.Spec.ControlPlaneRef = nil
+			return "controlPlaneRef removed"
+		}
+		o.Spec.ControlPlaneRef = &kup.ControlPlaneRef{Type: pick(w.r, []string{"kic", "konnectNamespacedRef"})}
+		return "controlPlaneRef " + o.Spec.ControlPlaneRef.Type
 	}
 	return w.retime(&o.ObjectMeta, store.KindKongConsumer)
 }

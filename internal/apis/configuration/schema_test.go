@@ -32,9 +32,7 @@ type decodedKind struct {
 var (
 	// konnectStatus is written by Kong's operator for Konnect; KIC neither reads nor writes it.
 	konnectStatus = "written by Kong's operator for Konnect entities; KIC v3.5.13 does not read it"
-	// controlPlaneRef is the Kong operator's; KIC v3.5.13's controllers never read it.
-	controlPlaneRef = "the Kong operator's control-plane reference; KIC v3.5.13 reads no field of it"
-	pluginIgnored   = map[string]string{
+	pluginIgnored = map[string]string{
 		"consumerRef": "KIC v3.5.13 never reads it: a plugin reaches a consumer through konghq.com/plugins on the KongConsumer",
 	}
 )
@@ -44,13 +42,13 @@ var decoded = []decodedKind{
 	{"kongplugins", "v1", reflect.TypeFor[configurationv1.KongPlugin](), pluginIgnored},
 	{"kongclusterplugins", "v1", reflect.TypeFor[configurationv1.KongClusterPlugin](), pluginIgnored},
 	{"kongconsumers", "v1", reflect.TypeFor[configurationv1.KongConsumer](), map[string]string{
-		"spec.controlPlaneRef": controlPlaneRef, "status.konnect": konnectStatus}},
+		"status.konnect": konnectStatus}},
 	{"kongupstreampolicies", "v1beta1", reflect.TypeFor[configurationv1beta1.KongUpstreamPolicy](), map[string]string{
 		"status": "KIC writes its ancestors' statuses; kongsync neither reads nor writes them (docs/kic-differences.md)"}},
 	{"tcpingresses", "v1beta1", reflect.TypeFor[configurationv1beta1.TCPIngress](), nil},
 	{"udpingresses", "v1beta1", reflect.TypeFor[configurationv1beta1.UDPIngress](), nil},
 	{"kongconsumergroups", "v1beta1", reflect.TypeFor[configurationv1beta1.KongConsumerGroup](), map[string]string{
-		"status": "the Programmed condition is not written for KongConsumerGroups yet; status.konnect: " + konnectStatus}},
+		"status.konnect": konnectStatus}},
 	{"kongingresses", "v1", reflect.TypeFor[configurationv1.KongIngress](), nil},
 	{"ingressclassparameterses", "v1alpha1", reflect.TypeFor[configurationv1alpha1.IngressClassParameters](), nil},
 }

@@ -11,6 +11,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	configurationv1beta1 "github.com/kongsync/kongsync/internal/apis/configuration/v1beta1"
 )
 
 // SchemeGroupVersion is configuration.konghq.com/v1.
@@ -46,10 +48,16 @@ func (in Status) deepCopy() Status {
 	return out
 }
 
-// KongConsumerSpec carries the consumer's extra tags.
+// KongConsumerSpec carries the consumer's extra tags and its controlPlaneRef: KIC's controllers
+// skip a KongConsumer whose reference names another control plane (the Kong operator's).
 type KongConsumerSpec struct {
-	Tags []string `json:"tags,omitempty"`
+	Tags            []string                              `json:"tags,omitempty"`
+	ControlPlaneRef *configurationv1beta1.ControlPlaneRef `json:"controlPlaneRef,omitempty"`
 }
+
+// ServedByKIC reports whether KIC's controllers reconcile the consumer: its controlPlaneRef is
+// unset or of type kic.
+func (in *KongConsumer) ServedByKIC() bool { return in.Spec.ControlPlaneRef.ForKIC() }
 
 // KongPlugin is a namespaced plugin configuration, attached to objects by the
 // konghq.com/plugins annotation.
@@ -119,6 +127,7 @@ func (in *KongConsumer) DeepCopy() *KongConsumer {
 	out.Credentials = cloneStrings(in.Credentials)
 	out.ConsumerGroups = cloneStrings(in.ConsumerGroups)
 	out.Spec.Tags = cloneStrings(in.Spec.Tags)
+	out.Spec.ControlPlaneRef = in.Spec.ControlPlaneRef.DeepCopy()
 	out.Status = in.Status.deepCopy()
 	return &out
 }

@@ -10,13 +10,24 @@ import (
 // group. KIC names the Kong group after metadata.name and tags it like every object; the spec
 // fields are the Kong operator's (Konnect) and KIC does not translate them: they are decoded so
 // that kongsync can say so, and controlPlaneRef because KIC serves only objects whose
-// controlPlaneRef is unset or of type kic. Its status is not read.
+// controlPlaneRef is unset or of type kic. Its status conditions carry Programmed, as KIC writes
+// it on KongConsumerGroups (status.ProgrammedWriter).
 type KongConsumerGroup struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
-	Spec KongConsumerGroupSpec `json:"spec,omitempty"`
+	Spec   KongConsumerGroupSpec   `json:"spec,omitempty"`
+	Status KongConsumerGroupStatus `json:"status,omitempty"`
 }
+
+// KongConsumerGroupStatus is the status part kongsync reads and writes: the conditions.
+type KongConsumerGroupStatus struct {
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// ServedByKIC reports whether KIC's controllers reconcile the group: its controlPlaneRef is
+// unset or of type kic.
+func (in *KongConsumerGroup) ServedByKIC() bool { return in.Spec.ControlPlaneRef.ForKIC() }
 
 // KongConsumerGroupSpec mirrors the CRD's spec.
 type KongConsumerGroupSpec struct {
@@ -50,6 +61,19 @@ func (r *ControlPlaneRef) ForKIC() bool {
 	return r == nil || r.Type == "" || r.Type == ControlPlaneRefKIC
 }
 
+// DeepCopy returns an independent copy (nil for nil).
+func (r *ControlPlaneRef) DeepCopy() *ControlPlaneRef {
+	if r == nil {
+		return nil
+	}
+	c := ControlPlaneRef{Type: r.Type, KonnectID: clonePtr(r.KonnectID)}
+	if r.KonnectNamespacedRef != nil {
+		n := *r.KonnectNamespacedRef
+		c.KonnectNamespacedRef = &n
+	}
+	return &c
+}
+
 // DeepCopyObject implements runtime.Object.
 func (in *KongConsumerGroup) DeepCopyObject() runtime.Object { return in.DeepCopy() }
 
@@ -63,13 +87,12 @@ func (in *KongConsumerGroup) DeepCopy() *KongConsumerGroup {
 	if in.Spec.Tags != nil {
 		out.Spec.Tags = append([]string(nil), in.Spec.Tags...)
 	}
-	if r := in.Spec.ControlPlaneRef; r != nil {
-		c := ControlPlaneRef{Type: r.Type, KonnectID: clonePtr(r.KonnectID)}
-		if r.KonnectNamespacedRef != nil {
-			n := *r.KonnectNamespacedRef
-			c.KonnectNamespacedRef = &n
+	out.Spec.ControlPlaneRef = in.Spec.ControlPlaneRef.DeepCopy()
+	if in.Status.Conditions != nil {
+		out.Status.Conditions = make([]metav1.Condition, len(in.Status.Conditions))
+		for i := range in.Status.Conditions {
+			in.Status.Conditions[i].DeepCopyInto(&out.Status.Conditions[i])
 		}
-		out.Spec.ControlPlaneRef = &c
 	}
 	return &out
 }
