@@ -68,6 +68,7 @@ func newWorld(prefix string, namespaces []string, pairs []tlsPair) *world {
 		{"TCPIngress", "configuration.konghq.com", "v1beta1", "tcpingresses", true, names("tcp-", 2), 1, (*world).l4Ingress},
 		{"UDPIngress", "configuration.konghq.com", "v1beta1", "udpingresses", true, names("udp-", 2), 1, (*world).l4Ingress},
 	}
+	w.later = append(w.later, w.laterKinds()...)
 	return w
 }
 
@@ -117,6 +118,9 @@ func (w *world) service(r *rand.Rand, ns, name string) map[string]any {
 		ports = append(ports, map[string]any{"name": "alt", "port": 8080, "targetPort": 8080, "protocol": "TCP"})
 	}
 	o["spec"] = map[string]any{"ports": ports}
+	if name == "svc-1" {
+		setAnn(o, "konghq.com/override", "ki-0")
+	}
 	if r.IntN(4) == 0 {
 		setAnn(o, "konghq.com/protocol", pick(r, "http", "https", "grpc", "bogus"))
 	}
@@ -261,6 +265,9 @@ func (w *world) ingress(r *rand.Rand, ns, name string) map[string]any {
 func (w *world) ingressClass(r *rand.Rand, _, name string) map[string]any {
 	o := w.meta("IngressClass", "networking.k8s.io", "v1", "", name)
 	o["spec"] = map[string]any{"controller": "ingress-controllers.konghq.com/kong"}
+	if name == w.class {
+		o["spec"].(map[string]any)["parameters"] = w.classParamsRef()
+	}
 	if r.IntN(3) == 0 {
 		setAnn(o, "ingressclass.kubernetes.io/is-default-class", "true")
 	}
@@ -314,6 +321,7 @@ func (w *world) kongConsumer(r *rand.Rand, ns, name string) map[string]any {
 	if r.IntN(3) != 0 {
 		o["credentials"] = []any{pick(r, "cred-0", "cred-1", "cred-2", "cred-none")}
 	}
+	o["consumerGroups"] = consumerGroupsOf(name)
 	return o
 }
 

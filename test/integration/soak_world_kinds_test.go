@@ -1,0 +1,65 @@
+//go:build integration
+
+package integration
+
+import "math/rand/v2"
+
+// Kinds added to the soak after its first seeds were recorded: they sit in world.later, and the
+// references other objects make to them are fixed by name (no random draw), so recorded seeds
+// keep their schedules.
+
+// laterKinds are KongConsumerGroup, KongIngress and IngressClassParameters, each from a small pool.
+func (w *world) laterKinds() []soakKind {
+	return []soakKind{
+		{"KongConsumerGroup", "configuration.konghq.com", "v1beta1", "kongconsumergroups", true, names("grp-", 2), 1, (*world).consumerGroup},
+		{"KongIngress", "configuration.konghq.com", "v1", "kongingresses", true, []string{"ki-0"}, 1, (*world).kongIngress},
+		{"IngressClassParameters", "configuration.konghq.com", "v1alpha1", "ingressclassparameterses", true, []string{"icp"}, 1, (*world).classParams},
+	}
+}
+
+// consumerGroup is a group of our class or another, now and then with plugins. Consumers name
+// grp-0, grp-1 and the never-created grp-2 (consumerGroupsOf).
+func (w *world) consumerGroup(r *rand.Rand, ns, name string) map[string]any {
+	o := w.meta("KongConsumerGroup", "configuration.konghq.com", "v1beta1", ns, name)
+	setAnn(o, "kubernetes.io/ingress.class", pick(r, w.class, w.class, w.class+"-other"))
+	if r.IntN(3) == 0 {
+		setAnn(o, "konghq.com/plugins", pick(r, "plug-0", "plug-1", "plug-2"))
+	}
+	return o
+}
+
+// consumerGroupsOf is the fixed membership of a soak consumer: cons-N joins grp-N.
+func consumerGroupsOf(name string) []any { return []any{"grp-" + name[len(name)-1:]} }
+
+// kongIngress is an upstream override (svc-1 names ki-0), sometimes with fields Kong refuses
+// and now and then with the proxy section the CRD refuses.
+func (w *world) kongIngress(r *rand.Rand, ns, name string) map[string]any {
+	o := w.meta("KongIngress", "configuration.konghq.com", "v1", ns, name)
+	up := map[string]any{"algorithm": pick(r, "round-robin", "least-connections", "consistent-hashing")}
+	if up["algorithm"] == "consistent-hashing" {
+		up["hash_on"] = "header"
+		up["hash_on_header"] = "x-user"
+	}
+	if r.IntN(3) == 0 {
+		up["slots"] = pick(r, 100, 1000, 5)
+	}
+	o["upstream"] = up
+	if r.IntN(8) == 0 {
+		o["proxy"] = map[string]any{"retries": 3}
+	}
+	return o
+}
+
+// classParams are the parameters our IngressClass names (icp in the first namespace): service
+// upstreams and legacy regex detection on or off.
+func (w *world) classParams(r *rand.Rand, ns, name string) map[string]any {
+	o := w.meta("IngressClassParameters", "configuration.konghq.com", "v1alpha1", ns, name)
+	o["spec"] = map[string]any{"serviceUpstream": r.IntN(2) == 0, "enableLegacyRegexDetection": r.IntN(2) == 0}
+	return o
+}
+
+// classParamsRef is spec.parameters of our IngressClass.
+func (w *world) classParamsRef() map[string]any {
+	return map[string]any{"apiGroup": "configuration.konghq.com", "kind": "IngressClassParameters",
+		"name": "icp", "namespace": w.namespaces[0], "scope": "Namespace"}
+}
