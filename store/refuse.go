@@ -73,9 +73,9 @@ func check(obj Object, cache *metaCache) ([]Refusal, []string) {
 	case *configurationv1.KongConsumer:
 		c.add(validateConsumer(o))
 	case *configurationv1beta1.TCPIngress:
-		c.add(validateTCPIngress(o))
+		c.add(validateStreamIngress(o.StreamRules()))
 	case *configurationv1beta1.UDPIngress:
-		c.add(validateUDPIngress(o))
+		c.add(validateStreamIngress(o.StreamRules()))
 	}
 	if len(c.errs) == 0 {
 		return nil, c.notes

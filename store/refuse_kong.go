@@ -84,19 +84,11 @@ func validateStreamRules(ports, servicePorts []int, serviceNames []string) field
 	return errs
 }
 
-func validateTCPIngress(o *configurationv1beta1.TCPIngress) field.ErrorList {
+// validateStreamIngress checks the rules of a TCPIngress or UDPIngress.
+func validateStreamIngress(rules []configurationv1beta1.StreamRule) field.ErrorList {
 	var ports, sp []int
 	var names []string
-	for _, r := range o.Spec.Rules {
-		ports, sp, names = append(ports, r.Port), append(sp, r.Backend.ServicePort), append(names, r.Backend.ServiceName)
-	}
-	return validateStreamRules(ports, sp, names)
-}
-
-func validateUDPIngress(o *configurationv1beta1.UDPIngress) field.ErrorList {
-	var ports, sp []int
-	var names []string
-	for _, r := range o.Spec.Rules {
+	for _, r := range rules {
 		ports, sp, names = append(ports, r.Port), append(sp, r.Backend.ServicePort), append(names, r.Backend.ServiceName)
 	}
 	return validateStreamRules(ports, sp, names)

@@ -44,26 +44,12 @@ func streamRef(obj store.Object) store.Ref {
 	return store.Ref{Kind: store.KindTCPIngress, Namespace: obj.GetNamespace(), Name: obj.GetName()}
 }
 
-// streamRuleIn is a rule of either kind.
-type streamRuleIn struct {
-	host    string
-	port    int
-	backend kv1beta1.IngressBackend
-}
-
-func streamRules(obj store.Object) []streamRuleIn {
-	var out []streamRuleIn
-	switch o := obj.(type) {
-	case *kv1beta1.TCPIngress:
-		for _, r := range o.Spec.Rules {
-			out = append(out, streamRuleIn{host: r.Host, port: r.Port, backend: r.Backend})
-		}
-	case *kv1beta1.UDPIngress:
-		for _, r := range o.Spec.Rules {
-			out = append(out, streamRuleIn{port: r.Port, backend: r.Backend})
-		}
+// streamRules are the rules of a TCPIngress or UDPIngress.
+func streamRules(obj store.Object) []kv1beta1.StreamRule {
+	if o, ok := obj.(interface{ StreamRules() []kv1beta1.StreamRule }); ok {
+		return o.StreamRules()
 	}
-	return out
+	return nil
 }
 
 // streamPieceFor translates one TCPIngress or UDPIngress. A rule that cannot be translated (a
@@ -92,25 +78,25 @@ func (t *translation) streamPieceFor(obj store.Object) *streamPiece {
 		r := &document.Route{Route: kong.Route{
 			ID:           kong.String(t.ids.routes.id(name)),
 			Name:         kong.String(name),
-			Destinations: []*kong.CIDRPort{{Port: kong.Int(in.port)}},
+			Destinations: []*kong.CIDRPort{{Port: kong.Int(in.Port)}},
 			Tags:         tags,
 		}}
 		if udp {
 			r.Protocols = kong.StringSlice("udp")
 		} else {
 			r.Protocols = kong.StringSlice("tcp", "tls")
-			if in.host != "" {
-				r.SNIs = kong.StringSlice(in.host)
+			if in.Host != "" {
+				r.SNIs = kong.StringSlice(in.Host)
 			}
 		}
 		rs.apply(&r.Route)
-		svcName := fmt.Sprintf("%s.%s.%d", ref.Namespace, in.backend.ServiceName, in.backend.ServicePort)
+		svcName := fmt.Sprintf("%s.%s.%d", ref.Namespace, in.Backend.ServiceName, in.Backend.ServicePort)
 		if udp {
 			svcName += ".udp"
 		}
 		base, ok := made[svcName]
 		if !ok {
-			base = t.streamService(svcName, k8s, sp, int32(in.backend.ServicePort), udp)
+			base = t.streamService(svcName, k8s, sp, int32(in.Backend.ServicePort), udp)
 			made[svcName] = base
 		}
 		rule := *base
@@ -128,35 +114,35 @@ func (t *translation) streamPieceFor(obj store.Object) *streamPiece {
 // streamBackend checks a rule's port, host and backend and resolves its Service and port: the
 // port is nil (and the rule kept, without targets) for a Service that declares no ports at all,
 // as for Ingress backends.
-func (t *translation) streamBackend(ref store.Ref, field string, in streamRuleIn, udp bool) (*corev1.Service, *corev1.ServicePort, bool) {
+func (t *translation) streamBackend(ref store.Ref, field string, in kv1beta1.StreamRule, udp bool) (*corev1.Service, *corev1.ServicePort, bool) {
 	switch {
-	case in.port < 1 || in.port > 65535:
-		t.problem(ref, field+".port", "%d is not a port (1-65535); rule skipped", in.port)
+	case in.Port < 1 || in.Port > 65535:
+		t.problem(ref, field+".port", "%d is not a port (1-65535); rule skipped", in.Port)
 		return nil, nil, false
-	case !udp && in.host != "" && !validSNI.MatchString(in.host):
-		t.problem(ref, field+".host", "%s is not a valid SNI (a DNS name without wildcards); rule skipped", quoteShort(in.host))
+	case !udp && in.Host != "" && !validSNI.MatchString(in.Host):
+		t.problem(ref, field+".host", "%s is not a valid SNI (a DNS name without wildcards); rule skipped", quoteShort(in.Host))
 		return nil, nil, false
-	case in.backend.ServiceName == "":
+	case in.Backend.ServiceName == "":
 		t.problem(ref, field+".backend.serviceName", "not set; rule skipped")
 		return nil, nil, false
-	case in.backend.ServicePort < 1 || in.backend.ServicePort > 65535:
-		t.problem(ref, field+".backend.servicePort", "%d is not a port (1-65535); rule skipped", in.backend.ServicePort)
+	case in.Backend.ServicePort < 1 || in.Backend.ServicePort > 65535:
+		t.problem(ref, field+".backend.servicePort", "%d is not a port (1-65535); rule skipped", in.Backend.ServicePort)
 		return nil, nil, false
 	}
-	svc, ok := t.snap.Service(ref.Namespace, in.backend.ServiceName)
+	svc, ok := t.snap.Service(ref.Namespace, in.Backend.ServiceName)
 	if !ok {
-		t.problem(ref, field+".backend.serviceName", "Service %s/%s not found; rule skipped", ref.Namespace, in.backend.ServiceName)
+		t.problem(ref, field+".backend.serviceName", "Service %s/%s not found; rule skipped", ref.Namespace, in.Backend.ServiceName)
 		return nil, nil, false
 	}
-	sp := servicePortByNumber(svc, int32(in.backend.ServicePort))
+	sp := servicePortByNumber(svc, int32(in.Backend.ServicePort))
 	if sp == nil {
 		if len(svc.Spec.Ports) > 0 {
 			t.problem(ref, field+".backend.servicePort", "Service %s/%s has no port %d; rule skipped",
-				svc.Namespace, svc.Name, in.backend.ServicePort)
+				svc.Namespace, svc.Name, in.Backend.ServicePort)
 			return nil, nil, false
 		}
 		t.problem(ref, field+".backend.servicePort", "Service %s/%s declares no ports; route kept for port %d, without targets",
-			svc.Namespace, svc.Name, in.backend.ServicePort)
+			svc.Namespace, svc.Name, in.Backend.ServicePort)
 	}
 	return svc, sp, true
 }

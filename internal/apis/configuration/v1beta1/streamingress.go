@@ -69,6 +69,32 @@ type UDPIngressRule struct {
 	Backend IngressBackend `json:"backend"`
 }
 
+// StreamRule is a rule of a TCPIngress or UDPIngress (a UDPIngress rule has no Host): what the
+// translator and the offline checks read of either kind.
+type StreamRule struct {
+	Host    string
+	Port    int
+	Backend IngressBackend
+}
+
+// StreamRules returns the TCPIngress's rules, in order.
+func (o *TCPIngress) StreamRules() []StreamRule {
+	out := make([]StreamRule, len(o.Spec.Rules))
+	for i, r := range o.Spec.Rules {
+		out[i] = StreamRule{Host: r.Host, Port: r.Port, Backend: r.Backend}
+	}
+	return out
+}
+
+// StreamRules returns the UDPIngress's rules, in order.
+func (o *UDPIngress) StreamRules() []StreamRule {
+	out := make([]StreamRule, len(o.Spec.Rules))
+	for i, r := range o.Spec.Rules {
+		out[i] = StreamRule{Port: r.Port, Backend: r.Backend}
+	}
+	return out
+}
+
 // DeepCopyObject implements runtime.Object.
 func (in *TCPIngress) DeepCopyObject() runtime.Object { return in.DeepCopy() }
 
