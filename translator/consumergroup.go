@@ -8,6 +8,7 @@ import (
 	"github.com/kong/go-kong/kong"
 
 	"github.com/kongsync/kongsync/document"
+	configurationv1 "github.com/kongsync/kongsync/internal/apis/configuration/v1"
 	kup "github.com/kongsync/kongsync/internal/apis/configuration/v1beta1"
 	"github.com/kongsync/kongsync/store"
 )
@@ -118,22 +119,24 @@ func (t *translation) checkGroupSpec(e *groupEntry) {
 // from, and the membership entity it makes when the group is served.
 type groupMember struct {
 	name  string
-	field string
+	index int // its place in consumerGroups
 	entry *document.ConsumerGroupConsumer
 }
+
+// field is the item's field on the KongConsumer (made only for a problem).
+func (m groupMember) field() string { return "consumerGroups[" + strconv.Itoa(m.index) + "]" }
 
 // consumerMembers lists a KongConsumer's consumerGroups items with their membership entities
 // (made once per consumer piece, so that reused consumers keep their entities' pointers). A
 // repeated name counts once; a consumer without username can join no group in a declarative
 // config (Kong resolves a membership's consumer by username or id, and only consumers with a
 // username get an id; KIC would write an empty consumer name).
-func (t *translation) consumerMembers(e *consumerEntry) []groupMember {
-	c := e.obj
+func (t *translation) consumerMembers(c *configurationv1.KongConsumer, ref store.Ref) []groupMember {
 	if len(c.ConsumerGroups) == 0 {
 		return nil
 	}
 	if c.Username == "" {
-		t.problem(e.ref, "consumerGroups", "a consumer without username cannot join consumer groups in a "+
+		t.problem(ref, "consumerGroups", "a consumer without username cannot join consumer groups in a "+
 			"declarative config (Kong names a member by username or id, and only consumers with a "+
 			"username get an id); memberships skipped")
 		return nil
@@ -141,35 +144,35 @@ func (t *translation) consumerMembers(e *consumerEntry) []groupMember {
 	out := make([]groupMember, 0, len(c.ConsumerGroups))
 	ents := make([]document.ConsumerGroupConsumer, len(c.ConsumerGroups))
 	for i, name := range c.ConsumerGroups {
-		field := "consumerGroups[" + strconv.Itoa(i) + "]"
 		if slices.ContainsFunc(out, func(m groupMember) bool { return m.name == name }) {
-			t.problem(e.ref, field, "consumer group %s is listed twice; the repeat is ignored", quoteShort(name))
+			t.problem(ref, groupMember{index: i}.field(), "consumer group %s is listed twice; the repeat is ignored", quoteShort(name))
 			continue
 		}
 		ents[i] = document.ConsumerGroupConsumer{ConsumerGroup: name, Consumer: c.Username}
-		out = append(out, groupMember{name: name, field: field, entry: &ents[i]})
+		out = append(out, groupMember{name: name, index: i, entry: &ents[i]})
 	}
 	return out
 }
 
-// resolveMembers keeps the memberships whose group is served and owns its name, reporting each
-// other one on the consumer: KIC would write a membership of a group that is missing or not
+// resolveMembers keeps the memberships whose group is served and owns its name, and returns a
+// problem for each other one: KIC would write a membership of a group that is missing or not
 // ours, which Kong rejects with the whole configuration.
-func (t *translation) resolveMembers(e *consumerEntry, groups *consumerGroupSet, members []groupMember) []*document.ConsumerGroupConsumer {
+func (t *translation) resolveMembers(e *consumerEntry, groups *consumerGroupSet) ([]*document.ConsumerGroupConsumer, []Problem) {
 	var out []*document.ConsumerGroupConsumer
-	for _, m := range members {
+	var probs []Problem
+	for _, m := range e.p.val.members {
 		ge := groups.byRef[[2]string{e.obj.Namespace, m.name}]
 		switch {
 		case ge == nil:
-			t.problem(e.ref, m.field, "%s", t.missingGroupReason(e.obj.Namespace, m.name))
+			probs = append(probs, newProblem(e.ref, m.field(), "%s", t.missingGroupReason(e.obj.Namespace, m.name)))
 		case ge.out == nil:
-			t.problem(e.ref, m.field, "KongConsumerGroup %s/%s is skipped (its name is %s's); membership skipped",
-				e.obj.Namespace, m.name, ge.owner)
+			probs = append(probs, newProblem(e.ref, m.field(), "KongConsumerGroup %s/%s is skipped (its name is %s's); "+
+				"membership skipped", e.obj.Namespace, m.name, ge.owner))
 		default:
 			out = append(out, m.entry)
 		}
 	}
-	return out
+	return out, probs
 }
 
 // missingGroupReason says why a group name a consumer lists makes no membership: the group does

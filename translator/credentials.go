@@ -2,6 +2,7 @@ package translator
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -80,34 +81,33 @@ type credField struct {
 }
 
 // credentialFields lists the JSON fields of each type's go-kong struct (v0.78.0), the ones
-// KIC's decoder can fill from a Secret. Unknown types give nil.
+// KIC's decoder can fill from a Secret. Unknown types give nil. The lists are shared: callers
+// only read them.
 func credentialFields(kind string) []credField {
+	return credentialFieldTable[kind]
+}
+
+// credentialFieldTable is credentialFields' answers, each type's own fields then the common
+// ones (consumer, created_at, id, tags).
+var credentialFieldTable = func() map[string][]credField {
 	common := []credField{{"consumer", kindObject}, {"created_at", kindInt}, {"id", kindString},
 		{"tags", kindList}}
-	var own []credField
-	switch kind {
-	case credKeyAuth:
-		own = []credField{{"key", kindString}, {"ttl", kindInt}}
-	case credBasicAuth:
-		own = []credField{{"username", kindString}, {"password", kindString}}
-	case credHMACAuth:
-		own = []credField{{"username", kindString}, {"secret", kindString}}
-	case credJWT:
-		own = []credField{{"algorithm", kindString}, {"key", kindString},
-			{"rsa_public_key", kindString}, {"secret", kindString}}
-	case credOAuth2:
-		own = []credField{{"name", kindString}, {"client_id", kindString},
-			{"client_secret", kindString}, {"client_type", kindString},
-			{"hash_secret", kindBool}, {"redirect_uris", kindList}}
-	case credACL:
-		own = []credField{{"group", kindString}}
-	case credMTLSAuth:
-		own = []credField{{"subject_name", kindString}, {"ca_certificate", kindObject}}
-	default:
-		return nil
+	own := map[string][]credField{
+		credKeyAuth:   {{"key", kindString}, {"ttl", kindInt}},
+		credBasicAuth: {{"username", kindString}, {"password", kindString}},
+		credHMACAuth:  {{"username", kindString}, {"secret", kindString}},
+		credJWT: {{"algorithm", kindString}, {"key", kindString}, {"rsa_public_key", kindString},
+			{"secret", kindString}},
+		credOAuth2: {{"name", kindString}, {"client_id", kindString}, {"client_secret", kindString},
+			{"client_type", kindString}, {"hash_secret", kindBool}, {"redirect_uris", kindList}},
+		credACL:      {{"group", kindString}},
+		credMTLSAuth: {{"subject_name", kindString}, {"ca_certificate", kindObject}},
 	}
-	return append(own, common...)
-}
+	for k, fs := range own {
+		own[k] = slices.Clip(append(fs, common...))
+	}
+	return own
+}()
 
 // requiredFields are the fields without which a credential is skipped. KIC checks the first
 // group (its translator would otherwise crash decK); kongsync adds basic-auth's password,

@@ -10,7 +10,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kongsync/kongsync/document"
-	configurationv1 "github.com/kongsync/kongsync/internal/apis/configuration/v1"
 	"github.com/kongsync/kongsync/store"
 )
 
@@ -48,7 +47,6 @@ type memos struct {
 	ingresses *memo[*networkingv1.Ingress, *ingressPiece] // Service and upstream pieces: on ksIdent
 	certs     *memo[*corev1.Secret, *certPiece]
 	caCerts   *memo[*corev1.Secret, *caCertPiece]
-	consumers *memo[*configurationv1.KongConsumer, *consumerPiece]
 	plugins   *memo[metav1.Object, *pluginPiece]
 	// pluginServices are the Services with konghq.com/plugins; served the Ingresses in order.
 	pluginServices *memo[struct{}, map[[2]string]*corev1.Service]
@@ -57,7 +55,7 @@ type memos struct {
 	streams        *memo[store.Object, *streamPiece] // TCPIngresses and UDPIngresses
 	streamKept     streamKept                        // streamPart's entities (streamassemble.go)
 	gw             gwKept                            // gatewayPart's lists (gateway.go)
-	allConsumers   *memo[bool, consumerList]         // translateConsumers, whole
+	consumerStage  consumerStage                     // translateConsumers' state (consumerstage.go)
 	consumerGroups *memo[bool, *consumerGroupSet]    // consumerGroups, whole
 	allCACerts     *memo[struct{}, *caCerts]         // caCertificates, whole
 	idents         identTable
@@ -74,13 +72,11 @@ func newMemos() *memos {
 		ingresses:      &memo[*networkingv1.Ingress, *ingressPiece]{m: map[*networkingv1.Ingress]*entry[*ingressPiece]{}, alive: identsAlive},
 		certs:          newMemo[*corev1.Secret, *certPiece](),
 		caCerts:        newMemo[*corev1.Secret, *caCertPiece](),
-		consumers:      newMemo[*configurationv1.KongConsumer, *consumerPiece](),
 		plugins:        newMemo[metav1.Object, *pluginPiece](),
 		pluginServices: newMemo[struct{}, map[[2]string]*corev1.Service](),
 		served:         newMemo[bool, *servedIngresses](),
 		routes:         newMemo[store.Object, *routePiece](),
 		streams:        newMemo[store.Object, *streamPiece](),
-		allConsumers:   newMemo[bool, consumerList](),
 		consumerGroups: newMemo[bool, *consumerGroupSet](),
 		allCACerts:     newMemo[struct{}, *caCerts](),
 		idents:         identTable{m: map[string]*ksIdent{}},
@@ -92,13 +88,11 @@ func (m *memos) sweep(gen uint64) {
 	m.ingresses.sweep(gen)
 	m.certs.sweep(gen)
 	m.caCerts.sweep(gen)
-	m.consumers.sweep(gen)
 	m.plugins.sweep(gen)
 	m.pluginServices.sweep(gen)
 	m.served.sweep(gen)
 	// routes are swept when gatewayPart visits every route (gwstage.go)
 	m.streams.sweep(gen)
-	m.allConsumers.sweep(gen)
 	m.consumerGroups.sweep(gen)
 	m.allCACerts.sweep(gen)
 	epoch := m.idents.epoch

@@ -107,11 +107,11 @@ type translation struct {
 }
 
 // idSpaces are the UUIDv5 namespaces of the entity types whose ids derive from their names.
-type idSpaces struct{ services, routes, plugins, consumerGroups idSpace }
+type idSpaces struct{ services, routes, plugins, consumers, consumerGroups idSpace }
 
 func newIDSpaces() *idSpaces {
 	return &idSpaces{services: newIDSpace("services"), routes: newIDSpace("routes"), plugins: newIDSpace("plugins"),
-		consumerGroups: newIDSpace("consumergroups")}
+		consumers: newIDSpace("consumers"), consumerGroups: newIDSpace("consumergroups")}
 }
 
 // assemble makes every decision across objects from the pieces: which Ingresses are served and

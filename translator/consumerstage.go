@@ -1,0 +1,435 @@
+package translator
+
+import (
+	"math/bits"
+	"slices"
+
+	"github.com/kongsync/kongsync/document"
+	configurationv1 "github.com/kongsync/kongsync/internal/apis/configuration/v1"
+	"github.com/kongsync/kongsync/store"
+)
+
+// The consumers part of the document is a stage of assemble that keeps its state between
+// builds, like the Ingress stages (stages.go): at 10,000 KongConsumers, walking every consumer
+// to find that one changed costs more than the change. Its decisions across consumers are
+// KIC's: the oldest KongConsumer claims a username and a custom_id (claims.go), a credential
+// value held twice skips every consumer holding it, and the output is sorted by username and
+// custom_id. The stage keeps the served consumers by name, the holders of each username,
+// custom_id and credential value, and the output list, so that a change is followed to what it
+// reaches:
+//
+//   - changed KongConsumers come from the snapshot diff (kindGens); changed Secrets reach the
+//     consumers whose pieces read them through an index of those reads;
+//   - a consumer whose claims changed passes the change on to the younger holders of its values,
+//     in claim order; a credential value whose holders changed re-checks its holders;
+//   - consumers entering or leaving the output are merged into the kept sorted list.
+//
+// A cold build is the same code with every served consumer changed. Whenever a change is not of
+// a shape the stage can follow (more than maxDelta changed objects of a kind, a kind its
+// pieces read that it cannot index, the default class toggled), it starts over from the
+// served consumers, reusing every piece whose reads are unchanged. The property tests compare
+// every warm build with a cold one.
+
+// consumerStage is what the last build's consumer stage kept.
+type consumerStage struct {
+	gen          uint64 // the build it describes (0: none)
+	defaultClass bool
+	groups       *consumerGroupSet // the groups its memberships were resolved against
+	mask         uint32            // the kinds its pieces read
+	unindexed    bool              // a piece read an EndpointSlice list or a whole kind
+	byKey        map[[2]string]*consumerEntry
+	usernames    map[string]entryList // served consumers by username, in claim order
+	customIDs    map[string]entryList
+	creds        map[string]holderList // credentials of claimed consumers by value
+	out          []*consumerEntry      // claimed, without conflict, in output order
+	list         consumerList          // the document's part, as last built
+	withProblems []*consumerEntry
+	// readers are the consumers whose pieces made each read; built on the first change of a
+	// kind pieces read (a cold build never needs it), then kept up to date.
+	readers map[readKey]entryList
+	stats   consumerStats
+}
+
+// consumerStats count what the stage did, for tests to see that changes took the paths they
+// were meant to.
+type consumerStats struct {
+	rebuilds, patches int // builds that started over, that followed changes
+	cascades          int // decisions a changed decision passed on
+	conflicts         int // credential values whose holders were checked again
+}
+
+// consumerEntry is one served KongConsumer.
+type consumerEntry struct {
+	obj *configurationv1.KongConsumer
+	ref store.Ref
+	// p is its piece (Kong consumer, credentials, memberships), computed when it first claims
+	// its values; nil until then.
+	p       *entry[*consumerPiece]
+	own     entry[*consumerPiece] // p's storage in a build that keeps nothing
+	out     *document.Consumer
+	kept    bool // it claimed its username and custom_id
+	dropped bool // kept, but skipped for a credential conflict
+	inOut   bool // in the output list
+	removed bool // replaced or gone
+	plugins bool // has konghq.com/plugins
+	members []*document.ConsumerGroupConsumer
+	// claim, conflicts and memberProbs are its problems from each decision; the piece's
+	// problems count only while it is kept.
+	claim, conflicts, memberProbs []Problem
+	probPos                       int    // its place in withProblems plus one; 0: absent
+	touched, queued               uint64 // the build that last touched or queued it
+}
+
+// consumerWork is one build's pass over the stage: what it touched and what it still has to
+// decide.
+type consumerWork struct {
+	t       *translation
+	st      *consumerStage
+	queue   claimQueue
+	touched []*consumerEntry // whose output state may have changed
+	ukeys   []string         // credential values whose conflict state may have changed
+	resolve []*consumerEntry // whose memberships must be resolved again
+}
+
+// translateConsumers builds the Kong consumers, credentials nested, of the KongConsumers this
+// controller serves, and their consumer group memberships. Output order is KIC's deckgen order:
+// by username, then custom_id, both ascending, a missing value first; memberships follow their
+// consumers, each consumer's in its listed order (KIC's DB-less conversion).
+func (t *translation) translateConsumers() consumerList {
+	st := &t.memos.consumerStage
+	w := &consumerWork{t: t, st: st}
+	keys, ok := st.changedKeys(t)
+	switch {
+	case !ok:
+		stats := st.stats
+		st.rebuild(w)
+		st.stats = stats
+		st.stats.rebuilds++
+	case len(keys) == 0 && t.groups == st.groups:
+		st.replayProblems(t)
+		st.gen = t.gen
+		return st.list
+	default:
+		st.stats.patches++
+		for _, k := range keys {
+			st.replace(w, k)
+		}
+	}
+	w.claims()
+	w.conflicts()
+	st.output(w)
+	st.replayProblems(t)
+	st.gen, st.defaultClass, st.groups = t.gen, t.defaultClass, t.groups
+	return st.list
+}
+
+// changedKeys lists the KongConsumers whose entries must be made again since the last build;
+// false when the stage cannot follow what changed.
+func (st *consumerStage) changedKeys(t *translation) ([][2]string, bool) {
+	if !t.keep || st.gen == 0 || st.gen != t.gen-1 || st.defaultClass != t.defaultClass {
+		return nil, false
+	}
+	k := &t.memos.kinds
+	var keys [][2]string
+	if i := kindIndex(store.KindKongConsumer); k.gen[i] > st.gen {
+		if k.changes[i] == nil {
+			return nil, false
+		}
+		for _, c := range k.changes[i] {
+			o := c.versions()[0]
+			keys = append(keys, [2]string{o.GetNamespace(), o.GetName()})
+		}
+	}
+	for mask := st.mask &^ kindBit(store.KindKongConsumer); mask != 0; mask &= mask - 1 {
+		i := bits.TrailingZeros32(mask)
+		if i == 31 || (k.gen[i] > st.gen && (k.delta[i] == nil || st.unindexed)) {
+			return nil, false
+		}
+		if k.gen[i] <= st.gen {
+			continue
+		}
+		st.indexReaders()
+		kind := store.Kinds[i]
+		for _, key := range k.delta[i].keys() {
+			l := st.readers[readKey{kind, key[0], key[1]}]
+			for j := range l.len() {
+				e := l.at(j)
+				keys = append(keys, [2]string{e.obj.Namespace, e.obj.Name})
+			}
+		}
+	}
+	return keys, true
+}
+
+// rebuild starts the stage over from the served KongConsumers, reusing the pieces of the old
+// entries whose object and reads are unchanged.
+func (st *consumerStage) rebuild(w *consumerWork) {
+	t := w.t
+	old := st.byKey
+	objs := t.snap.snap.Objects(store.KindKongConsumer)
+	*st = consumerStage{
+		byKey:     make(map[[2]string]*consumerEntry, len(objs)),
+		usernames: make(map[string]entryList, len(objs)),
+		customIDs: map[string]entryList{},
+		creds:     make(map[string]holderList, len(objs)),
+	}
+	for _, o := range objs {
+		c, ok := o.(*configurationv1.KongConsumer)
+		if !ok || !t.servesConsumer(c) {
+			continue
+		}
+		e := st.add(w, c)
+		if prev := old[[2]string{c.Namespace, c.Name}]; prev != nil && prev.obj == c && prev.p != nil &&
+			t.reuse(&prev.p.checked, &prev.p.reads) {
+			st.setPiece(e, prev.p)
+		}
+	}
+}
+
+// replace drops the entry of one KongConsumer and adds its current version, if served.
+func (st *consumerStage) replace(w *consumerWork, key [2]string) {
+	t := w.t
+	old := st.byKey[key]
+	if old != nil && old.touched == t.gen && !old.removed {
+		return // already replaced in this build
+	}
+	if old != nil {
+		st.remove(w, old)
+	}
+	o, ok := t.snap.snap.Get(store.Ref{Kind: store.KindKongConsumer, Namespace: key[0], Name: key[1]})
+	c, isConsumer := o.(*configurationv1.KongConsumer)
+	if !ok || !isConsumer || !t.servesConsumer(c) {
+		return
+	}
+	e := st.add(w, c)
+	if old != nil && old.obj == c && old.p != nil && t.reuse(&old.p.checked, &old.p.reads) {
+		st.setPiece(e, old.p) // what it read changed, but not the answers it got
+	}
+}
+
+// add makes the entry of a served KongConsumer and queues it for its claims.
+func (st *consumerStage) add(w *consumerWork, c *configurationv1.KongConsumer) *consumerEntry {
+	e := &consumerEntry{obj: c, ref: store.Ref{Kind: store.KindKongConsumer, Namespace: c.Namespace, Name: c.Name},
+		plugins: c.Annotations[annPlugins] != ""}
+	if w.t.keep { // only a next build looks entries up by name
+		st.byKey[[2]string{c.Namespace, c.Name}] = e
+	}
+	if c.Username != "" {
+		st.usernames[c.Username] = st.usernames[c.Username].insert(e, claimCompare)
+	}
+	if c.CustomID != "" {
+		st.customIDs[c.CustomID] = st.customIDs[c.CustomID].insert(e, claimCompare)
+	}
+	w.touch(e)
+	w.queue.push(w.t.gen, e)
+	return e
+}
+
+// remove takes an entry out of the stage, passing its claims on.
+func (st *consumerStage) remove(w *consumerWork, e *consumerEntry) {
+	c := e.obj
+	delete(st.byKey, [2]string{c.Namespace, c.Name})
+	if c.Username != "" {
+		listRemove(st.usernames, c.Username, e)
+	}
+	if c.CustomID != "" {
+		listRemove(st.customIDs, c.CustomID, e)
+	}
+	if e.kept {
+		st.removeCreds(w, e)
+		w.pushYounger(e)
+	}
+	if st.readers != nil && e.p != nil {
+		for _, r := range e.p.reads.objs {
+			listRemove(st.readers, readKey{r.ref.Kind, r.ref.Namespace, r.ref.Name}, e)
+		}
+	}
+	e.removed, e.kept = true, false
+	w.touch(e)
+}
+
+// ensurePiece computes the entry's piece the first time it is kept. Its problems are kept
+// with it and reported with the entry's other problems.
+func (st *consumerStage) ensurePiece(t *translation, e *consumerEntry) {
+	if e.p != nil {
+		return
+	}
+	before := len(t.problems)
+	var p *entry[*consumerPiece]
+	if t.keep {
+		p = record(t, func() *consumerPiece { return t.consumerPieceOf(e.obj, e.ref) })
+	} else { // nothing is kept for a next build: no reads to record, no entry of its own
+		p = &e.own
+		p.val = t.consumerPieceOf(e.obj, e.ref)
+		p.problems = slices.Clone(t.problems[before:])
+	}
+	t.problems = t.problems[:before]
+	st.setPiece(e, p)
+}
+
+// setPiece gives an entry its piece.
+func (st *consumerStage) setPiece(e *consumerEntry, p *entry[*consumerPiece]) {
+	e.p, e.out = p, p.val.out
+	st.mask |= p.reads.mask
+	st.indexEntry(e)
+}
+
+// indexReaders builds the readers index from the entries' pieces, once.
+func (st *consumerStage) indexReaders() {
+	if st.readers != nil {
+		return
+	}
+	st.readers = map[readKey]entryList{}
+	for _, e := range st.byKey {
+		st.indexEntry(e)
+	}
+}
+
+// indexEntry adds an entry's piece reads to the readers index, if there is one.
+func (st *consumerStage) indexEntry(e *consumerEntry) {
+	if e.p == nil {
+		return
+	}
+	if len(e.p.reads.lists)+len(e.p.reads.kinds) > 0 {
+		st.unindexed = true
+	}
+	if st.readers == nil {
+		return
+	}
+	for _, r := range e.p.reads.objs {
+		k := readKey{r.ref.Kind, r.ref.Namespace, r.ref.Name}
+		if l := st.readers[k]; !l.has(e) {
+			st.readers[k] = l.add(e)
+		}
+	}
+}
+
+// touch notes that an entry's output state may have changed in this build.
+func (w *consumerWork) touch(e *consumerEntry) {
+	if e.touched != w.t.gen {
+		e.touched = w.t.gen
+		w.touched = append(w.touched, e)
+	}
+}
+
+// output merges the entries entering the output into the kept list, resolves memberships and
+// makes the document's part.
+func (st *consumerStage) output(w *consumerWork) {
+	var in []*consumerEntry
+	leaving := 0
+	for _, e := range w.touched {
+		now := e.kept && !e.dropped && !e.removed
+		switch {
+		case e.inOut && !now:
+			e.inOut, e.members, e.memberProbs = false, nil, nil
+			leaving++
+		case !e.inOut && now:
+			e.inOut = true
+			in = append(in, e)
+		}
+		st.trackProblems(e)
+	}
+	changed := leaving > 0 || len(in) > 0
+	if changed {
+		st.out = mergeOut(st.out, in, leaving)
+	}
+	resolve := in
+	if w.t.groups != st.groups {
+		resolve, changed = st.out, true
+	}
+	for _, e := range resolve {
+		e.members, e.memberProbs = w.t.resolveMembers(e, w.t.groups)
+		st.trackProblems(e)
+	}
+	if changed || st.gen == 0 {
+		st.list = st.makeList()
+	}
+}
+
+// mergeOut is old without the entries that left the output, merged with in (in any order).
+// Runs of old between the changes are copied whole: the insertions are placed by binary search.
+func mergeOut(old, in []*consumerEntry, leaving int) []*consumerEntry {
+	cmp := func(a, b *consumerEntry) int { return consumerCompare(a.out, b.out) }
+	slices.SortFunc(in, cmp)
+	out := make([]*consumerEntry, 0, len(old)-leaving+len(in))
+	from := 0
+	for _, e := range in {
+		at, _ := slices.BinarySearchFunc(old[from:], e, cmp)
+		out = appendStaying(out, old[from:from+at])
+		out = append(out, e)
+		from += at
+	}
+	return appendStaying(out, old[from:])
+}
+
+// appendStaying appends the entries of run still in the output (the entries of in were not in
+// old, so none of run is among them).
+func appendStaying(out, run []*consumerEntry) []*consumerEntry {
+	for len(run) > 0 {
+		i := slices.IndexFunc(run, func(e *consumerEntry) bool { return !e.inOut })
+		if i < 0 {
+			return append(out, run...)
+		}
+		out = append(out, run[:i]...)
+		run = run[i+1:]
+	}
+	return out
+}
+
+// makeList is the document's part made of the output list.
+func (st *consumerStage) makeList() consumerList {
+	l := consumerList{consumers: make([]*document.Consumer, len(st.out))}
+	n := 0
+	for _, e := range st.out {
+		n += len(e.members)
+	}
+	l.members = make([]*document.ConsumerGroupConsumer, 0, n)
+	for i, e := range st.out {
+		l.consumers[i] = e.out
+		l.members = append(l.members, e.members...)
+		if e.plugins {
+			l.plugins = append(l.plugins, e)
+		}
+	}
+	return l
+}
+
+// problems are an entry's problems now: its claim's, and, while kept, its piece's, its
+// credential conflicts' and its memberships'.
+func (e *consumerEntry) problemCount() int {
+	if e.removed {
+		return 0
+	}
+	n := len(e.claim)
+	if e.kept {
+		n += len(e.p.problems) + len(e.conflicts) + len(e.memberProbs)
+	}
+	return n
+}
+
+// trackProblems keeps withProblems to the entries that have problems.
+func (st *consumerStage) trackProblems(e *consumerEntry) {
+	has := e.problemCount() > 0
+	switch {
+	case has && e.probPos == 0:
+		st.withProblems = append(st.withProblems, e)
+		e.probPos = len(st.withProblems)
+	case !has && e.probPos != 0:
+		last := st.withProblems[len(st.withProblems)-1]
+		st.withProblems[e.probPos-1], last.probPos = last, e.probPos
+		st.withProblems = st.withProblems[:len(st.withProblems)-1]
+		e.probPos = 0
+	}
+}
+
+// replayProblems reports the problems of every entry that has some (assemble sorts them).
+func (st *consumerStage) replayProblems(t *translation) {
+	for _, e := range st.withProblems {
+		t.problems = append(t.problems, e.claim...)
+		if e.kept {
+			t.problems = append(t.problems, e.p.problems...)
+			t.problems = append(t.problems, e.conflicts...)
+			t.problems = append(t.problems, e.memberProbs...)
+		}
+	}
+}
