@@ -55,6 +55,9 @@ type stages struct {
 	pluginProblems []Problem
 	pluginsGen     uint64
 	routePieces    []*routePiece // the served Gateway API route pieces the plugin stage saw
+	// consumerPlugins are the consumers with konghq.com/plugins the plugin stage saw (entries
+	// are replaced, never changed, so the same entries mean the same consumers).
+	consumerPlugins []*consumerEntry
 }
 
 // readers are the Kong services whose pieces made one read: most reads have one. A read every
@@ -476,25 +479,26 @@ func (t *translation) settle(served *servedIngresses, ps []*ingressPiece, regrou
 	st.svcMask |= t.svcMask
 }
 
-// pluginKinds are the kinds plugin attachment reads besides the Ingresses: plugin sources,
-// consumers and consumer groups, the Secrets plugin configs come from, annotated Services, our
-// IngressClass, the ReferenceGrants that open other namespaces' KongPlugins.
+// pluginKinds are the kinds plugin attachment reads besides the Ingresses and KongConsumers:
+// plugin sources, consumer groups, the Secrets plugin configs come from, annotated Services, our
+// IngressClass, the ReferenceGrants that open other namespaces' KongPlugins. KongConsumers reach
+// plugins only as the consumer stage's list of annotated consumers, compared whole.
 var pluginKinds = kindBit(store.KindKongPlugin) | kindBit(store.KindKongClusterPlugin) |
-	kindBit(store.KindKongConsumer) | kindBit(store.KindSecret) | kindBit(store.KindService) |
+	kindBit(store.KindSecret) | kindBit(store.KindService) |
 	kindBit(store.KindIngressClass) | kindBit(store.KindReferenceGrant) |
 	kindBit(store.KindTCPIngress) | kindBit(store.KindUDPIngress) |
 	kindBit(store.KindKongConsumerGroup)
 
 // plugins is buildPlugins, or the last build's plugins and problems when nothing they are made
-// of changed: no kind in pluginKinds, the same annotated Ingresses (served.plugins), the same
-// Kong services (the emit stage patched, nothing dropped either time), and the changed pieces'
-// routes of the same names where their Ingress is annotated.
+// of changed: no kind in pluginKinds, the same annotated consumers, the same annotated Ingresses
+// (served.plugins), the same Kong services (the emit stage patched, nothing dropped either
+// time), and the changed pieces' routes of the same names where their Ingress is annotated.
 func (t *translation) plugins(doc *document.Document, served *servedIngresses, ps []*ingressPiece) []*document.Plugin {
 	st := &t.memos.stages
 	if t.keep && st.pluginsGen == t.gen-1 && t.emitted && !t.dropped && t.prevServed != nil &&
 		sameMap(served.plugins, t.prevServed.plugins) &&
 		t.memos.kinds.unchangedSince(pluginKinds, st.pluginsGen) && samePluginRoutes(served, t.prevPS, ps, t.changed) &&
-		slices.Equal(st.routePieces, t.routePieces) {
+		slices.Equal(st.routePieces, t.routePieces) && slices.Equal(st.consumerPlugins, t.consumerList.plugins) {
 		t.problems = append(t.problems, st.pluginProblems...)
 		st.pluginsGen = t.gen
 		return st.plugins
@@ -504,6 +508,7 @@ func (t *translation) plugins(doc *document.Document, served *servedIngresses, p
 	if t.keep {
 		st.plugins, st.pluginProblems = out, slices.Clone(t.problems[before:])
 		st.routePieces = slices.Clone(t.routePieces)
+		st.consumerPlugins = t.consumerList.plugins
 		st.pluginsGen = 0
 		if !t.dropped {
 			st.pluginsGen = t.gen

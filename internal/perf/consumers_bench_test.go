@@ -32,22 +32,31 @@ func consumerWorkload(n int) workload.Config {
 func BenchmarkConsumers(b *testing.B) {
 	for _, n := range consumerSizes {
 		b.Run(fmt.Sprintf("n=%d/full", n), func(b *testing.B) { benchConsumersFull(b, n) })
-		b.Run(fmt.Sprintf("n=%d/change", n), func(b *testing.B) {
-			st := loadedConfig(b, consumerWorkload(n))
-			width := max(5, len(fmt.Sprint(n-1))) // the workload's zero padding
-			ref := store.Ref{Kind: store.KindKongConsumer, Namespace: "default",
-				Name: fmt.Sprintf("consumer-%0*d", width, n/2)}
-			runIncremental(b, st, func(st *store.Store, i int) store.Object {
-				o, ok := st.Get(ref)
-				if !ok {
-					b.Fatalf("%s not in the workload", ref)
-				}
-				c := o.(*configurationv1.KongConsumer).DeepCopy()
-				c.ConsumerGroups = []string{fmt.Sprintf("group-%0*d", width, i%2)}
-				return c
-			})
-		})
+		b.Run(fmt.Sprintf("n=%d/change", n), func(b *testing.B) { benchConsumerChange(b, consumerWorkload(n), n) })
 	}
+	// mixed: the change among 10k Ingresses that reference 100 KongPlugins, as well as the
+	// consumers: what else a consumer change makes assemble redo (plugins) shows here.
+	mixed := consumerWorkload(10000)
+	mixed.Ingresses, mixed.Plugins = 10000, 100
+	b.Run("n=10000/change-mixed", func(b *testing.B) { benchConsumerChange(b, mixed, 10000) })
+}
+
+// benchConsumerChange is runIncremental of one KongConsumer (the middle one of n) moved between
+// two groups.
+func benchConsumerChange(b *testing.B, c workload.Config, n int) {
+	st := loadedConfig(b, c)
+	width := max(5, len(fmt.Sprint(n-1))) // the workload's zero padding
+	ref := store.Ref{Kind: store.KindKongConsumer, Namespace: "default",
+		Name: fmt.Sprintf("consumer-%0*d", width, n/2)}
+	runIncremental(b, st, func(st *store.Store, i int) store.Object {
+		o, ok := st.Get(ref)
+		if !ok {
+			b.Fatalf("%s not in the workload", ref)
+		}
+		c := o.(*configurationv1.KongConsumer).DeepCopy()
+		c.ConsumerGroups = []string{fmt.Sprintf("group-%0*d", width, i%2)}
+		return c
+	})
 }
 
 func benchConsumersFull(b *testing.B, n int) {
