@@ -2,7 +2,6 @@ package admission
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -10,29 +9,21 @@ import (
 	"github.com/kongsync/kongsync/translator"
 )
 
-// danglingRef matches the problems of a reference to an object that is not there (yet): a
-// Service, Secret, KongPlugin, Gateway or KongUpstreamPolicy not found, or the ReferenceGrant
-// that would open another namespace. `kubectl apply -f dir/` and Helm create objects in an
-// order of their own, so such a problem only warns: the object it names may come next.
-var danglingRef = regexp.MustCompile(`\bnot found\b|\bdoes not exist\b|\bno ReferenceGrant\b`)
-
-// ignoredAsInKIC matches the problems of what KIC 3.x accepts and ignores or only deprecates
-// (KongIngress's proxy and route sections, konghq.com/override on an Ingress, KongIngress
-// itself): KIC's webhook warns about them and lets the object in, and so does kongsync's.
-var ignoredAsInKIC = regexp.MustCompile(`\bno longer supported\b|\bis deprecated\b`)
-
 // maxLines bounds a message: the API server passes it to the client whole.
 const maxLines = 10
 
 // judge turns the problems an object would add into a verdict. Problems about references that
-// another object may satisfy warn; any other refuses the object, with every such problem (the
-// object's own first) as the message. A Service is never refused, as KIC never refuses one:
-// it serves other controllers and workloads too; its problems warn.
+// another object may satisfy (translator.MissingRef: `kubectl apply -f dir/` and Helm create
+// objects in an order of their own) warn, and so do those of what KIC 3.x accepts and ignores
+// or only deprecates (translator.Deprecated: KIC's webhook warns and lets the object in); any
+// other refuses the object, with every such problem (the object's own first) as the message. A
+// Service is never refused, as KIC never refuses one: it serves other controllers and
+// workloads too; its problems warn.
 func judge(obj store.Object, added []translator.Problem) Verdict {
 	ref, _ := store.RefOf(obj)
 	var refuse, warn []translator.Problem
 	for _, p := range added {
-		if ref.Kind == store.KindService || danglingRef.MatchString(p.Reason) || ignoredAsInKIC.MatchString(p.Reason) {
+		if ref.Kind == store.KindService || p.Cause != translator.Invalid {
 			warn = append(warn, p)
 		} else {
 			refuse = append(refuse, p)

@@ -94,7 +94,7 @@ func (t *translation) classParamsProblems() {
 	case name == "":
 	default:
 		if _, found := t.snap.snap.IngressClassParameters(ns, name); !found {
-			t.problem(ref, "spec.parameters", "IngressClassParameters %s/%s not found; the defaults apply", ns, name)
+			t.missingRef(ref, "spec.parameters", "IngressClassParameters %s/%s not found; the defaults apply", ns, name)
 		}
 	}
 }

@@ -92,7 +92,7 @@ func (t *translation) consumerCredentials(c *configurationv1.KongConsumer, ref s
 		seen[name] = true
 		secret, ok := t.snap.Secret(c.Namespace, name)
 		if !ok {
-			t.problem(ref, credentialField(i), "Secret %s/%s not found; credential skipped", c.Namespace, name)
+			t.missingRef(ref, credentialField(i), "Secret %s/%s not found; credential skipped", c.Namespace, name)
 			continue
 		}
 		cred := t.secretCredential(secret)

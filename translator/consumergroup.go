@@ -164,7 +164,8 @@ func (t *translation) resolveMembers(e *consumerEntry, groups *consumerGroupSet)
 		ge := groups.byRef[[2]string{e.obj.Namespace, m.name}]
 		switch {
 		case ge == nil:
-			probs = append(probs, newProblem(e.ref, m.field(), "%s", t.missingGroupReason(e.obj.Namespace, m.name)))
+			reason, cause := t.missingGroupReason(e.obj.Namespace, m.name)
+			probs = append(probs, causedProblem(cause, e.ref, m.field(), "%s", reason))
 		case ge.out == nil:
 			probs = append(probs, newProblem(e.ref, m.field(), "KongConsumerGroup %s/%s is skipped (its name is %s's); "+
 				"membership skipped", e.obj.Namespace, m.name, ge.owner))
@@ -176,18 +177,18 @@ func (t *translation) resolveMembers(e *consumerEntry, groups *consumerGroupSet)
 }
 
 // missingGroupReason says why a group name a consumer lists makes no membership: the group does
-// not exist in the consumer's namespace, or it is not ours.
-func (t *translation) missingGroupReason(ns, name string) string {
+// not exist in the consumer's namespace (yet: MissingRef), or it is not ours.
+func (t *translation) missingGroupReason(ns, name string) (string, Cause) {
 	o, ok := t.snap.Get(store.Ref{Kind: store.KindKongConsumerGroup, Namespace: ns, Name: name})
 	g, isGroup := o.(*kup.KongConsumerGroup)
 	switch {
 	case !ok || !isGroup:
-		return "KongConsumerGroup " + ns + "/" + name + " not found; membership skipped"
+		return "KongConsumerGroup " + ns + "/" + name + " not found; membership skipped", MissingRef
 	case !g.Spec.ControlPlaneRef.ForKIC():
-		return "KongConsumerGroup " + ns + "/" + name + " belongs to another control plane (spec.controlPlaneRef); membership skipped"
+		return "KongConsumerGroup " + ns + "/" + name + " belongs to another control plane (spec.controlPlaneRef); membership skipped", Invalid
 	}
 	return "KongConsumerGroup " + ns + "/" + name + " is not of ingress class " + quoteShort(t.opts.IngressClass) +
-		"; membership skipped"
+		"; membership skipped", Invalid
 }
 
 // collectGroupRels adds the served consumer groups with konghq.com/plugins.

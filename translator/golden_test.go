@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -126,6 +127,7 @@ func TestGolden(t *testing.T) {
 			checkGolden(t, filepath.Join(dir, "kong.yaml"), got, false)
 			checkGolden(t, filepath.Join(dir, "problems.txt"), []byte(problemsText(WithRefusals(res.Problems, refused))), true)
 			checkGolden(t, filepath.Join(dir, "status.txt"), []byte(statusText(res)), true)
+			checkCauses(t, res.Problems)
 			if err := validateWithDeck(got); err != nil {
 				t.Errorf("decK rejects the output: %v", err)
 			}
@@ -202,4 +204,24 @@ func statusText(res Result) string {
 		}
 	}
 	return b.String()
+}
+
+// causeWording is what a problem of each Cause but Invalid says, and only such a problem.
+var causeWording = map[Cause]*regexp.Regexp{
+	MissingRef: regexp.MustCompile(`\bnot found\b|\bdoes not exist\b|\bno ReferenceGrant\b`),
+	Deprecated: regexp.MustCompile(`\bno longer supported\b|\bis deprecated\b`),
+}
+
+// checkCauses checks that each problem's Cause and wording agree, so that a new problem of a
+// missing reference or a deprecation is not left Invalid (the admission webhook would refuse
+// what it should only warn about), and that no Invalid problem reads like one.
+func checkCauses(t *testing.T, ps []Problem) {
+	t.Helper()
+	for _, p := range ps {
+		for cause, re := range causeWording {
+			if says := re.MatchString(p.Reason); says != (p.Cause == cause) {
+				t.Errorf("problem %q has cause %d; its wording says %v for cause %d", p, p.Cause, says, cause)
+			}
+		}
+	}
 }

@@ -73,12 +73,12 @@ func (t *translation) resolveBackendRefs(ref store.Ref, refs []gatewayv1.Backend
 		}
 		svc, ok := t.snap.Service(ns, string(br.Name))
 		if !ok {
-			t.problem(ref, f+".name", "Service %s/%s not found; backend skipped", ns, br.Name)
+			t.missingRef(ref, f+".name", "Service %s/%s not found; backend skipped", ns, br.Name)
 			fail(ReasonBackendNotFound)
 			continue
 		}
 		if ns != ref.Namespace && !t.grantAllows(ref, ns, "", "Service", string(br.Name)) {
-			t.problem(ref, f+".namespace", "no ReferenceGrant in namespace %s allows %s from namespace %s to Service %s; backend skipped",
+			t.missingRef(ref, f+".namespace", "no ReferenceGrant in namespace %s allows %s from namespace %s to Service %s; backend skipped",
 				ns, ref.Kind, ref.Namespace, br.Name)
 			fail(ReasonRefNotPermitted)
 			continue

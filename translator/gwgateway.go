@@ -103,19 +103,20 @@ func (t *translation) listenerCert(gw *gatewayv1.Gateway, i int, ls *ListenerSta
 	}
 	ref := store.Ref{Kind: store.KindGateway, Namespace: gw.Namespace, Name: gw.Name}
 	field := "spec.listeners[" + strconv.Itoa(i) + "].tls.certificateRefs"
-	fail := func(reason, f, format string, args ...any) {
+	fail := func(reason string, cause Cause, f, format string, args ...any) {
 		ls.ResolvedRefs, ls.ResolvedRefsReason = false, reason
-		t.problem(ref, f, format, args...)
-		ls.Message = t.problems[len(t.problems)-1].Reason
+		p := causedProblem(cause, ref, f, format, args...)
+		t.problems = append(t.problems, p)
+		ls.Message = p.Reason
 	}
 	if len(l.TLS.CertificateRefs) > 1 {
-		fail(ReasonInvalidCertificateRef, field, "more than one certificateRef is not supported; the listener gets no certificate")
+		fail(ReasonInvalidCertificateRef, Invalid, field, "more than one certificateRef is not supported; the listener gets no certificate")
 		return
 	}
 	cr := &l.TLS.CertificateRefs[0]
 	f := field + "[0]"
 	if (cr.Group != nil && *cr.Group != "" && *cr.Group != "core") || (cr.Kind != nil && *cr.Kind != "Secret") {
-		fail(ReasonInvalidCertificateRef, f+".kind", "only core Secrets can hold a listener's certificate")
+		fail(ReasonInvalidCertificateRef, Invalid, f+".kind", "only core Secrets can hold a listener's certificate")
 		return
 	}
 	ns := gw.Namespace
@@ -123,17 +124,17 @@ func (t *translation) listenerCert(gw *gatewayv1.Gateway, i int, ls *ListenerSta
 		ns = string(*cr.Namespace)
 	}
 	if ns != gw.Namespace && !t.grantAllows(ref, ns, "", "Secret", string(cr.Name)) {
-		fail(ReasonRefNotPermitted, f+".namespace", "no ReferenceGrant in namespace %s allows Gateways from %s to Secret %s; the listener gets no certificate",
+		fail(ReasonRefNotPermitted, MissingRef, f+".namespace", "no ReferenceGrant in namespace %s allows Gateways from %s to Secret %s; the listener gets no certificate",
 			ns, gw.Namespace, cr.Name)
 		return
 	}
 	ce := t.loadCert(ns, string(cr.Name))
 	switch {
 	case ce.secret == nil:
-		fail(ReasonInvalidCertificateRef, f+".name", "Secret %s not found; the listener gets no certificate", ce.key)
+		fail(ReasonInvalidCertificateRef, MissingRef, f+".name", "Secret %s not found; the listener gets no certificate", ce.key)
 		return
 	case ce.err != "":
-		fail(ReasonInvalidCertificateRef, f+".name", "Secret %s has no usable TLS key pair; the listener gets no certificate", ce.key)
+		fail(ReasonInvalidCertificateRef, Invalid, f+".name", "Secret %s has no usable TLS key pair; the listener gets no certificate", ce.key)
 		return
 	}
 	t.useCert(ce)

@@ -92,7 +92,7 @@ func (t *translation) bindParents(ref store.Ref, obj metav1.Object, parents []ga
 		o, ok := t.snap.Get(store.Ref{Kind: store.KindGateway, Namespace: ns, Name: string(pr.Name)})
 		if !ok {
 			if !t.opts.AssumeMissingGateways {
-				t.problem(ref, field, "Gateway %s not found; the route is not attached to it", ps.Gateway)
+				t.missingRef(ref, field, "Gateway %s not found; the route is not attached to it", ps.Gateway)
 				continue
 			}
 			ps.Accepted, ps.Reason, ps.Assumed = true, ReasonAccepted, true

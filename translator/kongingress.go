@@ -25,14 +25,14 @@ func (t *translation) kongIngressFor(svc *corev1.Service) *configurationv1.KongI
 		return nil
 	}
 	ref, field := serviceRef(svc), annotationField(annOverride)
-	t.problem(ref, field, "KongIngress is deprecated (as in KIC 3.x): migrate to konghq.com/upstream-policy and a KongUpstreamPolicy")
+	t.deprecated(ref, field, "KongIngress is deprecated (as in KIC 3.x): migrate to konghq.com/upstream-policy and a KongUpstreamPolicy")
 	if _, both := svc.Annotations[annUpstreamPolicy]; both {
 		t.problem(ref, field, "konghq.com/upstream-policy is set too: use only konghq.com/upstream-policy; "+
 			"its KongUpstreamPolicy's settings take precedence over the KongIngress's")
 	}
 	ki, ok := t.snap.KongIngress(svc.Namespace, name)
 	if !ok {
-		t.problem(ref, field, "KongIngress %s/%s not found; upstream keeps its defaults", svc.Namespace, name)
+		t.missingRef(ref, field, "KongIngress %s/%s not found; upstream keeps its defaults", svc.Namespace, name)
 		return nil
 	}
 	return ki
@@ -48,10 +48,10 @@ func (t *translation) applyKongIngress(u *kong.Upstream, ki *configurationv1.Kon
 	}
 	ref := store.Ref{Kind: store.KindKongIngress, Namespace: ki.Namespace, Name: ki.Name}
 	if len(ki.Proxy) > 0 && string(ki.Proxy) != "null" {
-		t.problem(ref, "proxy", "no longer supported since KIC 3.0: use the Service's konghq.com/ annotations; ignored")
+		t.deprecated(ref, "proxy", "no longer supported since KIC 3.0: use the Service's konghq.com/ annotations; ignored")
 	}
 	if len(ki.Route) > 0 && string(ki.Route) != "null" {
-		t.problem(ref, "route", "no longer supported since KIC 3.0: use the Ingress's konghq.com/ annotations; ignored")
+		t.deprecated(ref, "route", "no longer supported since KIC 3.0: use the Ingress's konghq.com/ annotations; ignored")
 	}
 	k := ki.Upstream
 	if k == nil {

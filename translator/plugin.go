@@ -180,7 +180,7 @@ func (t *translation) pluginSecretValue(src pluginSource, ref configurationv1.Se
 	}
 	s, ok := t.snap.Secret(ns, ref.Secret)
 	if !ok {
-		t.problem(src.ref, field, "Secret %s/%s does not exist; %s skipped", ns, ref.Secret, src.kind)
+		t.missingRef(src.ref, field, "Secret %s/%s does not exist; %s skipped", ns, ref.Secret, src.kind)
 		return nil, false
 	}
 	v, ok := secretData(s)[ref.Key]

@@ -121,7 +121,7 @@ func (t *translation) addRel(rels map[pluginRef]*pluginRels, r pluginRef, kind i
 		r.remote = false // a ReferenceGrant in the plugin's namespace opens it to the referrer
 	}
 	if r.remote {
-		t.problem(target.referrer, annotationField(annPlugins),
+		t.missingRef(target.referrer, annotationField(annPlugins),
 			"no ReferenceGrant allows the reference to KongPlugin %s in another namespace; reference ignored",
 			quoteShort(r.namespace+":"+r.name))
 		return
@@ -237,7 +237,7 @@ func (t *translation) attachPlugin(k pluginRef, rels *pluginRels, pass *pluginPa
 	if !found {
 		for _, list := range [][]pluginTarget{rels.services, rels.routes, rels.consumers, rels.groups} {
 			for _, tg := range list {
-				t.problem(tg.referrer, annotationField(annPlugins),
+				t.missingRef(tg.referrer, annotationField(annPlugins),
 					"referenced KongPlugin or KongClusterPlugin %s does not exist in namespace %s; reference ignored",
 					quoteShort(k.name), k.namespace)
 			}

@@ -17,7 +17,25 @@ type Problem struct {
 	Field string
 	// Reason says what is wrong and what happened to the object (skipped, field ignored).
 	Reason string
+	// Cause is what kind of problem it is, for those who treat kinds differently (the admission
+	// webhook refuses Invalid, and only warns about the others).
+	Cause Cause
 }
+
+// Cause is what kind of problem a Problem is.
+type Cause uint8
+
+const (
+	// Invalid: the object, or a field of it, is wrong. The zero value.
+	Invalid Cause = iota
+	// MissingRef: the object names another that is not there (yet), or one in another namespace
+	// without the ReferenceGrant that would open it; creating that object fixes it, and
+	// `kubectl apply -f dir/` and Helm create objects in an order of their own.
+	MissingRef
+	// Deprecated: something KIC 3.x also accepts and ignores or only deprecates (KongIngress,
+	// its proxy and route sections, konghq.com/override on an Ingress).
+	Deprecated
+)
 
 // String renders a problem as one line: "Ingress default/app: spec.rules[0].host: reason".
 func (p Problem) String() string {
@@ -47,16 +65,23 @@ func SortProblems(ps []Problem) {
 			}
 			return a.Field < b.Field // equal but for leading zeros
 		}
-		return a.Reason < b.Reason
+		if a.Reason != b.Reason {
+			return a.Reason < b.Reason
+		}
+		return a.Cause < b.Cause
 	})
 }
 
 func newProblem(ref store.Ref, field, format string, args ...any) Problem {
+	return causedProblem(Invalid, ref, field, format, args...)
+}
+
+func causedProblem(cause Cause, ref store.Ref, field, format string, args ...any) Problem {
 	reason := format
 	if len(args) > 0 {
 		reason = fmt.Sprintf(format, args...)
 	}
-	return Problem{Object: ref, Field: field, Reason: capReason(reason)}
+	return Problem{Object: ref, Field: field, Reason: capReason(reason), Cause: cause}
 }
 
 // maxReason bounds a problem's reason: names and values from manifests can be any length, and a

@@ -63,7 +63,7 @@ func (t *translation) parseRouteSettingsFor(ref store.Ref, obj metav1.Object, rs
 		}
 	}
 	if v := a[annOverride]; v != "" && ref.Kind == store.KindIngress {
-		t.problem(ref, annotationField(annOverride), "KongIngress %q: overrides on an Ingress are no longer supported (KIC 3.x ignores them too); "+
+		t.deprecated(ref, annotationField(annOverride), "KongIngress %q: overrides on an Ingress are no longer supported (KIC 3.x ignores them too); "+
 			"use the Ingress's konghq.com/ annotations; annotation ignored", v)
 	}
 	if _, ok := a[annRewrite]; ok && ref.Kind == store.KindIngress {

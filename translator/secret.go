@@ -118,7 +118,7 @@ func (t *translation) claimTLS(ref store.Ref, ns string, hosts []string, secretN
 	ce := t.loadCert(ns, secretName)
 	switch {
 	case ce.secret == nil:
-		t.problem(ref, field+".secretName", "Secret %s not found; its hosts get no certificate", ce.key)
+		t.missingRef(ref, field+".secretName", "Secret %s not found; its hosts get no certificate", ce.key)
 		return
 	case ce.err != "":
 		t.problem(ref, field+".secretName", "Secret %s has no usable TLS key pair; its hosts get no certificate", ce.key)

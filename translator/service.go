@@ -240,7 +240,7 @@ func (t *translation) resolveBackend(ing *networkingv1.Ingress, b *networkingv1.
 	svc, ok := t.snap.Service(ing.Namespace, b.Name)
 	if !ok {
 		f := field()
-		t.problem(ingressRef(ing), f+".name", "Service %s/%s not found; %s", ing.Namespace, b.Name, skipped(f))
+		t.missingRef(ingressRef(ing), f+".name", "Service %s/%s not found; %s", ing.Namespace, b.Name, skipped(f))
 		return backend{}, false
 	}
 	sp, why := findPort(svc, pd)

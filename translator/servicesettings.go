@@ -184,7 +184,7 @@ func (t *translation) caCertsFor(svc *corev1.Service, info *serviceInfo) {
 	for _, name := range names {
 		sec, ok := t.snap.Secret(svc.Namespace, name)
 		if !ok {
-			t.problem(serviceRef(svc), field, "Secret %s/%s not found; CA certificate skipped", svc.Namespace, name)
+			t.missingRef(serviceRef(svc), field, "Secret %s/%s not found; CA certificate skipped", svc.Namespace, name)
 			continue
 		}
 		info.caCerts = append(info.caCerts, caCertRef{name: name, id: string(sec.Data["id"])})
@@ -200,7 +200,7 @@ func (t *translation) resolveServiceCerts(svc *corev1.Service, info *serviceInfo
 		field := annotationField(annClientCert)
 		switch ce := t.loadCert(svc.Namespace, name); {
 		case ce.secret == nil:
-			t.problem(serviceRef(svc), field, "Secret %s/%s not found; annotation ignored", svc.Namespace, name)
+			t.missingRef(serviceRef(svc), field, "Secret %s/%s not found; annotation ignored", svc.Namespace, name)
 		case ce.err != "":
 			t.problem(serviceRef(svc), field, "Secret %s/%s has no usable TLS key pair; annotation ignored", svc.Namespace, name)
 		default:

@@ -131,7 +131,7 @@ func (t *translation) streamBackend(ref store.Ref, field string, in kv1beta1.Str
 	}
 	svc, ok := t.snap.Service(ref.Namespace, in.Backend.ServiceName)
 	if !ok {
-		t.problem(ref, field+".backend.serviceName", "Service %s/%s not found; rule skipped", ref.Namespace, in.Backend.ServiceName)
+		t.missingRef(ref, field+".backend.serviceName", "Service %s/%s not found; rule skipped", ref.Namespace, in.Backend.ServiceName)
 		return nil, nil, false
 	}
 	sp := servicePortByNumber(svc, int32(in.Backend.ServicePort))

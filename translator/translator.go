@@ -156,3 +156,13 @@ func (t *translation) assemble() Result {
 func (t *translation) problem(ref store.Ref, field, format string, args ...any) {
 	t.problems = append(t.problems, newProblem(ref, field, format, args...))
 }
+
+// missingRef records a reference to an object that is not there (see MissingRef).
+func (t *translation) missingRef(ref store.Ref, field, format string, args ...any) {
+	t.problems = append(t.problems, causedProblem(MissingRef, ref, field, format, args...))
+}
+
+// deprecated records something KIC 3.x also accepts and ignores or deprecates (see Deprecated).
+func (t *translation) deprecated(ref store.Ref, field, format string, args ...any) {
+	t.problems = append(t.problems, causedProblem(Deprecated, ref, field, format, args...))
+}

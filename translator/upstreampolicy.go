@@ -28,7 +28,7 @@ func (t *translation) upstreamPolicy(svc *corev1.Service) policyRead {
 	}
 	p, found := t.snap.KongUpstreamPolicy(svc.Namespace, name)
 	if !found {
-		t.problem(serviceRef(svc), annotationField(annUpstreamPolicy),
+		t.missingRef(serviceRef(svc), annotationField(annUpstreamPolicy),
 			"KongUpstreamPolicy %s/%s not found; upstream keeps its defaults", svc.Namespace, name)
 		return policyRead{named: true}
 	}
