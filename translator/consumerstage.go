@@ -88,7 +88,6 @@ type consumerWork struct {
 	queue   claimQueue
 	touched []*consumerEntry // whose output state may have changed
 	ukeys   []string         // credential values whose conflict state may have changed
-	resolve []*consumerEntry // whose memberships must be resolved again
 }
 
 // translateConsumers builds the Kong consumers, credentials nested, of the KongConsumers this

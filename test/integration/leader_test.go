@@ -128,8 +128,12 @@ func TestOnlyLeaderPushesWithAdminService(t *testing.T) {
 	a.stop()
 	app{ns: ns, name: "three", host: "three.example.com"}.create(t)
 	led := waitLeading(t, "b", ledB)
-	waitDouble(t, k1, "b's push after taking over", both("three.example.com"))
-	waitDouble(t, k2, "b's push after taking over", both("three.example.com"))
+	// A double loads a config before it records the POST, so wait for the records themselves.
+	postedByB := func(d *kongdouble.Server) func() bool {
+		return func() bool { return postsBy(d)["b"] > 0 && hasHost(d, "three.example.com") }
+	}
+	waitDouble(t, k1, "b's push after taking over", postedByB(k1))
+	waitDouble(t, k2, "b's push after taking over", postedByB(k2))
 	first := time.Time{}
 	for _, d := range []*kongdouble.Server{k1, k2} {
 		for _, p := range d.Posts() {
