@@ -43,6 +43,9 @@ func TestCreateUpdateDelete(t *testing.T) {
 	}
 	t.Logf("burst of %d updates took %s", len(hosts), time.Since(tb).Round(time.Millisecond))
 	waitDouble(t, kong, "the final host", func() bool { return hasHost(kong, "final.example.com") })
+	if err := kong.WaitPosts(ctx, before+1); err != nil { // loaded before recorded
+		t.Fatal(err)
+	}
 	if got := len(kong.Posts()) - before; got != 1 {
 		t.Errorf("a burst of %d updates made %d pushes, want 1", len(hosts), got)
 	}
