@@ -171,9 +171,9 @@ func (s *soak) holdAll(exp *expectation) bool {
 }
 
 // pushOrder checks the POSTs each double accepted since the last check: per kongsync
-// incarnation, each accepted config's build generation (the store version of the latest build
-// of that hash the incarnation made before Kong answered, +1 s for the observer's lag) never goes
-// below one accepted before. It returns the violations.
+// incarnation, each accepted config's build generation (the store version of a build of that
+// hash the incarnation made before Kong answered, +1 s for the observer's lag; see versionOf)
+// never goes below one accepted before. It returns the violations.
 func (s *soak) pushOrder() []string {
 	var bad []string
 	for i, d := range s.doubles {
@@ -190,12 +190,12 @@ func (s *soak) pushOrder() []string {
 				bad = append(bad, fmt.Sprintf("kong%d accepted a POST from unknown poster %q", i, id))
 				continue
 			}
-			v, ok := proc.obs.versionOf(hash, p.End.Add(time.Second))
+			key := fmt.Sprintf("%d/%s", i, id)
+			v, ok := proc.obs.versionOf(hash, p.End.Add(time.Second), s.lastVersion[key])
 			if !ok {
 				bad = append(bad, fmt.Sprintf("kong%d accepted %s from %s, which never built it", i, hash, id))
 				continue
 			}
-			key := fmt.Sprintf("%d/%s", i, id)
 			if last := s.lastVersion[key]; v < last {
 				bad = append(bad, fmt.Sprintf("kong%d accepted from %s a config of store version %d after one of version %d (%s at %s)",
 					i, id, v, last, hash, p.End.Format("15:04:05.000")))

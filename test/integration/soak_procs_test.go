@@ -85,17 +85,30 @@ func (o *soakObserver) observe(e kongsync.Event) {
 	o.mu.Unlock()
 }
 
-// versionOf is the store version of the latest build of hash observed before t: the
-// generation of the cluster a posted config describes.
-func (o *soakObserver) versionOf(hash string, t time.Time) (uint64, bool) {
+// versionOf is the store version of a build of hash observed before t that explains a POST of
+// it after one of version atLeast: the oldest such build at atLeast or later, else the latest
+// before t (older than atLeast: a push that went back). A config can be built again at a later
+// version (a change undone, a rejected object left out and back), and a POST may end before
+// the observer sees the build that sent it, so builds up to t (the POST's end plus the
+// observer's lag) count.
+func (o *soakObserver) versionOf(hash string, t time.Time, atLeast uint64) (uint64, bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	for i := len(o.builds) - 1; i >= 0; i-- {
-		if b := o.builds[i]; b.Hash == hash && !b.at.After(t) {
-			return b.Version, true
+	var latest, explains uint64
+	found, explained := false, false
+	for _, b := range o.builds {
+		if b.Hash != hash || b.at.After(t) {
+			continue
+		}
+		latest, found = b.Version, true
+		if b.Version >= atLeast && (!explained || b.Version < explains) {
+			explains, explained = b.Version, true
 		}
 	}
-	return 0, false
+	if explained {
+		return explains, true
+	}
+	return latest, found
 }
 
 // soakProc is one incarnation of a kongsync replica (slot a or b).
