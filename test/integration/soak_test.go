@@ -42,9 +42,9 @@ var soakRegressions = []struct {
 	// A re-created Ingress whose problem persisted got no Event (metrics.Reporter keyed the
 	// problems it had reported without the object's UID); fails at ~15 s without the fix.
 	{4357587547364696716, 15 * time.Second, "problem Event on a re-created object"},
-	// A config built at version N, another at N+1, the first again at N+2 (a KongPlugin Kong
-	// refused, left out and back): the push-order check gave the first POST the N+2 build's
-	// version and called the N+1 POST older; fails at ~37 s with the old check.
+	// A config built at version N, another at N+1, the first again at N+2 (the cluster went
+	// back): the push-order check gave the first POST the N+2 build's version and called the
+	// N+1 POST older; fails at ~38 s with the old check.
 	{6474507371077955689, 40 * time.Second, "a config built again at a later version"},
 }
 
