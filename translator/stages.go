@@ -58,6 +58,9 @@ type stages struct {
 	// consumerPlugins are the consumers with konghq.com/plugins the plugin stage saw (entries
 	// are replaced, never changed, so the same entries mean the same consumers).
 	consumerPlugins []*consumerEntry
+	// pluginMask is what the plugin pieces of that build read (kinds): Secrets only when a
+	// plugin takes its config from one.
+	pluginMask uint32
 }
 
 // readers are the Kong services whose pieces made one read: most reads have one. A read every
@@ -479,12 +482,14 @@ func (t *translation) settle(served *servedIngresses, ps []*ingressPiece, regrou
 	st.svcMask |= t.svcMask
 }
 
-// pluginKinds are the kinds plugin attachment reads besides the Ingresses and KongConsumers:
-// plugin sources, consumer groups, the Secrets plugin configs come from, annotated Services, our
-// IngressClass, the ReferenceGrants that open other namespaces' KongPlugins. KongConsumers reach
-// plugins only as the consumer stage's list of annotated consumers, compared whole.
+// pluginKinds are the kinds plugin attachment reads besides the Ingresses, KongConsumers and
+// Secrets: plugin sources, consumer groups, annotated Services, our IngressClass, the
+// ReferenceGrants that open other namespaces' KongPlugins. KongConsumers reach plugins only as
+// the consumer stage's list of annotated consumers, compared whole; Secrets only through the
+// plugin pieces (configFrom, configPatches), whose reads the stage keeps (pluginMask), so that
+// a certificate or credential Secret changing does not rebuild every plugin.
 var pluginKinds = kindBit(store.KindKongPlugin) | kindBit(store.KindKongClusterPlugin) |
-	kindBit(store.KindSecret) | kindBit(store.KindService) |
+	kindBit(store.KindService) |
 	kindBit(store.KindIngressClass) | kindBit(store.KindReferenceGrant) |
 	kindBit(store.KindTCPIngress) | kindBit(store.KindUDPIngress) |
 	kindBit(store.KindKongConsumerGroup)
@@ -497,15 +502,17 @@ func (t *translation) plugins(doc *document.Document, served *servedIngresses, p
 	st := &t.memos.stages
 	if t.keep && st.pluginsGen == t.gen-1 && t.emitted && !t.dropped && t.prevServed != nil &&
 		sameMap(served.plugins, t.prevServed.plugins) &&
-		t.memos.kinds.unchangedSince(pluginKinds, st.pluginsGen) && samePluginRoutes(served, t.prevPS, ps, t.changed) &&
+		t.memos.kinds.unchangedSince(pluginKinds|st.pluginMask, st.pluginsGen) && samePluginRoutes(served, t.prevPS, ps, t.changed) &&
 		slices.Equal(st.routePieces, t.routePieces) && slices.Equal(st.consumerPlugins, t.consumerList.plugins) {
 		t.problems = append(t.problems, st.pluginProblems...)
 		st.pluginsGen = t.gen
 		return st.plugins
 	}
 	before := len(t.problems)
+	t.memos.plugins.takeMask()
 	out := t.buildPlugins(doc)
 	if t.keep {
+		st.pluginMask = t.memos.plugins.takeMask()
 		st.plugins, st.pluginProblems = out, slices.Clone(t.problems[before:])
 		st.routePieces = slices.Clone(t.routePieces)
 		st.consumerPlugins = t.consumerList.plugins

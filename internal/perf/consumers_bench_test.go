@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/kongsync/kongsync/internal/workload"
 	"github.com/kongsync/kongsync/store"
 	"github.com/kongsync/kongsync/translator"
@@ -39,6 +41,25 @@ func BenchmarkConsumers(b *testing.B) {
 	mixed := consumerWorkload(10000)
 	mixed.Ingresses, mixed.Plugins = 10000, 100
 	b.Run("n=10000/change-mixed", func(b *testing.B) { benchConsumerChange(b, mixed, 10000) })
+	b.Run("n=10000/secret-mixed", func(b *testing.B) { benchCredentialChange(b, mixed, 10000) })
+}
+
+// benchCredentialChange is runIncremental of the middle consumer's credential Secret given
+// another key: a Secret change the consumer stage follows through what its pieces read.
+func benchCredentialChange(b *testing.B, c workload.Config, n int) {
+	st := loadedConfig(b, c)
+	width := max(5, len(fmt.Sprint(n-1)))
+	ref := store.Ref{Kind: store.KindSecret, Namespace: "default",
+		Name: fmt.Sprintf("consumer-%0*d-key-auth", width, n/2)}
+	runIncremental(b, st, func(st *store.Store, i int) store.Object {
+		o, ok := st.Get(ref)
+		if !ok {
+			b.Fatalf("%s not in the workload", ref)
+		}
+		s := o.(*corev1.Secret).DeepCopy()
+		s.Data["key"] = []byte(fmt.Sprintf("rotated-%d", i%2))
+		return s
+	})
 }
 
 // benchConsumerChange is runIncremental of one KongConsumer (the middle one of n) moved between
