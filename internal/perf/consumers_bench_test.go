@@ -47,15 +47,7 @@ func BenchmarkConsumers(b *testing.B) {
 // benchCredentialChange is runIncremental of the middle consumer's credential Secret given
 // another key: a Secret change the consumer stage follows through what its pieces read.
 func benchCredentialChange(b *testing.B, c workload.Config, n int) {
-	st := loadedConfig(b, c)
-	width := max(5, len(fmt.Sprint(n-1)))
-	ref := store.Ref{Kind: store.KindSecret, Namespace: "default",
-		Name: fmt.Sprintf("consumer-%0*d-key-auth", width, n/2)}
-	runIncremental(b, st, func(st *store.Store, i int) store.Object {
-		o, ok := st.Get(ref)
-		if !ok {
-			b.Fatalf("%s not in the workload", ref)
-		}
+	benchMiddleConsumer(b, c, n, store.KindSecret, "-key-auth", func(o store.Object, i int, _ int) store.Object {
 		s := o.(*corev1.Secret).DeepCopy()
 		s.Data["key"] = []byte(fmt.Sprintf("rotated-%d", i%2))
 		return s
@@ -65,18 +57,27 @@ func benchCredentialChange(b *testing.B, c workload.Config, n int) {
 // benchConsumerChange is runIncremental of one KongConsumer (the middle one of n) moved between
 // two groups.
 func benchConsumerChange(b *testing.B, c workload.Config, n int) {
+	benchMiddleConsumer(b, c, n, store.KindKongConsumer, "", func(o store.Object, i int, width int) store.Object {
+		kc := o.(*configurationv1.KongConsumer).DeepCopy()
+		kc.ConsumerGroups = []string{fmt.Sprintf("group-%0*d", width, i%2)}
+		return kc
+	})
+}
+
+// benchMiddleConsumer is runIncremental of an object of the middle consumer of n (its
+// KongConsumer, or its Secret: the name plus suffix), its i-th version made by edit from the
+// current one (width is the workload's zero padding of names).
+func benchMiddleConsumer(b *testing.B, c workload.Config, n int, kind store.Kind, suffix string,
+	edit func(o store.Object, i, width int) store.Object) {
 	st := loadedConfig(b, c)
-	width := max(5, len(fmt.Sprint(n-1))) // the workload's zero padding
-	ref := store.Ref{Kind: store.KindKongConsumer, Namespace: "default",
-		Name: fmt.Sprintf("consumer-%0*d", width, n/2)}
+	width := max(5, len(fmt.Sprint(n-1)))
+	ref := store.Ref{Kind: kind, Namespace: "default", Name: fmt.Sprintf("consumer-%0*d%s", width, n/2, suffix)}
 	runIncremental(b, st, func(st *store.Store, i int) store.Object {
 		o, ok := st.Get(ref)
 		if !ok {
 			b.Fatalf("%s not in the workload", ref)
 		}
-		c := o.(*configurationv1.KongConsumer).DeepCopy()
-		c.ConsumerGroups = []string{fmt.Sprintf("group-%0*d", width, i%2)}
-		return c
+		return edit(o, i, width)
 	})
 }
 
