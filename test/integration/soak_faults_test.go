@@ -109,7 +109,7 @@ func (s *soak) processFault(r *rand.Rand, n int) soakFault {
 		}}
 	case n < 90+s.apiserverPct:
 		return soakFault{name: "kube-apiserver restarted", heavy: true, run: func(context.Context) {
-			s.apiRestarted.Store(true)
+			s.apiRestarted.Store(time.Now().UnixNano())
 			took, err := plane.RestartAPIServer(90 * time.Second)
 			s.logf("kube-apiserver restarted in %s (err %v)", took.Round(time.Millisecond), err)
 		}}
