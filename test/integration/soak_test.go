@@ -331,7 +331,7 @@ func (s *soak) check(ctx context.Context, phase int, res *resources) {
 // warm-up's maximum plus a margin (200 goroutines, 64 MiB).
 type resources struct {
 	converged      []time.Duration
-	convergedQuiet []time.Duration // phases without an apiserver restart
+	convergedQuiet []time.Duration // phases not within soakBackoffReset of an apiserver restart
 	rss            []uint64
 	goroutines     []int
 	heap           []uint64
@@ -373,7 +373,7 @@ func (s *soak) report(res *resources) {
 	s.mu.Unlock()
 	fmt.Fprintf(&b, "  convergence after heal, all phases: %s (bound %s; %s after an apiserver restart)\n",
 		quantiles(res.converged), soakConvergeBound, soakConvergeBoundAPIServer)
-	fmt.Fprintf(&b, "  convergence after heal, phases without an apiserver restart: %s\n", quantiles(res.convergedQuiet))
+	fmt.Fprintf(&b, "  convergence after heal, phases away from an apiserver restart: %s\n", quantiles(res.convergedQuiet))
 	if n := len(res.heap); n > 0 {
 		fmt.Fprintf(&b, "  goroutines first %d, last %d, max %d\n  heap MiB first %d, last %d, max %d\n  RSS MiB first %d, last %d, max %d\n",
 			res.goroutines[0], res.goroutines[n-1], maxOf(res.goroutines), res.heap[0]>>20, res.heap[n-1]>>20, maxOf(res.heap)>>20,
