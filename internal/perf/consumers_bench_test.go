@@ -8,7 +8,6 @@ import (
 
 	"github.com/kongsync/kongsync/internal/workload"
 	"github.com/kongsync/kongsync/store"
-	"github.com/kongsync/kongsync/translator"
 
 	configurationv1 "github.com/kongsync/kongsync/internal/apis/configuration/v1"
 )
@@ -83,20 +82,10 @@ func benchMiddleConsumer(b *testing.B, c workload.Config, n int, kind store.Kind
 
 func benchConsumersFull(b *testing.B, n int) {
 	b.ReportAllocs()
-	opts := translator.DefaultOptions()
 	var cpu cpuMeter
 	for b.Loop() {
 		b.StopTimer()
-		st := loadedConfig(b, consumerWorkload(n))
-		cpu.Start()
-		b.StartTimer()
-		built, err := translator.BuildOnce(st.Snapshot(), opts)
-		if err != nil {
-			b.Fatal(err)
-		}
-		built.Config.Hash()
-		b.StopTimer()
-		cpu.Stop()
+		built := timedColdBuild(b, &cpu, loadedConfig(b, consumerWorkload(n)))
 		if len(built.Problems) != 0 || len(built.Document.Consumers) != n || len(built.Document.ConsumerGroupConsumers) != n {
 			b.Fatalf("%d problems, %d consumers, %d memberships; want none, %d, %d",
 				len(built.Problems), len(built.Document.Consumers), len(built.Document.ConsumerGroupConsumers), n, n)

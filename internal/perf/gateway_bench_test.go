@@ -9,7 +9,6 @@ import (
 
 	"github.com/kongsync/kongsync/internal/workload"
 	"github.com/kongsync/kongsync/store"
-	"github.com/kongsync/kongsync/translator"
 )
 
 // routesLoaded is a store holding issue 12's workload of n HTTPRoutes (`genworkload
@@ -25,21 +24,11 @@ func routesLoaded(b *testing.B, n int) *store.Store {
 func BenchmarkGatewayFullBuild(b *testing.B) {
 	eachSize(b, func(b *testing.B, n int) {
 		b.ReportAllocs()
-		opts := translator.DefaultOptions()
 		var cpu cpuMeter
 		routes := 0
 		for b.Loop() {
 			b.StopTimer()
-			st := routesLoaded(b, n)
-			cpu.Start()
-			b.StartTimer()
-			built, err := translator.BuildOnce(st.Snapshot(), opts)
-			if err != nil {
-				b.Fatal(err)
-			}
-			built.Config.Hash()
-			b.StopTimer()
-			cpu.Stop()
+			built := timedColdBuild(b, &cpu, routesLoaded(b, n))
 			routes = 0
 			for _, s := range built.Document.Services {
 				routes += len(s.Routes)
