@@ -33,15 +33,8 @@ func rawControl(s string) string {
 // (ESC sequences, carriage returns, bidi overrides, newlines). Log lines are escaped by the log
 // sink (cmd/kongsync's newLogger, TestLogLinesEscaped).
 func TestEventMessagesEscaped(t *testing.T) {
-	st := store.New()
-	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "s", UID: "uid-1"}}
-	if _, err := st.Upsert(svc); err != nil {
-		t.Fatal(err)
-	}
-	rec := record.NewFakeRecorder(10)
-	r := NewReporter(rec, st, logr.Discard())
+	r, rec, ref := serviceReporter(t)
 	r.SetPod("kong", "kong-0")
-	ref := store.Ref{Kind: store.KindService, Namespace: "a", Name: "s"}
 	hostile := "x\x1b[2J\r\b\x00\u202eevil\u2066\nWarning forged"
 	r.TranslationProblems([]translator.Problem{
 		{Object: ref, Field: "metadata.annotations[konghq.com/" + hostile + "]", Reason: "bad " + hostile},
@@ -63,4 +56,16 @@ func TestEventMessagesEscaped(t *testing.T) {
 	if n != 3 {
 		t.Errorf("%d events, want 3", n)
 	}
+}
+
+// serviceReporter is a Reporter over a store holding Service a/s (its ref), recording Events.
+func serviceReporter(t *testing.T) (*Reporter, *record.FakeRecorder, store.Ref) {
+	t.Helper()
+	st := store.New()
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "s", UID: "uid-1"}}
+	if _, err := st.Upsert(svc); err != nil {
+		t.Fatal(err)
+	}
+	rec := record.NewFakeRecorder(10)
+	return NewReporter(rec, st, logr.Discard()), rec, store.Ref{Kind: store.KindService, Namespace: "a", Name: "s"}
 }

@@ -21,7 +21,20 @@ import (
 // \n, \u202e, \xff for a byte that is not UTF-8): one line of readable text, for problem
 // reasons, notes and diff lines.
 func Escape(s string) string {
-	if clean(s, "") {
+	return escapeWith(s, "", func(b *strings.Builder, r rune, invalid byte) {
+		if invalid != 0 {
+			b.WriteString(`\x` + hex2(invalid))
+			return
+		}
+		q := strconv.QuoteRuneToASCII(r) // '\x1b', '\u202e'
+		b.WriteString(q[1 : len(q)-1])
+	})
+}
+
+// escapeWith copies s, writing each rune that is neither printable nor in keep through esc;
+// invalid is the byte of an invalid UTF-8 sequence (r is then utf8.RuneError), else 0.
+func escapeWith(s, keep string, esc func(b *strings.Builder, r rune, invalid byte)) string {
+	if clean(s, keep) {
 		return s
 	}
 	var b strings.Builder
@@ -30,13 +43,11 @@ func Escape(s string) string {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
 		case r == utf8.RuneError && size == 1:
-			b.WriteString(`\x`)
-			b.WriteString(hex2(s[i]))
-		case strconv.IsPrint(r):
+			esc(&b, r, s[i])
+		case strconv.IsPrint(r) || strings.ContainsRune(keep, r):
 			b.WriteString(s[i : i+size])
 		default:
-			q := strconv.QuoteRuneToASCII(r) // '\x1b', '\u202e'
-			b.WriteString(q[1 : len(q)-1])
+			esc(&b, r, 0)
 		}
 		i += size
 	}
@@ -67,25 +78,14 @@ func clean(s, keep string) bool {
 // Outside a JSON string, encoded JSON holds only ASCII, so applied to a JSON document it
 // changes how some strings are written, never what they hold.
 func EscapeLines(s string) string {
-	if clean(s, "\n\t") {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s) + 16)
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == '\n' || r == '\t' || (strconv.IsPrint(r) && !(r == utf8.RuneError && size == 1)):
-			b.WriteString(s[i : i+size])
-		case r > 0xffff:
+	return escapeWith(s, "\n\t", func(b *strings.Builder, r rune, _ byte) {
+		if r > 0xffff {
 			r1, r2 := surrogates(r)
 			b.WriteString(`\u` + hex4(r1) + `\u` + hex4(r2))
-		default:
-			b.WriteString(`\u` + hex4(r)) // an invalid byte is RuneError: \ufffd
+			return
 		}
-		i += size
-	}
-	return b.String()
+		b.WriteString(`\u` + hex4(r)) // an invalid byte is utf8.RuneError: \ufffd
+	})
 }
 
 func surrogates(r rune) (rune, rune) {
