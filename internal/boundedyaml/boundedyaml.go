@@ -35,14 +35,15 @@ type LimitError struct {
 	Limit int
 }
 
+// Error words the refusal to follow "the document" or "the Secret value".
 func (e *LimitError) Error() string {
 	switch e.Bound {
 	case "bytes":
-		return fmt.Sprintf("its JSON form, YAML aliases expanded, is over the %d-byte limit", e.Limit)
+		return fmt.Sprintf("expands to more than %d bytes of JSON (YAML aliases expanded)", e.Limit)
 	case "depth":
-		return fmt.Sprintf("it nests objects and arrays deeper than the limit of %d levels", e.Limit)
+		return fmt.Sprintf("nests objects and arrays more than %d levels deep", e.Limit)
 	}
-	return "a YAML alias refers to a node that contains it (an infinitely recursive document)"
+	return "holds a YAML alias inside the node it refers to (infinitely recursive)"
 }
 
 // ToJSON converts one YAML (or JSON) document to JSON with sigs.k8s.io/yaml's semantics, or
