@@ -56,6 +56,10 @@ func TestDumpBadManifests(t *testing.T) {
 		{"secret-bad-base64.yaml", 1, []string{`document 1: Secret team-b/tls-bad-b64: cannot decode: illegal base64`}},
 		{"unknown-kind.yaml", 0, []string{`^note: \S+unknown-kind.yaml: document 1: Deployment team-b/web: kind not translated by kongsync; skipped$`}},
 		{"duplicate-object.yaml", 0, []string{`^note: Service team-b/after: defined more than once; the last definition wins$`}},
+		{"json-stream.json", 1, []string{`^error: \S+json-stream.json: document 2: missing apiVersion or kind; skipped$`}},
+		{"bad-separator.yaml", 1, []string{`^error: \S+bad-separator.yaml: document 2: invalid document separator "--- !!map" \(kubectl refuses the whole file\); skipped up to the next ---$`}},
+		{"alias-bytes.yaml", 1, []string{`^error: \S+alias-bytes.yaml: document 1: document expands to more than 3145728 bytes of JSON \(YAML aliases expanded\); skipped$`}},
+		{"stringdata-tls.yaml", 0, nil},
 		{"empty.yaml", 0, nil},
 		{"only-comments.yaml", 0, nil},
 	}
