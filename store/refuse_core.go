@@ -1,6 +1,7 @@
 package store
 
 import (
+	"maps"
 	"net/netip"
 	"strings"
 
@@ -203,7 +204,7 @@ var secretRequiredKeys = map[corev1.SecretType][]string{
 }
 
 // validateSecret is core/validation.ValidateSecret on the data the API server would store
-// (secretData: stringData merged into data): keys valid ConfigMap keys (each named in the field
+// (SecretData: stringData merged into data): keys valid ConfigMap keys (each named in the field
 // the manifest wrote it in), at most 1 MiB of data, and the keys its type requires. Values are
 // never quoted.
 func validateSecret(s *corev1.Secret) field.ErrorList {
@@ -217,7 +218,7 @@ func validateSecret(s *corev1.Secret) field.ErrorList {
 			errs = append(errs, secretKeyErrs(k, field.NewPath("stringData"))...)
 		}
 	}
-	data := secretData(s)
+	data := SecretData(s)
 	size := 0
 	for _, v := range data {
 		size += len(v)
@@ -240,16 +241,17 @@ func validateSecret(s *corev1.Secret) field.ErrorList {
 	return errs
 }
 
-// secretData is a Secret's data as the API server stores it: stringData merged over data,
+// SecretData is a Secret's data as the API server stores it: stringData merged over data,
 // stringData winning (the API server's conversion of a written Secret does this; a Secret read
-// back never has stringData). Manifests may carry stringData; informers never do.
-func secretData(s *corev1.Secret) map[string][]byte {
+// back never has stringData). Manifests may carry stringData; informers never do, and the
+// reader merges it (storeStringData), so only Secrets built by hand still need this.
+func SecretData(s *corev1.Secret) map[string][]byte {
 	if len(s.StringData) == 0 {
 		return s.Data
 	}
-	out := make(map[string][]byte, len(s.Data)+len(s.StringData))
-	for k, v := range s.Data {
-		out[k] = v
+	out := maps.Clone(s.Data)
+	if out == nil {
+		out = make(map[string][]byte, len(s.StringData))
 	}
 	for k, v := range s.StringData {
 		out[k] = []byte(v)
@@ -263,7 +265,7 @@ func secretData(s *corev1.Secret) map[string][]byte {
 // it (TLS certificates, CA certificates, credentials, plugin configs) reads data alone.
 func storeStringData(obj Object) {
 	if s, ok := obj.(*corev1.Secret); ok && len(s.StringData) > 0 {
-		s.Data, s.StringData = secretData(s), nil
+		s.Data, s.StringData = SecretData(s), nil
 	}
 }
 
