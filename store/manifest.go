@@ -136,8 +136,8 @@ var clusterScoped = map[string]bool{"IngressClass": true, "KongClusterPlugin": t
 
 // DecodeManifests reads every object in one multi-document YAML or JSON stream, split as
 // kubectl splits it (see splitter), within MaxDocumentBytes a document and MaxInputBytes in all.
-// Documents it cannot use become notes and are skipped; the error is only for a stream it
-// cannot read at all, or one over MaxInputBytes. Namespaced objects without a namespace land in
+// Documents it cannot use become notes and are skipped, and so does the rest of a stream once
+// MaxInputBytes is read (an error note); the error is only for a stream it cannot read at all. Namespaced objects without a namespace land in
 // "default", as kubectl would put them.
 //
 // Documents are split sequentially and decoded in parallel, a batch at a time, on all CPUs;
@@ -192,6 +192,12 @@ func (m *manifestReader) decode(source string, r io.Reader) ([]Object, []Refusal
 		if errors.Is(err, io.EOF) {
 			flush()
 			return objs, refused, notes, nil
+		}
+		if errors.Is(err, errInputTooLarge) {
+			// The bound is a note like any other exceeded bound: what was read still translates.
+			doc := first + len(batch)
+			flush()
+			return objs, refused, append(notes, Note{Source: source, Doc: doc, Err: true, Msg: err.Error()}), nil
 		}
 		if err != nil {
 			doc := first + len(batch)
