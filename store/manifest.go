@@ -34,6 +34,15 @@ const MaxDocumentBytes = 3 << 20
 // alias is expanded.
 const maxManifestDepth = 10000
 
+// maxManifestNodes bounds the YAML nodes of a document the slow path parses (estimated without
+// parsing: boundedyaml.EstimateNodes). A parse tree costs about 200 bytes a node, so 2^18 nodes
+// is ~50 MB; an object the API server holds (1.5 MiB) has far fewer unless it is a flow list of
+// tiny scalars, which is no Kubernetes object's shape.
+const maxManifestNodes = 1 << 18
+
+// heavyNodes is the node count above which a document is parsed alone (decodeBatchParallel).
+const heavyNodes = 1 << 15
+
 // yamlNote words why a YAML document could not be converted.
 func yamlNote(err error) string {
 	var le *boundedyaml.LimitError
@@ -157,11 +166,12 @@ func decodeManifests(source string, r io.Reader, checked bool) ([]Object, []Refu
 type manifestReader struct {
 	lim    readLimits
 	budget budget
-	cache  *metaCache // nil: the API server's checks are off
+	cache  *metaCache  // nil: the API server's checks are off
+	heavy  *sync.Mutex // held while a document of many nodes is parsed (heavyNodes)
 }
 
 func newManifestReader(lim readLimits, checked bool) *manifestReader {
-	m := &manifestReader{lim: lim, budget: budget{left: lim.total, limit: lim.total}}
+	m := &manifestReader{lim: lim, budget: budget{left: lim.total, limit: lim.total}, heavy: &sync.Mutex{}}
 	if checked {
 		m.cache = &metaCache{}
 	}
@@ -176,7 +186,7 @@ func (m *manifestReader) decode(source string, r io.Reader) ([]Object, []Refusal
 	batch := make([]rawDoc, 0, decodeBatch)
 	first := 1 // document number of batch[0]
 	flush := func() {
-		for i, d := range decodeBatchParallel(batch, m.cache) {
+		for i, d := range decodeBatchParallel(batch, m.cache, m.heavy) {
 			for j := range d.notes {
 				d.notes[j].Source, d.notes[j].Doc = source, first+i
 			}
@@ -221,8 +231,9 @@ type decoded struct {
 }
 
 // decodeBatchParallel decodes docs on GOMAXPROCS goroutines, and checks them when given a cache;
-// result i belongs to docs[i].
-func decodeBatchParallel(docs []rawDoc, cache *metaCache) []decoded {
+// result i belongs to docs[i]. Documents of many nodes are parsed one at a time (heavy), so
+// that the memory of their parse trees does not grow with the number of CPUs.
+func decodeBatchParallel(docs []rawDoc, cache *metaCache, heavy *sync.Mutex) []decoded {
 	out := make([]decoded, len(docs))
 	workers := min(runtime.GOMAXPROCS(0), len(docs))
 	var next atomic.Int64
@@ -236,7 +247,7 @@ func decodeBatchParallel(docs []rawDoc, cache *metaCache) []decoded {
 					out[i].notes = []Note{{Err: true, Msg: docs[i].skip}}
 					continue
 				}
-				out[i].objs, out[i].notes = decodeDocument(docs[i].data)
+				out[i].objs, out[i].notes = decodeDocument(docs[i].data, heavy)
 				if cache != nil {
 					out[i].checkObjects(cache)
 				}
@@ -268,8 +279,9 @@ func (d *decoded) checkObjects(cache *metaCache) {
 	}
 }
 
-// decodeDocument turns one YAML or JSON document into objects (several for a List).
-func decodeDocument(raw []byte) ([]Object, []Note) {
+// decodeDocument turns one YAML or JSON document into objects (several for a List), holding
+// heavy while it parses a document of more than heavyNodes nodes the slow way.
+func decodeDocument(raw []byte, heavy *sync.Mutex) ([]Object, []Note) {
 	if len(bytes.TrimSpace(raw)) == 0 || isOnlyComments(raw) {
 		return nil, nil
 	}
@@ -283,7 +295,12 @@ func decodeDocument(raw []byte) ([]Object, []Note) {
 	}
 	if !ok {
 		var err error
-		if js, err = boundedyaml.ToJSON(raw, boundedyaml.Limits{MaxBytes: MaxDocumentBytes, MaxDepth: maxManifestDepth}); err != nil {
+		if boundedyaml.EstimateNodes(raw) > heavyNodes {
+			heavy.Lock()
+			defer heavy.Unlock()
+		}
+		lim := boundedyaml.Limits{MaxBytes: MaxDocumentBytes, MaxDepth: maxManifestDepth, MaxNodes: maxManifestNodes}
+		if js, err = boundedyaml.ToJSON(raw, lim); err != nil {
 			return nil, []Note{{Err: true, Msg: yamlNote(err)}}
 		}
 	}

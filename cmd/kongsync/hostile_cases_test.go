@@ -38,6 +38,14 @@ func hostileCases() []hostileCase {
 				writeAt(t, join(dir, "bomb.yaml"), doc)
 			},
 			exit: 1, problems: []string{`^error: \S*bomb.yaml: document 1: `}},
+		{name: "manifest-flow-nodes", class: "memory: documents of millions of tiny YAML nodes",
+			write: func(t *testing.T, dir string) {
+				doc := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: flow%d, namespace: evil}\ndata: {a: [" +
+					strings.Repeat("1,", 1400000) + "1]}\n"
+				writeAt(t, join(dir, "flow.yaml"), fmt.Sprintf(doc, 1)+"---\n"+fmt.Sprintf(doc, 2))
+			},
+			exit: 1, problems: []string{`^error: \S*flow.yaml: document 1: document holds more than \d+ YAML nodes`,
+				`^error: \S*flow.yaml: document 2: `}},
 		{name: "host-aliases-256k", class: "time: 256 KiB of host aliases on one Ingress",
 			write: func(t *testing.T, dir string) {
 				var aliases []string
