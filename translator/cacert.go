@@ -19,25 +19,31 @@ const caCertLabel = "konghq.com/ca-cert"
 
 // caCertificates emits a CA certificate for every Secret labelled konghq.com/ca-cert: "true",
 // as KIC does. Its data needs an "id" (the entity id services reference; unlike KIC, it must be
-// a UUID, which Kong requires) and one PEM CA certificate under "cert" or "ca.crt". Secrets sharing an id: the oldest wins (then namespace,
-// then name). Unlike KIC, expiry is not checked: the translator reads no clock.
+// a UUID, which Kong requires) and one PEM CA certificate under "cert" or "ca.crt". An id is a
+// global name: Secrets sharing one, in any namespaces, leave it to the oldest (then namespace,
+// then name), and the others are skipped with a problem naming it. A Service trusts a CA
+// certificate only through the Secret that holds its id (resolveServiceCerts), never through
+// another namespace's Secret that took the id. Unlike KIC, expiry is not checked: the
+// translator reads no clock.
 func (t *translation) caCertificates() []*kong.CACertificate {
 	ca := piece(t, t.memos.allCACerts, struct{}{}, t.caCertificatesOf)
-	t.caCertIDs = ca.ids
+	t.caCertOwners = ca.owners
 	return ca.list
 }
 
-// caCerts is the piece of the Secret kind caCertificates is: the CA certificates and their ids.
+// caCerts is the piece of the Secret kind caCertificates is: the CA certificates and the
+// Secret each id belongs to.
 type caCerts struct {
 	list []*kong.CACertificate
-	ids  map[string]bool
+	// owners are the Secrets whose CA certificates are in the list, by id.
+	owners map[string]store.Ref
 }
 
 func (t *translation) caCertificatesOf() *caCerts {
-	known := map[string]bool{}
 	winners := map[string]*corev1.Secret{}
 	pieces := map[*corev1.Secret]*caCertPiece{}
 	var ids []string
+	var holders []*corev1.Secret
 	for _, sec := range t.snap.Secrets() {
 		if sec.Labels[caCertLabel] != "true" {
 			continue
@@ -47,20 +53,24 @@ func (t *translation) caCertificatesOf() *caCerts {
 			continue
 		}
 		pieces[sec] = p
-		w, seen := winners[p.id]
-		if !seen {
+		holders = append(holders, sec)
+		switch w, seen := winners[p.id]; {
+		case !seen:
 			winners[p.id] = sec
 			ids = append(ids, p.id)
-			continue
+		case olderCASecret(sec, w):
+			winners[p.id] = sec
 		}
-		loser := sec
-		if olderCASecret(sec, w) {
-			winners[p.id], loser = sec, w
+	}
+	for _, sec := range holders { // once the oldest of each id is known: linear, named once
+		if w := winners[pieces[sec].id]; w != sec {
+			t.problem(secretRef(sec), "data[id]", "id %q is already used by the older CA certificate %s; Secret skipped",
+				pieces[sec].id, secretRef(w))
 		}
-		t.problem(secretRef(loser), "data[id]", "id %q is used by an older CA certificate Secret; Secret skipped", p.id)
 	}
 	sort.Strings(ids)
 	out := make([]*kong.CACertificate, 0, len(ids))
+	owners := make(map[string]store.Ref, len(ids))
 	for _, id := range ids {
 		sec := winners[id]
 		p := pieces[sec]
@@ -68,10 +78,10 @@ func (t *translation) caCertificatesOf() *caCerts {
 			t.problem(secretRef(sec), "data", "invalid CA certificate: %s; Secret skipped", p.err)
 			continue
 		}
-		known[id] = true
+		owners[id] = secretRef(sec)
 		out = append(out, p.entity)
 	}
-	return &caCerts{list: out, ids: known}
+	return &caCerts{list: out, owners: owners}
 }
 
 // caCertPiece is a CA certificate Secret's piece: its id, checked, and its entity, or why its

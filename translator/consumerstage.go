@@ -80,8 +80,8 @@ type consumerEntry struct {
 	// claim and memberProbs are its problems from each decision; the piece's problems count
 	// only while it is kept.
 	claim, memberProbs []Problem
-	probPos                       int    // its place in withProblems plus one; 0: absent
-	touched, queued               uint64 // the build that last touched or queued it
+	probPos            int    // its place in withProblems plus one; 0: absent
+	touched, queued    uint64 // the build that last touched or queued it
 }
 
 // consumerWork is one build's pass over the stage: what it touched and what it still has to

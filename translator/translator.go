@@ -97,11 +97,11 @@ type translation struct {
 	prevPS     []*ingressPiece
 	prevServed *servedIngresses
 
-	certs      map[string]*certEntry // by "namespace/name" of the Secret
-	certOrder  []*certEntry          // Secrets that produce certificates, in claim order
-	sniOwner   map[string]*certEntry // TLS host → the Secret serving it
-	clientRefs []clientCertRef       // services whose client_certificate awaits the merged id
-	caCertIDs  map[string]bool       // ids of the CA certificates in the output
+	certs        map[string]*certEntry // by "namespace/name" of the Secret
+	certOrder    []*certEntry          // Secrets that produce certificates, in claim order
+	sniOwner     map[string]*certEntry // TLS host → the Secret serving it
+	clientRefs   []clientCertRef       // services whose client_certificate awaits the merged id
+	caCertOwners map[string]store.Ref  // the Secrets of the CA certificates in the output, by id
 
 	defaultRoute *document.Route // the default backend route, if any
 }
