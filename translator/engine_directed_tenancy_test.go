@@ -168,4 +168,15 @@ func directedCAID(t *testing.T) {
 	if got := trusted(b); !slices.Equal(got, []string{id}) {
 		t.Errorf("attacker gone: the Service trusts %v", got)
 	}
+	victim, _ := s.st.Get(store.Ref{Kind: store.KindSecret, Namespace: "team-a", Name: "ca"})
+	victimCert := victim.(*corev1.Secret).Data["cert"]
+	copyOf := caSecret("team-b", "copy", -time.Hour)
+	copyOf.Data = map[string][]byte{"id": []byte("7c6b5a49-3827-4165-9a4b-3c2d1e0f9a8b"), "cert": victimCert}
+	b = s.upsert("an older team-b Secret holds a copy of the victim's certificate under another id", copyOf)
+	if got := trusted(b); len(got) != 0 || len(b.Document.CACertificates) != 1 {
+		t.Errorf("older copy: the Service trusts %v; %d CA certificates", got, len(b.Document.CACertificates))
+	}
+	if !hasProblem(b.Result, "Service team-a/verified", "the older CA certificate Secret team-b/copy of another namespace") {
+		t.Errorf("the victim's Service has no problem: %v", b.Problems)
+	}
 }

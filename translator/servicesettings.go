@@ -210,8 +210,14 @@ func (t *translation) resolveServiceCerts(svc *corev1.Service, info *serviceInfo
 	}
 	var ids []*string
 	for _, c := range info.caCerts {
-		owner, ok := t.caCertOwners[c.id]
-		switch named := (store.Ref{Kind: store.KindSecret, Namespace: svc.Namespace, Name: c.name}); {
+		owner, ok := t.caCerts.owners[c.id]
+		named := store.Ref{Kind: store.KindSecret, Namespace: svc.Namespace, Name: c.name}
+		lostTo, lost := t.caCerts.lost[named]
+		switch {
+		case !ok && lost && lostTo.Namespace != svc.Namespace:
+			t.problem(serviceRef(svc), annotationField(annCACertSecrets), "Secret %s/%s is skipped: the older CA "+
+				"certificate %s of another namespace holds its id or certificate; CA certificate skipped",
+				svc.Namespace, c.name, lostTo)
 		case !ok:
 			t.problem(serviceRef(svc), annotationField(annCACertSecrets),
 				"Secret %s/%s is not a valid CA certificate Secret; CA certificate skipped", svc.Namespace, c.name)
