@@ -9,7 +9,7 @@ import (
 // variables, and from dump's command line: an ExternalName Service then gets a problem.
 func TestHardeningFlags(t *testing.T) {
 	for _, c := range []struct {
-		args, env []string
+		args, env      []string
 		ext, unmanaged bool
 	}{
 		{nil, nil, false, false},
