@@ -42,8 +42,8 @@ func (t *translation) overRouteBudget(ing *networkingv1.Ingress, rs *routeSettin
 	if copies <= limit && claims <= limit {
 		return false
 	}
-	t.problem(ingressRef(ing), "metadata.annotations", "its %d routes would repeat %d bytes of route annotation "+
-		"values each (%d in all) and match %d host+path combinations; kongsync allows an Ingress %d of each "+
+	t.problem(ingressRef(ing), "metadata.annotations", "its route(s), %d, would each repeat %d bytes of route "+
+		"annotation values (%d in all) and match %d host+path combinations; kongsync allows an Ingress %d of each "+
 		"(%d times its size); the Ingress's routes are skipped",
 		routes, rs.opts.copied, copies, claims, limit, routeBudgetFactor)
 	return true
