@@ -131,27 +131,6 @@ func directedCAID(t *testing.T) {
 			ResourceVersion: fmt.Sprint(time.Now().UnixNano()), Labels: map[string]string{caCertLabel: "true"}},
 			Data: map[string][]byte{"id": []byte(id), "cert": caCertPEMForTest(t)}}
 	}
-	trusted := func(b Built) []string {
-		var out []string
-		for _, s := range b.Document.Services {
-			if *s.Name == "team-a.verified.443" {
-				for _, c := range s.CACertificates {
-					out = append(out, *c)
-				}
-			}
-		}
-		return out
-	}
-	caNamespace := func(b Built) string {
-		for _, c := range b.Document.CACertificates {
-			for _, tag := range c.Tags {
-				if ns, ok := strings.CutPrefix(*tag, "k8s-namespace:"); ok {
-					return ns
-				}
-			}
-		}
-		return ""
-	}
 	s := newScripted(t, []store.Object{ing, svc, caSecret("team-a", "ca", 0)})
 	b := s.upsert("team-b's Secret reuses the id", caSecret("team-b", "evil", time.Hour))
 	if got := trusted(b); !slices.Equal(got, []string{id}) || caNamespace(b) != "team-a" {
@@ -179,4 +158,29 @@ func directedCAID(t *testing.T) {
 	if !hasProblem(b.Result, "Service team-a/verified", "the older CA certificate Secret team-b/copy of another namespace") {
 		t.Errorf("the victim's Service has no problem: %v", b.Problems)
 	}
+}
+
+// trusted are the CA certificate ids the victim's Kong service trusts.
+func trusted(b Built) []string {
+	var out []string
+	for _, s := range b.Document.Services {
+		if *s.Name == "team-a.verified.443" {
+			for _, c := range s.CACertificates {
+				out = append(out, *c)
+			}
+		}
+	}
+	return out
+}
+
+// caNamespace is the namespace of the first CA certificate's Secret.
+func caNamespace(b Built) string {
+	for _, c := range b.Document.CACertificates {
+		for _, tag := range c.Tags {
+			if ns, ok := strings.CutPrefix(*tag, "k8s-namespace:"); ok {
+				return ns
+			}
+		}
+	}
+	return ""
 }

@@ -37,24 +37,7 @@ func (t *translation) dropAmbiguousPaths(services []*document.Service, ings []*n
 	if len(ings) < 1 || !t.mayShare(ps) {
 		return services
 	}
-	order := make(map[[2]string]int, len(ings))
-	for i, ing := range ings {
-		order[[2]string{ing.Namespace, ing.Name}] = i
-	}
-	claims := make([]pathClaim, 0, len(services))
-	for si, s := range services {
-		for _, r := range s.Routes {
-			ns, name, ok := routeIngress(r)
-			idx, known := order[[2]string{ns, name}]
-			if !ok || !known || r.Name == nil || isDefaultRouteName(*r.Name, ns, name) {
-				continue
-			}
-			crit := routeCriteria(r)
-			for pi := range r.Paths {
-				claims = append(claims, pathClaim{order: idx, svc: si, route: r, path: pi, crit: crit})
-			}
-		}
-	}
+	claims := pathClaims(services, ings)
 	if !anyShared(claims) {
 		return services
 	}
@@ -97,6 +80,29 @@ func (t *translation) dropAmbiguousPaths(services []*document.Service, ings []*n
 	}
 	t.dropped = true
 	return applyDrops(services, drop)
+}
+
+// pathClaims are the (route, path) pairs of the Ingresses' rule routes, in services order.
+func pathClaims(services []*document.Service, ings []*networkingv1.Ingress) []pathClaim {
+	order := make(map[[2]string]int, len(ings))
+	for i, ing := range ings {
+		order[[2]string{ing.Namespace, ing.Name}] = i
+	}
+	claims := make([]pathClaim, 0, len(services))
+	for si, s := range services {
+		for _, r := range s.Routes {
+			ns, name, ok := routeIngress(r)
+			idx, known := order[[2]string{ns, name}]
+			if !ok || !known || r.Name == nil || isDefaultRouteName(*r.Name, ns, name) {
+				continue
+			}
+			crit := routeCriteria(r)
+			for pi := range r.Paths {
+				claims = append(claims, pathClaim{order: idx, svc: si, route: r, path: pi, crit: crit})
+			}
+		}
+	}
+	return claims
 }
 
 // keyHashes appends the hashes of a rule route's match keys, which mayShare compares, to out.
