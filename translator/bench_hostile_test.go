@@ -11,17 +11,7 @@ import (
 // docs/benchmarks.md ("Issue 20") records the command and the medians.
 func BenchmarkHostile(b *testing.B) {
 	for _, w := range hostileWorlds() {
-		b.Run(w.name, func(b *testing.B) {
-			snap, err := store.NewSnapshot(w.build(b)...)
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.ReportAllocs()
-			b.ResetTimer()
-			for b.Loop() {
-				coldResult(snap, DefaultOptions())
-			}
-		})
+		b.Run(w.name, func(b *testing.B) { benchTranslate(b, w.build(b)) })
 	}
 }
 
