@@ -8,8 +8,10 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	configurationv1 "github.com/kongsync/kongsync/internal/apis/configuration/v1"
 	"github.com/kongsync/kongsync/store"
@@ -23,6 +25,49 @@ func TestEngineDirectedTenancy(t *testing.T) {
 	t.Run("credential-value", directedCredentialValue)
 	t.Run("shared-secret-many-consumers", directedSharedSecret)
 	t.Run("ca-certificate-id", directedCAID)
+	t.Run("hardening", directedHardening)
+}
+
+// directedHardening: with both hardening options on, a Service turns ExternalName and back and
+// an EndpointSlice loses and regains the endpoint controller's label; each warm build equals a
+// cold one with the same options, and the refused targets are gone.
+func directedHardening(t *testing.T) {
+	opts := DefaultOptions()
+	opts.Hardening = Hardening{RefuseExternalNameServices: true, RefuseUnmanagedEndpointSlices: true}
+	pt := networkingv1.PathTypePrefix
+	ing := &networkingv1.Ingress{ObjectMeta: metav1.ObjectMeta{Namespace: "team-b", Name: "web",
+		Annotations: map[string]string{annIngressClass: "kong"}},
+		Spec: networkingv1.IngressSpec{Rules: []networkingv1.IngressRule{{Host: "web.example.com",
+			IngressRuleValue: networkingv1.IngressRuleValue{HTTP: &networkingv1.HTTPIngressRuleValue{Paths: []networkingv1.HTTPIngressPath{{
+				Path: "/", PathType: &pt, Backend: networkingv1.IngressBackend{Service: &networkingv1.IngressServiceBackend{
+					Name: "web", Port: networkingv1.ServiceBackendPort{Number: 80}}}}}}}}}}}
+	st, eng := store.New(), NewEngine(opts)
+	step := func(what string, o store.Object, wantTargets int) {
+		t.Helper()
+		upsertOrFail(t, st, o)
+		snap := st.Snapshot()
+		got, err := eng.Build(snap)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if msg := builtMismatch(got, coldBuildWith(t, snap, opts)); msg != "" {
+			t.Fatalf("%s: the warm build differs from BuildOnce\n%s", what, msg)
+		}
+		n := 0
+		for _, u := range got.Document.Upstreams {
+			n += len(u.Targets)
+		}
+		if n != wantTargets {
+			t.Errorf("%s: %d targets, want %d", what, n, wantTargets)
+		}
+	}
+	step("the Ingress", ing, 0)
+	step("its Service", webService(false), 0)
+	step("an EndpointSlice the controller manages", webSlice(endpointSliceController), 1)
+	step("the label changed by hand", webSlice("someone-else"), 0)
+	step("the label back", webSlice(endpointSliceController), 1)
+	step("the Service made ExternalName", webService(true), 0)
+	step("the Service back", webService(false), 1)
 }
 
 var tenancyEpoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -183,4 +228,26 @@ func caNamespace(b Built) string {
 		}
 	}
 	return ""
+}
+
+// webService is Service team-b/web, of type ExternalName or not.
+func webService(ext bool) *corev1.Service {
+	s := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "team-b", Name: "web", ResourceVersion: fmt.Sprint(time.Now().UnixNano())},
+		Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80, TargetPort: intstr.FromInt32(8080)}}}}
+	if ext {
+		s.Spec.Type, s.Spec.ExternalName = corev1.ServiceTypeExternalName, "kubernetes.default.svc"
+	}
+	return s
+}
+
+// webSlice is team-b/web's EndpointSlice with one endpoint, managed by managedBy ("": unlabelled).
+func webSlice(managedBy string) *discoveryv1.EndpointSlice {
+	es := &discoveryv1.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Namespace: "team-b", Name: "web-1",
+		ResourceVersion: fmt.Sprint(time.Now().UnixNano()), Labels: map[string]string{discoveryv1.LabelServiceName: "web"}},
+		AddressType: discoveryv1.AddressTypeIPv4, Ports: []discoveryv1.EndpointPort{{Port: ptrOf(int32(8080))}},
+		Endpoints: []discoveryv1.Endpoint{{Addresses: []string{"10.1.0.1"}}}}
+	if managedBy != "" {
+		es.Labels[discoveryv1.LabelManagedBy] = managedBy
+	}
+	return es
 }
