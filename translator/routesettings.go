@@ -98,6 +98,9 @@ func (t *translation) parseRouteSettingsFor(ref store.Ref, obj metav1.Object, rs
 		}
 	}
 	o.headers = p.headers()
+	if t.badHeaderRegexes(ref, o.headers) {
+		rs.skip = true
+	}
 	return rs
 }
 
