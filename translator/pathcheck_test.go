@@ -13,7 +13,7 @@ import (
 func TestKongPathRegex(t *testing.T) {
 	for p, invalid := range map[string]bool{
 		"~/a(b": true, "~/a)b": true, "~/[ab": true, "~/[^]": true, `~/a\`: true,
-		"~/(*UTF8)a": true, // not a verb PCRE2 knows (Go accepts it as a group)
+		"~/(*UTF8)a":       true, // not a verb PCRE2 knows (Go accepts it as a group)
 		"~/[[:nothing:]]+": true, "~/a{3,1}": true, `~/\i`: true, "~/a**": true,
 		"~/(v1|v2)/x": false, "~/(?=api)[a-z]+": false, `~/(a)\1`: false, "~/x{2000}": false,
 		"~/a*+": false, "~/(?#a(b)c": false, "~/(?<name>x)": false, `~/\Q(\E`: false, "~/[]a]": false,
