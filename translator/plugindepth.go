@@ -31,36 +31,33 @@ func (t *translation) configDepthOK(src pluginSource, config map[string]any) boo
 
 // nestingExceeds reports whether v has more than limit levels of objects and arrays.
 func nestingExceeds(v any, limit int) bool {
-	if limit < 0 {
-		return true
-	}
+	var children func(yield func(any) bool)
 	switch x := v.(type) {
 	case map[string]any:
-		if limit == 0 {
-			return true
-		}
-		for _, e := range x {
-			if nestingExceeds(e, limit-1) {
-				return true
+		children = func(yield func(any) bool) {
+			for _, e := range x {
+				if !yield(e) {
+					return
+				}
 			}
 		}
 	case []any:
-		if limit == 0 {
-			return true
-		}
-		for _, e := range x {
-			if nestingExceeds(e, limit-1) {
-				return true
+		children = func(yield func(any) bool) {
+			for _, e := range x {
+				if !yield(e) {
+					return
+				}
 			}
 		}
-	case map[any]any:
-		if limit == 0 {
+	default:
+		return false
+	}
+	if limit <= 0 {
+		return true
+	}
+	for e := range children {
+		if nestingExceeds(e, limit-1) {
 			return true
-		}
-		for _, e := range x {
-			if nestingExceeds(e, limit-1) {
-				return true
-			}
 		}
 	}
 	return false

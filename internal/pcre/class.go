@@ -217,6 +217,11 @@ func (p *parser) numberOrName(at int, term byte, call bool) (esc, error) {
 	if term == 0 {
 		return esc{}, p.fail(p.i, errGSyntax)
 	}
+	return p.namedRef(at, term)
+}
+
+// namedRef reads a group name up to term and records the reference.
+func (p *parser) namedRef(at int, term byte) (esc, error) {
 	name, err := p.readName(term)
 	if err != nil {
 		return esc{}, err
@@ -233,11 +238,5 @@ func (p *parser) kReference(at int) (esc, error) {
 		return esc{}, p.fail(p.i, errKSyntax)
 	}
 	p.i++
-	name, err := p.readName(term)
-	if err != nil {
-		return esc{}, err
-	}
-	r := ref{at: at, name: name}
-	p.refs = append(p.refs, r)
-	return esc{kind: escGroupRef, ref: r}, nil
+	return p.namedRef(at, term)
 }
