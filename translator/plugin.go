@@ -168,13 +168,6 @@ func secretValueLimits() boundedyaml.Limits {
 	return boundedyaml.Limits{MaxBytes: corev1.MaxSecretSize, MaxDepth: maxPluginConfigDepth}
 }
 
-// maxPluginConfigDepth is how deeply a plugin's config may nest for Kong to take it: Kong
-// decodes the declarative config with lua-cjson, which refuses JSON nested deeper than 1000
-// levels (its default, which kong/tools/cjson.lua keeps), and a plugin's config sits up to 8
-// levels down (root, services, service, routes, route, plugins, plugin, config). A deeper
-// config would fail the whole POST /config.
-const maxPluginConfigDepth = 1000 - 8
-
 // configFromSecret reads configFrom's Secret value as the whole config: JSON (numbers keep their
 // text), or else YAML converted as kubectl would (boundedyaml), both within secretValueLimits.
 func (t *translation) configFromSecret(src pluginSource) (kong.Configuration, bool) {
