@@ -266,9 +266,6 @@ type few[T comparable] struct {
 	more []T // two or more (one is zero then)
 }
 
-// entryList is a list of entries.
-type entryList = few[*consumerEntry]
-
 func (l few[T]) len() int {
 	var zero T
 	if l.one != zero {
@@ -283,15 +280,6 @@ func (l few[T]) at(i int) T {
 		return l.one
 	}
 	return l.more[i]
-}
-
-// last is the last element; zero when there is none.
-func (l few[T]) last() T {
-	var zero T
-	if n := l.len(); n > 0 {
-		return l.at(n - 1)
-	}
-	return zero
 }
 
 // add appends x.
@@ -334,9 +322,4 @@ func fewRemove[K, T comparable](m map[K]few[T], k K, del func(T) bool) {
 	} else {
 		m[k] = l
 	}
-}
-
-// listRemove removes e from the list at m[k].
-func listRemove[K comparable](m map[K]entryList, k K, e *consumerEntry) {
-	fewRemove(m, k, func(x *consumerEntry) bool { return x == e })
 }

@@ -1,7 +1,6 @@
 package translator
 
 import (
-	"math/bits"
 	"slices"
 
 	"github.com/kongsync/kongsync/document"
@@ -49,7 +48,7 @@ type consumerStage struct {
 	withProblems []*consumerEntry
 	// readers are the consumers whose pieces made each read; built on the first change of a
 	// kind pieces read (a cold build never needs it), then kept up to date.
-	readers map[readKey]entryList
+	readers readersIndex[*consumerEntry]
 	stats   consumerStats
 }
 
@@ -141,26 +140,20 @@ func (st *consumerStage) changedKeys(t *translation) ([][2]string, bool) {
 			keys = append(keys, [2]string{o.GetNamespace(), o.GetName()})
 		}
 	}
-	for mask := st.mask &^ kindBit(store.KindKongConsumer); mask != 0; mask &= mask - 1 {
-		i := bits.TrailingZeros32(mask)
-		if i == 31 || (k.gen[i] > st.gen && (k.delta[i] == nil || st.unindexed)) {
-			return nil, false
-		}
-		if k.gen[i] <= st.gen {
-			continue
-		}
-		st.indexReaders()
-		kind := store.Kinds[i]
-		for _, key := range k.delta[i].keys() {
-			l := st.readers[readKey{kind, key[0], key[1]}]
-			for j := range l.len() {
-				e := l.at(j)
-				keys = append(keys, [2]string{e.obj.Namespace, e.obj.Name})
-			}
-		}
-		if len(keys) > maxDelta { // a Secret many consumers list: starting over is linear
-			return nil, false
-		}
+	mask := st.mask &^ kindBit(store.KindKongConsumer)
+	if k.unchangedSince(mask, st.gen) {
+		return keys, true
+	}
+	if st.unindexed {
+		return nil, false
+	}
+	st.indexReaders()
+	readers, ok := st.readers.changed(k, mask, st.gen, nil)
+	if !ok || len(keys)+len(readers) > maxDelta { // a Secret many consumers list: starting over is linear
+		return nil, false
+	}
+	for _, e := range readers {
+		keys = append(keys, [2]string{e.obj.Namespace, e.obj.Name})
 	}
 	return keys, true
 }
@@ -238,10 +231,8 @@ func (st *consumerStage) remove(w *consumerWork, e *consumerEntry) {
 		w.pushYounger(e)
 	}
 	st.removeHolders(e)
-	if st.readers != nil && e.p != nil {
-		for _, r := range e.p.reads.objs {
-			listRemove(st.readers, readKey{r.ref.Kind, r.ref.Namespace, r.ref.Name}, e)
-		}
+	if e.p != nil {
+		st.readers.remove(e, &e.p.reads)
 	}
 	e.removed, e.kept = true, false
 	w.touch(e)
@@ -276,10 +267,10 @@ func (st *consumerStage) setPiece(e *consumerEntry, p *entry[*consumerPiece]) {
 
 // indexReaders builds the readers index from the entries' pieces, once.
 func (st *consumerStage) indexReaders() {
-	if st.readers != nil {
+	if st.readers.built() {
 		return
 	}
-	st.readers = map[readKey]entryList{}
+	st.readers.reset()
 	for _, e := range st.byKey {
 		st.indexEntry(e)
 	}
@@ -293,16 +284,8 @@ func (st *consumerStage) indexEntry(e *consumerEntry) {
 	if len(e.p.reads.lists)+len(e.p.reads.kinds) > 0 {
 		st.unindexed = true
 	}
-	if st.readers == nil {
-		return
-	}
-	for _, r := range e.p.reads.objs {
-		k := readKey{r.ref.Kind, r.ref.Namespace, r.ref.Name}
-		// An entry's reads are indexed together: a repeat finds it last (a search of the list
-		// would cost O(n²) for a Secret n consumers list).
-		if l := st.readers[k]; l.last() != e {
-			st.readers[k] = l.add(e)
-		}
+	if st.readers.built() {
+		st.readers.add(e, &e.p.reads)
 	}
 }
 

@@ -357,16 +357,7 @@ func TestGatewayStageIndexBounded(t *testing.T) {
 	if slice == nil {
 		t.Fatalf("no EndpointSlice of Service %s/%s", g.a.name, g.a.svcs[0])
 	}
-	size := func() int {
-		n := 0
-		for _, v := range g.eng.memos.gw.readers {
-			n += len(v)
-		}
-		for _, v := range g.eng.memos.gw.kindReaders {
-			n += len(v)
-		}
-		return n
-	}
+	size := g.eng.memos.gw.readers.size
 	var first int
 	for i := range 100 {
 		es := slice.DeepCopy()

@@ -1,7 +1,6 @@
 package translator
 
 import (
-	"math/bits"
 	"reflect"
 	"slices"
 	"strings"
@@ -38,12 +37,11 @@ type gwKept struct {
 	gen uint64
 	all []*routePiece
 	// refPos is each route's position in all; readers the positions of the pieces that made
-	// each read, kindReaders of those that read a whole kind, mask the kinds any of them read:
+	// each read (memoreaders.go), mask the kinds any of them read:
 	// with them a build visits only the pieces a change can reach (visitChanged).
-	refPos      map[store.Ref]int32
-	readers     map[readKey][]int32
-	kindReaders map[store.Kind][]int32
-	mask        uint32
+	refPos  map[store.Ref]int32
+	readers readersIndex[int32]
+	mask    uint32
 	// noisy are the positions whose piece reported problems (sorted): a piece not looked up
 	// again still reports them.
 	noisy []int32
@@ -71,7 +69,7 @@ func (k *gwKept) full(t *translation, all []*routePiece) {
 	}
 	off := make([]int32, 2*len(all))
 	*k = gwKept{gen: t.gen, all: all, parentOff: off[:len(all)], servedPos: off[len(all):],
-		refPos: k.refPos, readers: k.readers, kindReaders: k.kindReaders, mask: k.mask, noisy: k.noisy, base: k.base, grown: k.grown,
+		refPos: k.refPos, readers: k.readers, mask: k.mask, noisy: k.noisy, base: k.base, grown: k.grown,
 		parents: make([]ParentStatus, 0, np), served: make([]*routePiece, 0, ns),
 		svcs: make([]*document.Service, 0, nsvc), ups: make([]*document.Upstream, 0, nup)}
 	for i, p := range all {
@@ -198,7 +196,8 @@ func keepEqualEntities(old, cur *routePiece) {
 func (k *gwKept) visitAll(t *translation) []*routePiece {
 	all := make([]*routePiece, 0, len(k.all))
 	if t.keep {
-		k.refPos, k.readers, k.kindReaders, k.mask = map[store.Ref]int32{}, map[readKey][]int32{}, map[store.Kind][]int32{}, 0
+		k.refPos, k.mask = map[store.Ref]int32{}, 0
+		k.readers.reset()
 		k.noisy, k.base, k.grown = k.noisy[:0], 0, 0
 	}
 	for _, kind := range routeKinds {
@@ -225,17 +224,7 @@ func (k *gwKept) visitAll(t *translation) []*routePiece {
 // index records that the piece at pos made the reads r.
 func (k *gwKept) index(pos int32, r *reads) {
 	k.mask |= r.mask
-	for _, o := range r.objs {
-		key := readKey{o.ref.Kind, o.ref.Namespace, o.ref.Name}
-		k.readers[key] = append(k.readers[key], pos)
-	}
-	for _, l := range r.lists {
-		key := readKey{indexRead, l.ns, l.svc}
-		k.readers[key] = append(k.readers[key], pos)
-	}
-	for _, kr := range r.kinds {
-		k.kindReaders[kr.kind] = append(k.kindReaders[kr.kind], pos)
-	}
+	k.readers.add(pos, r)
 }
 
 // visitChanged is visitAll for a build right after the one that kept the lists, when every
@@ -302,30 +291,11 @@ func (k *gwKept) visitChanged(t *translation) ([]*routePiece, bool) {
 // since the lists were kept (not the route kinds); false when a changed kind's objects are not
 // known.
 func (k *gwKept) readersOfChanges(kg *kindGens) ([]int32, bool) {
-	var out []int32
-	for mask := k.mask; mask != 0; mask &= mask - 1 {
-		i := bits.TrailingZeros32(mask)
-		if i == 31 {
-			return nil, false
-		}
-		kind := store.Kinds[i]
-		if kg.gen[i] <= k.gen || slices.Contains(routeKinds, kind) {
-			continue
-		}
-		if kg.delta[i] == nil || (kind == store.KindEndpointSlice && kg.sliceSvcs == nil) {
-			return nil, false
-		}
-		out = append(out, k.kindReaders[kind]...)
-		for _, key := range kg.delta[i].keys() {
-			out = append(out, k.readers[readKey{kind, key[0], key[1]}]...)
-		}
-		if kind == store.KindEndpointSlice {
-			for _, key := range kg.sliceSvcs.keys() {
-				out = append(out, k.readers[readKey{indexRead, key[0], key[1]}]...)
-			}
-		}
+	mask := k.mask
+	for _, kind := range routeKinds {
+		mask &^= kindBit(kind)
 	}
-	return out, true
+	return k.readers.changed(kg, mask, k.gen, nil)
 }
 
 // routeAt is the route object at a visiting position in this build's snapshot (no route came

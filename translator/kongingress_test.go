@@ -38,30 +38,3 @@ func TestValidateKongIngressUpstream(t *testing.T) {
 		}
 	}
 }
-
-// A read all upstream pieces make (our IngressClass) keeps one entry per Kong service however
-// often their pieces are recomputed.
-func TestReadersStayFreeOfRepeats(t *testing.T) {
-	ids := make([]*ksIdent, 40)
-	for i := range ids {
-		ids[i] = &ksIdent{}
-	}
-	var r readers
-	for round := 0; round < 3; round++ {
-		for i := range ids {
-			r = r.add(ids[i])
-			r = r.add(ids[(i*7)%len(ids)])
-		}
-	}
-	got := r.appendTo(nil)
-	seen := map[*ksIdent]bool{}
-	for _, id := range got {
-		if seen[id] {
-			t.Fatalf("%p listed twice among %d readers", id, len(got))
-		}
-		seen[id] = true
-	}
-	if len(got) != len(ids) {
-		t.Fatalf("%d readers, want %d", len(got), len(ids))
-	}
-}

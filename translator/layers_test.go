@@ -89,6 +89,7 @@ var layers = map[string]layer{
 
 	"translator.go":  coreLayer,
 	"memo.go":        coreLayer,
+	"memoreaders.go": coreLayer,
 	"problem.go":     coreLayer,
 	"kongversion.go": coreLayer,
 

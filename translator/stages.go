@@ -1,7 +1,6 @@
 package translator
 
 import (
-	"math/bits"
 	"reflect"
 	"slices"
 
@@ -47,7 +46,7 @@ type stages struct {
 	// withProblems are the emitted Kong services whose Service-settings or upstream piece
 	// reported problems, which a build that does not emit them again reports again.
 	withProblems []*ksIdent
-	readers      map[readKey]readers
+	readers      readersIndex[*ksIdent]
 	// defaultRoute is the default backend's route in the kept grouping.
 	defaultRoute *document.Route
 	// plugins and pluginProblems are the last plugin stage's output; pluginsGen its build.
@@ -63,61 +62,10 @@ type stages struct {
 	pluginMask uint32
 }
 
-// readers are the Kong services whose pieces made one read: most reads have one. A read every
-// upstream makes (our IngressClass, for its parameters) has them all; seen keeps such a list
-// free of repeats as their pieces are recomputed one change after another.
-type readers struct {
-	first *ksIdent
-	more  []*ksIdent
-	seen  map[*ksIdent]struct{} // the members of more, once it is long
-}
-
-// readersSeenAt is the length of more from which seen is kept.
-const readersSeenAt = 16
-
-func (r readers) add(id *ksIdent) readers {
-	switch {
-	case r.first == nil:
-		r.first = id
-	case r.first == id:
-	case r.seen != nil:
-		if _, ok := r.seen[id]; !ok {
-			r.seen[id] = struct{}{}
-			r.more = append(r.more, id)
-		}
-	case slices.Contains(r.more, id): // fewer than readersSeenAt
-	default:
-		r.more = append(r.more, id)
-		if len(r.more) >= readersSeenAt {
-			r.seen = make(map[*ksIdent]struct{}, len(r.more))
-			for _, m := range r.more {
-				r.seen[m] = struct{}{}
-			}
-		}
-	}
-	return r
-}
-
-// appendTo appends the readers to out.
-func (r readers) appendTo(out []*ksIdent) []*ksIdent {
-	if r.first != nil {
-		out = append(out, r.first)
-	}
-	return append(out, r.more...)
-}
-
 // posProblems are the problems of the piece at a position of the served order.
 type posProblems struct {
 	pos      int
 	problems []Problem
-}
-
-// readKey names one read a Service-settings or upstream piece made: an object (its kind,
-// namespace and name), or an EndpointSlice index entry (kind indexRead, the Service's namespace
-// and name).
-type readKey struct {
-	kind     store.Kind
-	ns, name string
 }
 
 // servedPieces returns the pieces of the served Ingresses, in order, and the positions whose
@@ -392,33 +340,8 @@ func (t *translation) readDirty() ([]*ksIdent, bool) {
 	if st.gen != t.gen-1 {
 		return nil, false
 	}
-	var out []*ksIdent
-	for mask := st.svcMask; mask != 0; mask &= mask - 1 {
-		i := bits.TrailingZeros32(mask)
-		if i == 31 {
-			return nil, false // a kind kindGens does not follow
-		}
-		if k.gen[i] <= st.gen {
-			continue
-		}
-		kind := store.Kinds[i]
-		if k.delta[i] == nil || (kind == store.KindEndpointSlice && k.sliceSvcs == nil) {
-			return nil, false
-		}
-		for _, key := range k.delta[i].keys() {
-			out = st.readers[readKey{kind, key[0], key[1]}].appendTo(out)
-		}
-		if kind == store.KindEndpointSlice {
-			for _, key := range k.sliceSvcs.keys() {
-				out = st.readers[readKey{indexRead, key[0], key[1]}].appendTo(out)
-			}
-		}
-	}
-	return out, true
+	return st.readers.changed(k, st.svcMask, st.gen, nil)
 }
-
-// indexRead is the readKey kind of an EndpointSlice index lookup (by Service).
-const indexRead store.Kind = "EndpointSlice index"
 
 // noteReads adds the kinds a Kong service's piece read to what the emitted pieces read and,
 // when it was computed in this build, records its reads in the readers index.
@@ -428,33 +351,18 @@ func (t *translation) noteReads(id *ksIdent, r *reads, computed bool) {
 	}
 	t.svcMask |= r.mask
 	if computed {
-		t.memos.stages.index(id, r)
-	}
-}
-
-// index records, for readDirty, that id's piece read what r holds.
-func (st *stages) index(id *ksIdent, r *reads) {
-	if st.readers == nil {
-		st.readers = map[readKey]readers{}
-	}
-	for _, o := range r.objs {
-		k := readKey{o.ref.Kind, o.ref.Namespace, o.ref.Name}
-		st.readers[k] = st.readers[k].add(id)
-	}
-	for _, l := range r.lists {
-		k := readKey{indexRead, l.ns, l.svc}
-		st.readers[k] = st.readers[k].add(id)
+		t.memos.stages.readers.add(id, r)
 	}
 }
 
 // rebuildReaders rebuilds the readers index from the identities' pieces, after identities were
 // dropped (the index only ever grows otherwise: a stale entry costs a needless re-emit).
 func (st *stages) rebuildReaders(tb *identTable) {
-	st.readers = map[readKey]readers{}
+	st.readers.reset()
 	for _, id := range tb.byName {
 		for _, r := range []*reads{readsOf(id.info.e), readsOf(id.up.e)} {
 			if r != nil {
-				st.index(id, r)
+				st.readers.add(id, r)
 			}
 		}
 	}
