@@ -34,15 +34,20 @@ type reads struct {
 	mask  uint32
 }
 
-// kindBit is a kind's bit in reads.mask: its index in store.Kinds, or the last bit, which
-// counts as always changed, for a kind store.Kinds does not list.
+// followedKinds is how many kinds have a bit of their own in reads.mask and are followed by
+// kindGens; bit followedKinds stands for every other kind and counts as always changed, so a
+// kind beyond the limit would silently lose reuse. TestEveryKindHasItsBit fails before that.
+const followedKinds = 31
+
+// kindBit is a kind's bit in reads.mask: its index in store.Kinds, or bit followedKinds for a
+// kind store.Kinds does not list (or lists beyond the limit).
 func kindBit(k store.Kind) uint32 {
 	for i, sk := range store.Kinds {
-		if sk == k && i < 31 {
+		if sk == k && i < followedKinds {
 			return 1 << i
 		}
 	}
-	return 1 << 31
+	return 1 << followedKinds
 }
 
 // kindGens knows, per kind, the last build whose snapshot had a different list of it than the
@@ -50,12 +55,12 @@ func kindBit(k store.Kind) uint32 {
 // objects changed when they are few: a piece checked at the build before then needs lookups
 // only for what it read of those.
 type kindGens struct {
-	lists [31][]store.Object
-	gen   [32]uint64
+	lists [followedKinds][]store.Object
+	gen   [followedKinds + 1]uint64
 	// delta holds the namespace/name of the objects of each kind that changed in build gen[i]
 	// (nil: unknown, many); sliceSvcs the Services whose EndpointSlices those were.
-	delta     [31]*refSet
-	changes   [31][]objectChange // the changes delta names, old and new versions
+	delta     [followedKinds]*refSet
+	changes   [followedKinds][]objectChange // the changes delta names, old and new versions
 	sliceSvcs *refSet
 }
 
@@ -104,12 +109,12 @@ func (s *refSet) has(k [2]string) bool {
 // maxDelta bounds the changed objects of a kind that validation checks one by one.
 const maxDelta = 64
 
-// kindIndex is a kind's index in kindGens (31 for a kind it does not follow).
+// kindIndex is a kind's index in kindGens (followedKinds for a kind it does not follow).
 func kindIndex(k store.Kind) int { return bits.TrailingZeros32(kindBit(k)) }
 
 // update records which kinds changed in build gen's snapshot, and how.
 func (k *kindGens) update(snap *store.Snapshot, gen uint64) {
-	for i, kind := range store.Kinds[:min(len(store.Kinds), 31)] {
+	for i, kind := range store.Kinds[:min(len(store.Kinds), followedKinds)] {
 		l := snap.Objects(kind)
 		if sameList(l, k.lists[i]) {
 			continue
@@ -129,7 +134,7 @@ func (k *kindGens) update(snap *store.Snapshot, gen uint64) {
 		}
 		k.lists[i], k.gen[i] = l, gen
 	}
-	k.gen[31] = gen
+	k.gen[followedKinds] = gen
 }
 
 // sliceServices are the Services whose EndpointSlices changed (nil: unknown).
@@ -221,7 +226,7 @@ func (k *kindGens) unchangedSince(mask uint32, checked uint64) bool {
 func (r *reads) validSince(snap *store.Snapshot, k *kindGens, checked, cur uint64) bool {
 	skip := func(kind store.Kind, key [2]string) bool {
 		i := bits.TrailingZeros32(kindBit(kind))
-		if i == 31 {
+		if i == followedKinds {
 			return false
 		}
 		if k.gen[i] <= checked {

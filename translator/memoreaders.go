@@ -103,7 +103,7 @@ func (x *readersIndex[T]) size() int {
 func (x *readersIndex[T]) changed(kg *kindGens, mask uint32, since uint64, out []T) ([]T, bool) {
 	for ; mask != 0; mask &= mask - 1 {
 		i := bits.TrailingZeros32(mask)
-		if i == 31 {
+		if i == followedKinds {
 			return nil, false // a kind kindGens does not follow
 		}
 		if kg.gen[i] <= since {

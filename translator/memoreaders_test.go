@@ -103,14 +103,14 @@ func TestReadersIndexChanged(t *testing.T) {
 			slices: [][2]string{{"ns", "s2"}}, mask: all, want: []string{"b"}, ok: true},
 		{name: "EndpointSlices, Services unknown", changed: map[store.Kind][][2]string{es: {{"ns", "s2-abc"}}}, mask: all},
 		{name: "changes unknown", changed: map[store.Kind][][2]string{svc: nil}, mask: all},
-		{name: "a kind not followed", mask: all | 1<<31},
+		{name: "a kind not followed", mask: all | 1<<followedKinds},
 	}
 	for _, c := range cases {
 		kg := gens(c.changed)
 		if c.slices != nil {
 			kg.sliceSvcs = newRefSet(c.slices)
 		}
-		kg.gen[31] = since + 1
+		kg.gen[followedKinds] = since + 1
 		got, ok := x.changed(kg, c.mask, since, nil)
 		if ok != c.ok || !slices.Equal(got, c.want) {
 			t.Errorf("%s: %v, %v; want %v, %v", c.name, got, ok, c.want, c.ok)
