@@ -10,9 +10,6 @@ import (
 	"github.com/kongsync/kongsync/store"
 )
 
-// DefaultGatewayControllerName is KIC's GatewayClass controllerName (--gateway-api-controller-name).
-const DefaultGatewayControllerName = "konghq.com/kic-gateway-controller"
-
 // routeKinds are the Gateway API route kinds, in the order assemble visits them (the order does
 // not reach the output: services and upstreams are merged by name).
 var routeKinds = []store.Kind{store.KindHTTPRoute, store.KindGRPCRoute, store.KindTCPRoute, store.KindUDPRoute,

@@ -8,29 +8,6 @@ import (
 	"github.com/kongsync/kongsync/store"
 )
 
-// GatewayStatus is what kongsync reports of one Gateway of its classes (status/ writes it).
-type GatewayStatus struct {
-	Gateway   store.Ref
-	Listeners []ListenerStatus // in spec order
-}
-
-// ListenerStatus is one listener's status: the route kinds it takes, how many routes attached,
-// and whether its references (certificates, route kinds) resolved.
-type ListenerStatus struct {
-	Name               string
-	SupportedKinds     []string
-	AttachedRoutes     int32
-	ResolvedRefs       bool
-	ResolvedRefsReason string // ResolvedRefs, InvalidCertificateRef, RefNotPermitted, InvalidRouteKinds
-	Message            string
-}
-
-// Listener ResolvedRefs reasons.
-const (
-	ReasonInvalidCertificateRef = "InvalidCertificateRef"
-	ReasonInvalidRouteKinds     = "InvalidRouteKinds"
-)
-
 // ourGateways are the Gateways of kongsync's classes, in store order (namespace, name).
 func (t *translation) ourGateways() []*gatewayv1.Gateway {
 	var out []*gatewayv1.Gateway

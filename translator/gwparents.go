@@ -10,28 +10,6 @@ import (
 	"github.com/kongsync/kongsync/store"
 )
 
-// ParentStatus is how one parentRef of a route was admitted: the route's status.parents entry
-// kongsync owns (status/ writes it). Only parentRefs to Gateways of kongsync's classes get one.
-type ParentStatus struct {
-	Route       store.Ref
-	Index       int    // in spec.parentRefs
-	Gateway     string // "namespace/name"
-	SectionName string
-	Port        int32
-	Accepted    bool
-	Reason      string // Accepted's reason: Accepted, NotAllowedByListeners, NoMatchingListenerHostname, NoMatchingParent
-	Message     string
-	// ResolvedRefs is the route's ResolvedRefs condition: true, or false with its reason
-	// (InvalidKind, BackendNotFound, RefNotPermitted) and message (the first failing backendRef's
-	// field and problem). The reason is empty when the route was not translated, so its
-	// backendRefs were not resolved.
-	ResolvedRefs        bool
-	ResolvedRefsReason  string
-	ResolvedRefsMessage string
-	Assumed             bool     // offline: the Gateway or its class is not among the manifests
-	Listeners           []string // the listeners the route attached to
-}
-
 // bound is what a route's accepted parents give its translation.
 type bound struct {
 	listeners []*gatewayv1.Listener // the listeners the route attached to

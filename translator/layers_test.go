@@ -39,8 +39,9 @@ var (
 func family(name string) layer { return layer{rank: 4, family: name} }
 
 var layers = map[string]layer{
-	"engine.go": engineLayer,
-	"check.go":  engineLayer,
+	"engine.go":   engineLayer,
+	"assemble.go": engineLayer,
+	"check.go":    engineLayer,
 
 	"ingress.go":      family("ingress"),
 	"ingressclass.go": family("ingress"),
@@ -88,6 +89,7 @@ var layers = map[string]layer{
 	"uniqueids.go":       builderLayer,
 
 	"translator.go":  coreLayer,
+	"api.go":         coreLayer,
 	"memo.go":        coreLayer,
 	"memoreaders.go": coreLayer,
 	"problem.go":     coreLayer,

@@ -1,0 +1,114 @@
+package translator
+
+// The package's exported types, in one file: what callers (cmd/, sync/, status/, admission/)
+// hand the translator and get back.
+
+import (
+	"github.com/blang/semver/v4"
+
+	"github.com/kongsync/kongsync/document"
+	"github.com/kongsync/kongsync/store"
+)
+
+// Options are the settings that change translation, mirroring KIC's flags of the same meaning.
+type Options struct {
+	// IngressClass is the class this controller serves (KIC's --ingress-class, default "kong").
+	IngressClass string
+	// ClusterDomain completes the DNS name of Services annotated
+	// ingress.kubernetes.io/service-upstream (KIC's --cluster-domain, default "": no domain appended).
+	ClusterDomain string
+	// GatewayControllerName is the GatewayClass controllerName whose Gateways kongsync serves
+	// (KIC's --gateway-api-controller-name); empty means DefaultGatewayControllerName.
+	GatewayControllerName string
+	// AssumeMissingGateways is for manifests that never met a cluster (`kongsync dump`): a
+	// route's parent Gateway, or that Gateway's GatewayClass, that is not among the objects is
+	// assumed to exist and be kongsync's, and only the checks that need it are skipped.
+	AssumeMissingGateways bool
+	// KongVersion is the Kong Gateway version translated for (major.minor.patch): features it
+	// lacks are translated as KIC does for such a Kong, or left out with a problem (Gates). The
+	// live loop sets the lowest version its replicas report in GET /; the zero value means
+	// DefaultKongVersion.
+	KongVersion semver.Version
+	// Hardening are the opt-in refusals a platform team can switch on (docs/security.md).
+	Hardening Hardening
+}
+
+// Hardening are refusals that KIC does not make, each a flag of `kongsync run`, `dump` and
+// `diff`; the zero value translates as KIC does. Each refusal is a problem on the object.
+type Hardening struct {
+	// RefuseExternalNameServices (--refuse-external-name-services): an ExternalName Service
+	// gives its upstreams no targets. Its externalName can be any host, another namespace's
+	// Services or the cluster's own endpoints included (the CVE-2021-25740 pattern); so can
+	// ingress.kubernetes.io/service-upstream on it, through the Service's DNS name.
+	RefuseExternalNameServices bool
+	// RefuseUnmanagedEndpointSlices (--refuse-unmanaged-endpoint-slices): an EndpointSlice not
+	// managed by Kubernetes' endpoint controller (endpointslice.kubernetes.io/managed-by other
+	// than endpointslice-controller.k8s.io) gives no targets: whoever can write one can point a
+	// Service at any address, the same pattern.
+	RefuseUnmanagedEndpointSlices bool
+}
+
+// DefaultOptions are KIC v3.5.13's defaults.
+func DefaultOptions() Options {
+	return Options{IngressClass: "kong", ClusterDomain: "", GatewayControllerName: DefaultGatewayControllerName,
+		KongVersion: DefaultKongVersion}
+}
+
+// Result is a translation's output: the document and the problems met on the way.
+type Result struct {
+	Document *document.Document
+	Problems []Problem
+	// Parents are the Gateway API routes' parentRefs to Gateways of kongsync's classes and how
+	// each was admitted, by route kind, namespace, name and parentRef index (status/ writes them).
+	Parents []ParentStatus
+	// Gateways are the Gateways of kongsync's classes with their listeners' status.
+	Gateways []GatewayStatus
+}
+
+// DefaultGatewayControllerName is KIC's GatewayClass controllerName (--gateway-api-controller-name).
+const DefaultGatewayControllerName = "konghq.com/kic-gateway-controller"
+
+// GatewayStatus is what kongsync reports of one Gateway of its classes (status/ writes it).
+type GatewayStatus struct {
+	Gateway   store.Ref
+	Listeners []ListenerStatus // in spec order
+}
+
+// ListenerStatus is one listener's status: the route kinds it takes, how many routes attached,
+// and whether its references (certificates, route kinds) resolved.
+type ListenerStatus struct {
+	Name               string
+	SupportedKinds     []string
+	AttachedRoutes     int32
+	ResolvedRefs       bool
+	ResolvedRefsReason string // ResolvedRefs, InvalidCertificateRef, RefNotPermitted, InvalidRouteKinds
+	Message            string
+}
+
+// ParentStatus is how one parentRef of a route was admitted: the route's status.parents entry
+// kongsync owns (status/ writes it). Only parentRefs to Gateways of kongsync's classes get one.
+type ParentStatus struct {
+	Route       store.Ref
+	Index       int    // in spec.parentRefs
+	Gateway     string // "namespace/name"
+	SectionName string
+	Port        int32
+	Accepted    bool
+	Reason      string // Accepted's reason: Accepted, NotAllowedByListeners, NoMatchingListenerHostname, NoMatchingParent
+	Message     string
+	// ResolvedRefs is the route's ResolvedRefs condition: true, or false with its reason
+	// (InvalidKind, BackendNotFound, RefNotPermitted) and message (the first failing backendRef's
+	// field and problem). The reason is empty when the route was not translated, so its
+	// backendRefs were not resolved.
+	ResolvedRefs        bool
+	ResolvedRefsReason  string
+	ResolvedRefsMessage string
+	Assumed             bool     // offline: the Gateway or its class is not among the manifests
+	Listeners           []string // the listeners the route attached to
+}
+
+// Listener ResolvedRefs reasons.
+const (
+	ReasonInvalidCertificateRef = "InvalidCertificateRef"
+	ReasonInvalidRouteKinds     = "InvalidRouteKinds"
+)

@@ -1,0 +1,50 @@
+package translator
+
+import (
+	"github.com/kong/go-kong/kong"
+
+	"github.com/kongsync/kongsync/document"
+)
+
+// stubUpstream is the entity KIC sends when a configuration would otherwise be empty: DB-less
+// Kong does not report itself ready after an empty configuration.
+const stubUpstream = "kong"
+
+// assemble makes every decision across objects from the pieces: which Ingresses are served and
+// in what order, TLS host claims, the default backend, the Kong services that routes share,
+// certificates, consumers, ambiguous paths, plugins, ordering. It runs on every build, so it
+// stays linear in the objects and allocates little when pieces are reused.
+func (t *translation) assemble() Result {
+	doc := document.New()
+	served := t.selectIngresses()
+	ings := served.list
+	t.collectTLS(ings, served.tls)
+	streams := t.selectStreams()
+	t.streamTLS(streams)
+	t.gatewayCerts()
+	ps, changed, full := t.servedPieces(served)
+	t.changed = changed
+	dirty, regrouped := t.group(ps, changed, full)
+	t.translateDefaultBackend(ings, ps, served.defs, regrouped)
+	doc.CACertificates = t.caCertificates()
+	doc.Services, doc.Upstreams = t.emit(dirty, regrouped)
+	doc.Services, doc.Upstreams = t.gatewayPart(doc.Services, doc.Upstreams)
+	doc.Services, doc.Upstreams = t.streamPart(streams, doc.Services, doc.Upstreams)
+	t.countAttached()
+	t.settle(served, ps, regrouped)
+	t.complete = full && regrouped
+	doc.Certificates = t.buildCertificates()
+	t.groups = t.consumerGroups()
+	doc.ConsumerGroups = t.groups.list
+	t.consumerList = t.translateConsumers()
+	doc.Consumers, doc.ConsumerGroupConsumers = t.consumerList.consumers, t.consumerList.members
+	sortDocument(doc)
+	doc.Services = t.dropAmbiguousPaths(doc.Services, ings, ps)
+	doc.Plugins = t.plugins(doc, served, ps)
+	t.dropDuplicateIDs(doc)
+	t.classParamsProblems()
+	if document.IsEmpty(doc) {
+		doc.Upstreams = []*document.Upstream{{Upstream: kong.Upstream{Name: kong.String(stubUpstream)}}}
+	}
+	return Result{Document: doc, Problems: finishProblems(t.problems), Parents: t.parents, Gateways: t.gateways}
+}
