@@ -13,19 +13,6 @@ import (
 	"github.com/kongsync/kongsync/store"
 )
 
-// targets returns the upstream targets of one Kong service, sorted KIC's way (descending).
-// ingress.kubernetes.io/service-upstream, or serviceUpstream in the class parameters (KIC's
-// precedence: before ExternalName), gives the Service's DNS name; an ExternalName Service
-// gives its external name; otherwise every ready endpoint of the Service's EndpointSlices whose
-// port has the Service port's name.
-// Targets of up to two endpoints (the usual Deployment) live in small, the upstream's storage.
-func (t *translation) targets(ks *kongService, small *smallTargets) []*kong.Target {
-	if ks.svcPort == nil {
-		return nil
-	}
-	return t.serviceTargets(ks.svc, ks.svcPort, small)
-}
-
 // serviceTargets are the targets of one Service port (see targets); small may be nil.
 func (t *translation) serviceTargets(svc *corev1.Service, port *corev1.ServicePort, small *smallTargets) []*kong.Target {
 	if svc.Spec.Type == corev1.ServiceTypeExternalName && t.opts.Hardening.RefuseExternalNameServices {

@@ -90,6 +90,7 @@ var layers = map[string]layer{
 
 	"translator.go":  coreLayer,
 	"api.go":         coreLayer,
+	"defaults.go":    vocabLayer,
 	"memo.go":        coreLayer,
 	"memoreaders.go": coreLayer,
 	"problem.go":     coreLayer,

@@ -2,7 +2,6 @@ package translator
 
 import (
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -14,46 +13,6 @@ import (
 	"github.com/kongsync/kongsync/document"
 	"github.com/kongsync/kongsync/store"
 )
-
-// Kong service defaults KIC sets on every service it generates.
-const (
-	defaultTimeout  = 60000
-	defaultRetries  = 5
-	defaultProtocol = "http"
-)
-
-// defaultValues are the pointers every generated entity shares for KIC's default field values,
-// so that 10,000 routes do not allocate 70,000 copies of false, true, 0 and "v0". Entities are
-// never mutated after translation, so sharing is safe; a field override replaces the pointer.
-type defaultValues struct {
-	yes, no                         *bool
-	zero, code426, timeout, retries *int
-	v0, http, slash, roundRobin     *string
-	ports                           map[int32]*int // service ports, shared by number
-	// Gateway API route protocols, by the parent listeners' protocols (gwhttp.go).
-	protoHTTP, protoHTTPS, protoBoth []*string
-}
-
-// port returns the shared pointer to port number n. A Cache's translations share the map, one
-// at a time (Cache serializes them).
-func (d *defaultValues) port(n int32) *int {
-	p, ok := d.ports[n]
-	if !ok {
-		p = kong.Int(int(n))
-		d.ports[n] = p
-	}
-	return p
-}
-
-func newDefaultValues() defaultValues {
-	return defaultValues{
-		yes: kong.Bool(true), no: kong.Bool(false),
-		zero: kong.Int(0), code426: kong.Int(426), timeout: kong.Int(defaultTimeout), retries: kong.Int(defaultRetries),
-		v0: kong.String("v0"), http: kong.String(defaultProtocol), slash: kong.String("/"), roundRobin: kong.String("round-robin"),
-		ports:     map[int32]*int{},
-		protoHTTP: kong.StringSlice("http"), protoHTTPS: kong.StringSlice("https"), protoBoth: kong.StringSlice("http", "https"),
-	}
-}
 
 // ksIdent is one Kong service name with the host and id derived from it, made once and shared
 // by every piece that routes to it; assemble groups routes into Kong services through it. It
@@ -390,15 +349,6 @@ func sameRoutes(id *ksIdent, routes []*document.Route) bool {
 	return slices.Equal(id.out.Routes, routes)
 }
 
-// sortRoutes orders routes by name, descending, as sortDocument does; sorted input is left
-// untouched, so routes shared with earlier results are never written.
-func sortRoutes(rs []*document.Route) {
-	cmp := func(a, b *document.Route) int { return strings.Compare(*b.Name, *a.Name) }
-	if !slices.IsSortedFunc(rs, cmp) {
-		slices.SortStableFunc(rs, cmp)
-	}
-}
-
 // upstreamIn is what an upstream piece is made from besides its name and what it reads: the
 // Service, its settings and port.
 type upstreamIn struct {
@@ -492,35 +442,34 @@ func (t *translation) buildUpstream(ks *kongService, info *serviceInfo, pr polic
 	return &a.u
 }
 
-// consistentAnnotations is KIC's rule for Kong services backed by several Kubernetes Services:
-// every konghq.com/ annotation any of them carries must be on all of them with the same value,
-// or the Kong service is skipped and each Service gets a problem per disagreeing annotation.
-// An Ingress backs a Kong service with exactly one Service, so for Ingresses this always holds.
-func (t *translation) consistentAnnotations(kongName string, svcs []*corev1.Service) bool {
-	if len(svcs) < 2 {
-		return true
-	}
-	var bad []string
-	seen := map[string]bool{} // a Service can carry thousands of annotations: no search of bad
-	for _, a := range svcs {
-		for k, v := range a.Annotations {
-			if len(k) < len(annPrefix) || k[:len(annPrefix)] != annPrefix || seen[k] {
-				continue
-			}
-			for _, b := range svcs {
-				if w, ok := b.Annotations[k]; !ok || w != v {
-					bad, seen[k] = append(bad, k), true
-					break
-				}
-			}
+// serviceInfoFor is the piece of a Kong service's Service: its tags and annotation settings. Bad values are
+// reported and ignored, keeping KIC's defaults.
+func (t *translation) serviceInfoFor(ks *kongService) *serviceInfo {
+	svc, id := ks.svc, ks.ident
+	before := id.info.e
+	info := slotPiece(t, &id.info, svc, func() *serviceInfo {
+		info := &serviceInfo{}
+		info.tags = objectTagsIn(store.KindService, svc, &info.tagData, &t.nsTag)
+		if hasKeyPrefix(svc.Annotations, annPrefix) {
+			t.parseServiceOptions(svc, info)
 		}
+		return info
+	})
+	if e := id.info.e; e != nil {
+		t.noteReads(id, &e.reads, e != before)
 	}
-	sort.Strings(bad)
-	for _, s := range svcs {
-		for _, k := range bad {
-			t.problem(store.Ref{Kind: store.KindService, Namespace: s.Namespace, Name: s.Name}, annotationField(k),
-				"must have the same value on every Service behind Kong service %s; that Kong service is skipped", kongName)
-		}
+	return info
+}
+
+// targets returns the upstream targets of one Kong service, sorted KIC's way (descending).
+// ingress.kubernetes.io/service-upstream, or serviceUpstream in the class parameters (KIC's
+// precedence: before ExternalName), gives the Service's DNS name; an ExternalName Service
+// gives its external name; otherwise every ready endpoint of the Service's EndpointSlices whose
+// port has the Service port's name.
+// Targets of up to two endpoints (the usual Deployment) live in small, the upstream's storage.
+func (t *translation) targets(ks *kongService, small *smallTargets) []*kong.Target {
+	if ks.svcPort == nil {
+		return nil
 	}
-	return len(bad) == 0
+	return t.serviceTargets(ks.svc, ks.svcPort, small)
 }

@@ -1,6 +1,7 @@
 package translator
 
 import (
+	"sort"
 	"strings"
 
 	"github.com/kong/go-kong/kong"
@@ -38,25 +39,6 @@ type caCertRef struct{ name, id string }
 
 func serviceRef(s *corev1.Service) store.Ref {
 	return store.Ref{Kind: store.KindService, Namespace: s.Namespace, Name: s.Name}
-}
-
-// serviceInfoFor is the piece of a Kong service's Service: its tags and annotation settings. Bad values are
-// reported and ignored, keeping KIC's defaults.
-func (t *translation) serviceInfoFor(ks *kongService) *serviceInfo {
-	svc, id := ks.svc, ks.ident
-	before := id.info.e
-	info := slotPiece(t, &id.info, svc, func() *serviceInfo {
-		info := &serviceInfo{}
-		info.tags = objectTagsIn(store.KindService, svc, &info.tagData, &t.nsTag)
-		if hasKeyPrefix(svc.Annotations, annPrefix) {
-			t.parseServiceOptions(svc, info)
-		}
-		return info
-	})
-	if e := id.info.e; e != nil {
-		t.noteReads(id, &e.reads, e != before)
-	}
-	return info
 }
 
 // hasKeyPrefix reports whether any key of m starts with prefix.
@@ -232,4 +214,37 @@ func (t *translation) resolveServiceCerts(svc *corev1.Service, info *serviceInfo
 	if len(ids) > 0 {
 		s.CACertificates = ids
 	}
+}
+
+// consistentAnnotations is KIC's rule for Kong services backed by several Kubernetes Services:
+// every konghq.com/ annotation any of them carries must be on all of them with the same value,
+// or the Kong service is skipped and each Service gets a problem per disagreeing annotation.
+// An Ingress backs a Kong service with exactly one Service, so for Ingresses this always holds.
+func (t *translation) consistentAnnotations(kongName string, svcs []*corev1.Service) bool {
+	if len(svcs) < 2 {
+		return true
+	}
+	var bad []string
+	seen := map[string]bool{} // a Service can carry thousands of annotations: no search of bad
+	for _, a := range svcs {
+		for k, v := range a.Annotations {
+			if len(k) < len(annPrefix) || k[:len(annPrefix)] != annPrefix || seen[k] {
+				continue
+			}
+			for _, b := range svcs {
+				if w, ok := b.Annotations[k]; !ok || w != v {
+					bad, seen[k] = append(bad, k), true
+					break
+				}
+			}
+		}
+	}
+	sort.Strings(bad)
+	for _, s := range svcs {
+		for _, k := range bad {
+			t.problem(store.Ref{Kind: store.KindService, Namespace: s.Namespace, Name: s.Name}, annotationField(k),
+				"must have the same value on every Service behind Kong service %s; that Kong service is skipped", kongName)
+		}
+	}
+	return len(bad) == 0
 }
