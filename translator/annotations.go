@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/kongsync/kongsync/store"
 )
 
 // Annotation keys KIC reads on Ingresses and Services.
@@ -265,4 +267,25 @@ func parsePluginRefs(v, ns string) []pluginRef {
 		}
 	}
 	return out
+}
+
+// protocolParser is the konghq.com/protocols parser for routes of kind.
+func protocolParser(k store.Kind) func(string) ([]string, error) {
+	if k == store.KindTCPIngress || k == store.KindUDPIngress {
+		return parseStreamProtocols
+	}
+	return parseProtocols
+}
+
+// parseStreamProtocols parses konghq.com/protocols on a TCPIngress or UDPIngress: stream
+// protocols only (KIC passes HTTP ones on, which Kong refuses on a route with destinations),
+// and not udp, which KIC's protocol check refuses.
+func parseStreamProtocols(v string) ([]string, error) {
+	ps := splitList(v)
+	for _, p := range ps {
+		if !validProtocol(p) || !streamProtocol(p) {
+			return nil, fmt.Errorf("%s is not a stream protocol KIC accepts (tcp, tls, tls_passthrough)", quoteShort(p))
+		}
+	}
+	return ps, nil
 }

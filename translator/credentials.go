@@ -150,22 +150,6 @@ func credentialType(s *corev1.Secret) (string, *credIssue) {
 	return kind, nil
 }
 
-// secretData is the Secret's data with stringData merged over it, as the API server does on
-// write; manifests read offline may still carry stringData.
-func secretData(s *corev1.Secret) map[string][]byte {
-	if len(s.StringData) == 0 {
-		return s.Data
-	}
-	out := make(map[string][]byte, len(s.Data)+len(s.StringData))
-	for k, v := range s.Data {
-		out[k] = v
-	}
-	for k, v := range s.StringData {
-		out[k] = []byte(v)
-	}
-	return out
-}
-
 // fieldValues are a credential's decoded fields, in the order of credentialFields.
 type fieldValues []namedValue
 

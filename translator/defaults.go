@@ -57,3 +57,11 @@ func sortRoutes(rs []*document.Route) {
 		slices.SortStableFunc(rs, cmp)
 	}
 }
+
+const (
+	// kongRegexPrefix makes Kong 3.x read a route path as a regular expression.
+	kongRegexPrefix = "~"
+	// defaultRegexMarker is the prefix by which an Ingress path asks for a regex (KIC's "/~");
+	// konghq.com/regex-prefix replaces it per Ingress.
+	defaultRegexMarker = "/~"
+)

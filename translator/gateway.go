@@ -41,36 +41,12 @@ func (p *routePiece) objTags(t *translation, kind store.Kind, obj store.Object) 
 	return p.tags
 }
 
-// routePluginRef is a plugin a Kong route of a Gateway API route asks for.
-type routePluginRef struct {
-	referrer store.Ref
-	route    string // Kong route name
-	plugin   pluginRef
-	field    string // what asks: the annotation or the filter
-}
-
 // routeCertUse is a Kong service of a route piece whose Service's annotations name a client
 // certificate or CA certificates: assemble resolves their ids.
 type routeCertUse struct {
 	pos  int
 	svc  *corev1.Service // whose annotations the Kong service took
 	info *serviceInfo
-}
-
-// mergeDesc merges two lists sorted by key, descending, into a new list.
-func mergeDesc[T any](a, b []T, key func(T) string) []T {
-	out := make([]T, 0, len(a)+len(b))
-	i, j := 0, 0
-	for i < len(a) && j < len(b) {
-		if key(a[i]) >= key(b[j]) {
-			out = append(out, a[i])
-			i++
-		} else {
-			out = append(out, b[j])
-			j++
-		}
-	}
-	return append(append(out, a[i:]...), b[j:]...)
 }
 
 // routePiece translates one route of any kind.

@@ -5,7 +5,6 @@ import (
 
 	"github.com/kong/go-kong/kong"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/util/intstr"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/kongsync/kongsync/document"
@@ -108,47 +107,6 @@ func groupKind(g *gatewayv1.Group, k gatewayv1.Kind) string {
 		return string(k)
 	}
 	return string(k) + "." + string(*g)
-}
-
-// servicePortByNumber is KIC's port lookup by number: an ExternalName Service takes any port.
-func servicePortByNumber(svc *corev1.Service, n int32) *corev1.ServicePort {
-	if svc.Spec.Type == corev1.ServiceTypeExternalName {
-		return &corev1.ServicePort{Port: n, TargetPort: intstr.FromInt32(n)}
-	}
-	for i := range svc.Spec.Ports {
-		if svc.Spec.Ports[i].Port == n {
-			return &svc.Spec.Ports[i]
-		}
-	}
-	return nil
-}
-
-// grantAllows reports whether a ReferenceGrant in namespace ns lets route (from its namespace)
-// refer to the object of group/kind/name there. Only routes that refer across namespaces read
-// the ReferenceGrants.
-func (t *translation) grantAllows(from store.Ref, ns, group, kind, name string) bool {
-	for _, o := range t.snap.Objects(store.KindReferenceGrant) {
-		g := o.(*gatewayv1.ReferenceGrant)
-		if g.Namespace != ns || !grantFrom(g, from) {
-			continue
-		}
-		for _, to := range g.Spec.To {
-			if string(to.Group) == group && string(to.Kind) == kind && (to.Name == nil || string(*to.Name) == name) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-func grantFrom(g *gatewayv1.ReferenceGrant, from store.Ref) bool {
-	gvk := from.Kind.GVK()
-	for _, f := range g.Spec.From {
-		if string(f.Group) == gvk.Group && string(f.Kind) == gvk.Kind && string(f.Namespace) == from.Namespace {
-			return true
-		}
-	}
-	return false
 }
 
 // routeService is the Kong service (and upstream) KIC makes for some rules of a route: named

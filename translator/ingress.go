@@ -10,7 +10,6 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 
 	"github.com/kongsync/kongsync/document"
-	"github.com/kongsync/kongsync/store"
 )
 
 // routeGroup is one Kong route under construction: KIC makes one route per Ingress, host,
@@ -51,10 +50,6 @@ type pathPos struct{ rule, path int }
 
 func (p pathPos) field(suffix string) string {
 	return "spec.rules[" + strconv.Itoa(p.rule) + "].http.paths[" + strconv.Itoa(p.path) + "]" + suffix
-}
-
-func ingressRef(ing *networkingv1.Ingress) store.Ref {
-	return store.Ref{Kind: store.KindIngress, Namespace: ing.Namespace, Name: ing.Name}
 }
 
 // ingressPiece is what one Ingress contributes: its route settings, its rule routes with the
@@ -345,4 +340,14 @@ func (t *translation) translateDefaultBackend(ings []*networkingv1.Ingress, ps [
 		}
 		t.defaultRoute = d.route
 	}
+}
+
+// badRuleHost reports, and returns true for, an Ingress rule whose host is not a valid host.
+func (t *translation) badRuleHost(ing *networkingv1.Ingress, i int, host string) bool {
+	if host == "" || validHost(host) {
+		return false
+	}
+	t.problem(ingressRef(ing), "spec.rules["+strconv.Itoa(i)+"].host",
+		"%s is not a valid host (a DNS name, optionally starting with *.); rule skipped", quoteShort(host))
+	return true
 }

@@ -3,10 +3,8 @@ package translator
 import (
 	"maps"
 	"slices"
-	"strings"
 
 	networkingv1 "k8s.io/api/networking/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kongsync/kongsync/store"
 )
@@ -23,15 +21,6 @@ func (t *translation) servesIngress(ing *networkingv1.Ingress) bool {
 		return *ing.Spec.IngressClassName == t.opts.IngressClass
 	}
 	return t.defaultClass
-}
-
-// servesClassAnnotation is KIC's class filter for the Kong kinds that carry a class
-// (KongConsumer, KongClusterPlugin, KongConsumerGroup, TCPIngress, UDPIngress): the
-// kubernetes.io/ingress.class annotation must name our class, or be absent (or empty) when our
-// IngressClass is the cluster default. The table of every kind is in docs/translation.md.
-func (t *translation) servesClassAnnotation(obj metav1.Object) bool {
-	class := obj.GetAnnotations()[annIngressClass]
-	return class == t.opts.IngressClass || (class == "" && t.defaultClass)
 }
 
 // selectIngresses returns the Ingresses this controller serves in KIC's processing order:
@@ -152,20 +141,4 @@ func (t *translation) servedIngresses() *servedIngresses {
 		}
 	}
 	return si
-}
-
-// compareNsName compares the strings "ans/aname" and "bns/bname" without building them.
-func compareNsName(ans, aname, bns, bname string) int {
-	if ans == bns {
-		return strings.Compare(aname, bname)
-	}
-	n := min(len(ans), len(bns))
-	if c := strings.Compare(ans[:n], bns[:n]); c != 0 {
-		return c
-	}
-	// One namespace is a proper prefix of the other: the shorter one's next byte is '/'.
-	if len(ans) < len(bns) {
-		return strings.Compare("/"+aname, bns[n:]+"/"+bname)
-	}
-	return strings.Compare(ans[n:]+"/"+aname, "/"+bname)
 }

@@ -4,7 +4,6 @@ import (
 	"strconv"
 	"strings"
 
-	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 )
 
@@ -64,13 +63,3 @@ func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
 // regexMeta are the characters a path needs for kongPathProblem to find a regex error in it; a
 // path without any is not checked. A regex path (the marker) is always checked.
 const regexMeta = `()[]{}\\*+?|`
-
-// badRuleHost reports, and returns true for, an Ingress rule whose host is not a valid host.
-func (t *translation) badRuleHost(ing *networkingv1.Ingress, i int, host string) bool {
-	if host == "" || validHost(host) {
-		return false
-	}
-	t.problem(ingressRef(ing), "spec.rules["+strconv.Itoa(i)+"].host",
-		"%s is not a valid host (a DNS name, optionally starting with *.); rule skipped", quoteShort(host))
-	return true
-}

@@ -6,14 +6,6 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 )
 
-const (
-	// kongRegexPrefix makes Kong 3.x read a route path as a regular expression.
-	kongRegexPrefix = "~"
-	// defaultRegexMarker is the prefix by which an Ingress path asks for a regex (KIC's "/~");
-	// konghq.com/regex-prefix replaces it per Ingress.
-	defaultRegexMarker = "/~"
-)
-
 // collapseSlashes replaces every run of slashes with one slash, as KIC does before translating
 // a path. It returns p itself when there is nothing to collapse.
 func collapseSlashes(p string) string {

@@ -232,3 +232,19 @@ func certificateID(s *corev1.Secret) string {
 
 // certIDNamespace is the UUIDv5 namespace of generated certificate ids (a fixed random UUID).
 var certIDNamespace = uuid.MustParse("5f0c2b7e-7f4e-4c49-9d0a-2a4c3b9f61d1")
+
+// secretData is the Secret's data with stringData merged over it, as the API server does on
+// write; manifests read offline may still carry stringData.
+func secretData(s *corev1.Secret) map[string][]byte {
+	if len(s.StringData) == 0 {
+		return s.Data
+	}
+	out := make(map[string][]byte, len(s.Data)+len(s.StringData))
+	for k, v := range s.Data {
+		out[k] = v
+	}
+	for k, v := range s.StringData {
+		out[k] = []byte(v)
+	}
+	return out
+}

@@ -43,3 +43,35 @@ func deref(s *string) string {
 	}
 	return *s
 }
+
+// compareNsName compares the strings "ans/aname" and "bns/bname" without building them.
+func compareNsName(ans, aname, bns, bname string) int {
+	if ans == bns {
+		return strings.Compare(aname, bname)
+	}
+	n := min(len(ans), len(bns))
+	if c := strings.Compare(ans[:n], bns[:n]); c != 0 {
+		return c
+	}
+	// One namespace is a proper prefix of the other: the shorter one's next byte is '/'.
+	if len(ans) < len(bns) {
+		return strings.Compare("/"+aname, bns[n:]+"/"+bname)
+	}
+	return strings.Compare(ans[n:]+"/"+aname, "/"+bname)
+}
+
+// mergeDesc merges two lists sorted by key, descending, into a new list.
+func mergeDesc[T any](a, b []T, key func(T) string) []T {
+	out := make([]T, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		if key(a[i]) >= key(b[j]) {
+			out = append(out, a[i])
+			i++
+		} else {
+			out = append(out, b[j])
+			j++
+		}
+	}
+	return append(append(out, a[i:]...), b[j:]...)
+}

@@ -193,24 +193,3 @@ func (t *translation) streamService(name string, k8s *corev1.Service, sp *corev1
 	t.applyUpstreamPolicy(&u.Upstream, t.upstreamPolicy(k8s).policy, []*corev1.Service{k8s})
 	return &streamRule{svc: s, up: u, k8s: k8s, info: info}
 }
-
-// parseStreamProtocols parses konghq.com/protocols on a TCPIngress or UDPIngress: stream
-// protocols only (KIC passes HTTP ones on, which Kong refuses on a route with destinations),
-// and not udp, which KIC's protocol check refuses.
-func parseStreamProtocols(v string) ([]string, error) {
-	ps := splitList(v)
-	for _, p := range ps {
-		if !validProtocol(p) || !streamProtocol(p) {
-			return nil, fmt.Errorf("%s is not a stream protocol KIC accepts (tcp, tls, tls_passthrough)", quoteShort(p))
-		}
-	}
-	return ps, nil
-}
-
-// protocolParser is the konghq.com/protocols parser for routes of kind.
-func protocolParser(k store.Kind) func(string) ([]string, error) {
-	if k == store.KindTCPIngress || k == store.KindUDPIngress {
-		return parseStreamProtocols
-	}
-	return parseProtocols
-}
