@@ -9,7 +9,7 @@ import (
 )
 
 // The consumers part of the document is a stage of assemble that keeps its state between
-// builds, like the Ingress stages (stages.go): at 10,000 KongConsumers, walking every consumer
+// builds, like the Ingress stages (ingressstage.go): at 10,000 KongConsumers, walking every consumer
 // to find that one changed costs more than the change. Its decisions across consumers: the
 // oldest KongConsumer claims each global name it holds, username, custom_id and credential
 // values alike, and a younger holder of any of them is skipped (consumerclaims.go); the output

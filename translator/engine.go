@@ -54,17 +54,17 @@ type memos struct {
 	routes         *memo[store.Object, *routePiece]  // Gateway API routes
 	streams        *memo[store.Object, *streamPiece] // TCPIngresses and UDPIngresses
 	streamKept     streamKept                        // streamPart's entities (streamassemble.go)
-	gw             gwKept                            // gatewayPart's lists (gateway.go)
+	gw             gwKept                            // gatewayPart's lists (gwroute.go)
 	consumerStage  consumerStage                     // translateConsumers' state (consumerstage.go)
 	consumerGroups *memo[bool, *consumerGroupSet]    // consumerGroups, whole
 	allCACerts     *memo[struct{}, *caCerts]         // caCertificates, whole
 	idents         identTable
 	kinds          kindGens
-	stages         stages // what assemble's per-object stages kept (stages.go)
+	stages         stages // what assemble's per-object stages kept (ingressstage.go)
 	// pluginEntities are the last build's plugin entities by what they were made from.
 	pluginEntities map[pluginMemoKey]*pluginEntity
 	certEntities   map[string]*document.Certificate // the last build's certificates, by id
-	share          shareTable                       // mayShare's table (share.go)
+	share          shareTable                       // mayShare's table (ingressshare.go)
 }
 
 func newMemos() *memos {

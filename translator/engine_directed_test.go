@@ -46,7 +46,7 @@ func TestEngineDirectedChanges(t *testing.T) {
 // Found by TestEngineRandomChanges (-engine.seed=11 -engine.seeds=1 -engine.steps=256, step 256:
 // Service default/verified names Secret default/leaf, restored the build before; its "not a
 // valid CA certificate Secret" problem is missing from the warm build). The emit stage
-// (stages.go) resolves the certificates of a kept Kong service on every build only when its
+// (ingressstage.go) resolves the certificates of a kept Kong service on every build only when its
 // identity is in stages.always, which fullEmit alone fills. A Kong service whose Service-settings
 // piece gains CA certificate references in reemit (a named Secret appeared; the Service did not
 // change, so no full emit) is not added: its certificates are resolved in the build that

@@ -68,7 +68,7 @@ type ingressPiece struct {
 type ruleUse struct {
 	be    backend
 	route *document.Route
-	// key0 and more are the hashes of its match keys (overlap.go): most routes have one.
+	// key0 and more are the hashes of its match keys (ingressoverlap.go): most routes have one.
 	key0  uint64
 	more  []uint64
 	nkeys int
@@ -118,7 +118,7 @@ func (t *translation) attachRules(p *ingressPiece) {
 
 // translateRules turns an Ingress's rules into routes, one per host and backend. A path whose
 // backend cannot be resolved is skipped with a problem; the rest of the Ingress still counts.
-// An Ingress whose routes would exceed the route budget (budget.go) makes none.
+// An Ingress whose routes would exceed the route budget (ingressbudget.go) makes none.
 func (t *translation) translateRules(ing *networkingv1.Ingress, p *ingressPiece) {
 	if p.rs.skip {
 		return

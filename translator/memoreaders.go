@@ -10,7 +10,7 @@ import (
 // A stage that keeps its output between builds must find, after a change, the pieces that read
 // what changed: walking every piece to ask would cost more than the change at 10,000 objects.
 // readersIndex is that reverse index, from each read (an object, an EndpointSlice index entry,
-// a whole kind) to who made it: the Ingress stages' Kong services (stages.go), the Gateway API
+// a whole kind) to who made it: the Ingress stages' Kong services (ingressstage.go), the Gateway API
 // stage's route positions (gwstage.go) and the consumer stage's entries (consumerstage.go).
 
 // readKey names one read a piece made: an object (its kind, namespace and name), or an

@@ -37,7 +37,7 @@ type routeOptions struct {
 	headers      map[string][]string
 	pathHandling *string
 	// copied is how many bytes of annotation values every route of the object repeats (aliases,
-	// methods, SNIs, protocols, headers, extra tags): the route budget weighs it (budget.go).
+	// methods, SNIs, protocols, headers, extra tags): the route budget weighs it (ingressbudget.go).
 	copied int
 }
 

@@ -2,7 +2,7 @@
 // declarative config out (Engine.Build; BuildOnce for a cold build). It is pure: no clients,
 // clocks or loggers; the same snapshot always yields the same document, byte for byte, and
 // every object it cannot translate becomes a Problem instead of an error. A build is per-object
-// pieces, memoised by what they read, and one assemble pass (engine.go, memo.go, stages.go;
+// pieces, memoised by what they read, and one assemble pass (engine.go, memo.go, ingressstage.go;
 // docs/architecture.md).
 //
 // Semantics follow KIC v3.5.13's traditional router with FillIDs on, for the Ingress v1 family
@@ -29,7 +29,7 @@ type translation struct {
 	keep         bool // the engine keeps entities for the next build
 	defaultClass bool
 	problems     []Problem
-	parents      []ParentStatus // of the Gateway API routes, in visiting order (gateway.go)
+	parents      []ParentStatus // of the Gateway API routes, in visiting order (gwroute.go)
 	routePieces  []*routePiece  // the served Gateway API routes' pieces, in visiting order
 	// streamPlugins are the konghq.com/plugins of the served TCPIngresses and UDPIngresses, per route.
 	streamPlugins []routePluginRef
@@ -42,13 +42,13 @@ type translation struct {
 	nsTag         [2]string // the last namespace tag made, shared by objects of that namespace
 	cp            classParamsRead
 
-	groupGen uint64 // the build whose grouping of routes the identities hold (stages.go)
+	groupGen uint64 // the build whose grouping of routes the identities hold (ingressstage.go)
 	svcMask  uint32 // what the Service-settings and upstream pieces used read (kinds)
 	complete bool   // every piece was looked up and every route grouped: memos may be swept
 	changed  []int  // the served positions whose piece changed since the last build
-	emitted  bool   // the service and upstream lists were patched, not walked (stages.go)
+	emitted  bool   // the service and upstream lists were patched, not walked (ingressstage.go)
 	dropped  bool   // dropAmbiguousPaths dropped paths
-	// prevPS and prevServed are the last build's served pieces and list (stages.go).
+	// prevPS and prevServed are the last build's served pieces and list (ingressstage.go).
 	prevPS     []*ingressPiece
 	prevServed *servedIngresses
 

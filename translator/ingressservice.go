@@ -30,7 +30,7 @@ type ksIdent struct {
 	info slot[*corev1.Service, *serviceInfo]
 	up   slot[upstreamIn, *document.Upstream]
 	// svcPos and upPos are its places in the last emitted lists (-1: not emitted); emitGen the
-	// last build that emitted it again without walking every Kong service (stages.go).
+	// last build that emitted it again without walking every Kong service (ingressstage.go).
 	svcPos, upPos int
 	emitGen       uint64
 }

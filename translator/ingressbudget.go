@@ -8,7 +8,7 @@ import (
 // repeated on each of its routes, and each route path matches under each of its hosts. Both
 // multiply: 256 KiB of host aliases on an Ingress of 10,000 hosts would be 2.5 GB of hosts in
 // Kong's config, and an alias list times a long path list makes as many host+path claims for
-// the ambiguity check (overlap.go). The API server bounds each object, not these products; KIC
+// the ambiguity check (ingressoverlap.go). The API server bounds each object, not these products; KIC
 // builds them all. kongsync bounds both products by the Ingress's own size: at most
 // routeBudgetFactor times its size, and never less than routeBudgetFloor, which no Ingress a
 // person writes comes near. An Ingress beyond that makes no routes, with a problem: dropping
