@@ -158,3 +158,9 @@ func caCertPEM(sec *corev1.Secret) (string, error) {
 	}
 	return string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})), nil
 }
+
+// caMemos are the CA certificates kept between builds.
+type caMemos struct {
+	caCerts    *memo[*corev1.Secret, *caCertPiece]
+	allCACerts *memo[struct{}, *caCerts] // caCertificates, whole
+}

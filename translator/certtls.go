@@ -248,3 +248,9 @@ func secretData(s *corev1.Secret) map[string][]byte {
 	}
 	return out
 }
+
+// certMemos are the TLS certificates kept between builds.
+type certMemos struct {
+	certs        *memo[*corev1.Secret, *certPiece]
+	certEntities map[string]*document.Certificate // the last build's certificates, by id
+}

@@ -417,3 +417,9 @@ func (st *consumerStage) replayProblems(t *translation) {
 		}
 	}
 }
+
+// consumerMemos are what the consumer family keeps between builds.
+type consumerMemos struct {
+	consumerStage  consumerStage                  // translateConsumers' state
+	consumerGroups *memo[bool, *consumerGroupSet] // consumerGroups, whole
+}

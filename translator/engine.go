@@ -42,44 +42,32 @@ type Engine struct {
 
 // memos are the Engine's pieces and the entities assemble reuses, by sort. A build that keeps
 // nothing has only the identity table (which groups routes into Kong services): a nil memo
-// computes every piece.
+// computes every piece. Each family and builder declares its own part beside its code; the
+// engine only composes them.
 type memos struct {
-	ingresses *memo[*networkingv1.Ingress, *ingressPiece] // Service and upstream pieces: on ksIdent
-	certs     *memo[*corev1.Secret, *certPiece]
-	caCerts   *memo[*corev1.Secret, *caCertPiece]
-	plugins   *memo[metav1.Object, *pluginPiece]
-	// pluginServices are the Services with konghq.com/plugins; served the Ingresses in order.
-	pluginServices *memo[struct{}, map[[2]string]*corev1.Service]
-	served         *memo[bool, *servedIngresses]
-	routes         *memo[store.Object, *routePiece]  // Gateway API routes
-	streams        *memo[store.Object, *streamPiece] // TCPIngresses and UDPIngresses
-	streamKept     streamKept                        // streamPart's entities (streamassemble.go)
-	gw             gwKept                            // gatewayPart's lists (gwroute.go)
-	consumerStage  consumerStage                     // translateConsumers' state (consumerstage.go)
-	consumerGroups *memo[bool, *consumerGroupSet]    // consumerGroups, whole
-	allCACerts     *memo[struct{}, *caCerts]         // caCertificates, whole
-	idents         identTable
-	kinds          kindGens
-	stages         stages // what assemble's per-object stages kept (ingressstage.go)
-	// pluginEntities are the last build's plugin entities by what they were made from.
-	pluginEntities map[pluginMemoKey]*pluginEntity
-	certEntities   map[string]*document.Certificate // the last build's certificates, by id
-	share          shareTable                       // mayShare's table (ingressshare.go)
+	kindMemos     // what changed between builds (memo.go)
+	ingressMemos  // ingressstage.go
+	gwMemos       // gwstage.go
+	streamMemos   // streamassemble.go
+	consumerMemos // consumerstage.go
+	pluginMemos   // pluginattach.go
+	certMemos     // certtls.go
+	caMemos       // certca.go
 }
 
 func newMemos() *memos {
 	return &memos{
-		ingresses:      &memo[*networkingv1.Ingress, *ingressPiece]{m: map[*networkingv1.Ingress]*entry[*ingressPiece]{}, alive: identsAlive},
-		certs:          newMemo[*corev1.Secret, *certPiece](),
-		caCerts:        newMemo[*corev1.Secret, *caCertPiece](),
-		plugins:        newMemo[metav1.Object, *pluginPiece](),
-		pluginServices: newMemo[struct{}, map[[2]string]*corev1.Service](),
-		served:         newMemo[bool, *servedIngresses](),
-		routes:         newMemo[store.Object, *routePiece](),
-		streams:        newMemo[store.Object, *streamPiece](),
-		consumerGroups: newMemo[bool, *consumerGroupSet](),
-		allCACerts:     newMemo[struct{}, *caCerts](),
-		idents:         identTable{m: map[string]*ksIdent{}},
+		ingressMemos: ingressMemos{
+			ingresses: &memo[*networkingv1.Ingress, *ingressPiece]{m: map[*networkingv1.Ingress]*entry[*ingressPiece]{}, alive: identsAlive},
+			served:    newMemo[bool, *servedIngresses](),
+			idents:    identTable{m: map[string]*ksIdent{}},
+		},
+		certMemos:     certMemos{certs: newMemo[*corev1.Secret, *certPiece]()},
+		caMemos:       caMemos{caCerts: newMemo[*corev1.Secret, *caCertPiece](), allCACerts: newMemo[struct{}, *caCerts]()},
+		pluginMemos:   pluginMemos{plugins: newMemo[metav1.Object, *pluginPiece](), pluginServices: newMemo[struct{}, map[[2]string]*corev1.Service]()},
+		gwMemos:       gwMemos{routes: newMemo[store.Object, *routePiece]()},
+		streamMemos:   streamMemos{streams: newMemo[store.Object, *streamPiece]()},
+		consumerMemos: consumerMemos{consumerGroups: newMemo[bool, *consumerGroupSet]()},
 	}
 }
 
@@ -112,7 +100,7 @@ func NewEngine(opts Options) *Engine {
 func newEngine(opts Options) *Engine {
 	opts = normalOptions(opts)
 	d := newDefaultValues()
-	return &Engine{opts: opts, defaults: &d, ids: newIDSpaces(), seed: maphash.MakeSeed(), memos: &memos{idents: identTable{m: map[string]*ksIdent{}}}}
+	return &Engine{opts: opts, defaults: &d, ids: newIDSpaces(), seed: maphash.MakeSeed(), memos: &memos{ingressMemos: ingressMemos{idents: identTable{m: map[string]*ksIdent{}}}}}
 }
 
 // normalOptions fills in the defaults an Options value leaves unset.

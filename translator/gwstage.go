@@ -314,3 +314,9 @@ func (k *gwKept) routeAt(t *translation, pos int32, objs map[store.Kind][]store.
 	}
 	panic("translator: a kept route position beyond the routes")
 }
+
+// gwMemos are what the Gateway API family keeps between builds.
+type gwMemos struct {
+	routes *memo[store.Object, *routePiece] // Gateway API routes
+	gw     gwKept                           // gatewayPart's lists
+}

@@ -468,3 +468,12 @@ func resolvesCerts(id *ksIdent) bool {
 	info := id.info.e
 	return info != nil && (info.val.clientCertName != "" || len(info.val.caCerts) > 0)
 }
+
+// ingressMemos are what the Ingress family keeps between builds.
+type ingressMemos struct {
+	ingresses *memo[*networkingv1.Ingress, *ingressPiece] // Service and upstream pieces: on ksIdent
+	served    *memo[bool, *servedIngresses]
+	idents    identTable
+	stages    stages     // what assemble's per-object stages kept
+	share     shareTable // mayShare's table (ingressshare.go)
+}

@@ -565,3 +565,8 @@ func (m *memo[K, V]) sweep(gen uint64) {
 	}
 	m.prev = nil // it may name deleted entries
 }
+
+// kindMemos are the engine's memory of what changed between builds, which every stage reads.
+type kindMemos struct {
+	kinds kindGens
+}

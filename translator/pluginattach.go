@@ -8,6 +8,7 @@ import (
 
 	"github.com/kong/go-kong/kong"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kongsync/kongsync/document"
 	"github.com/kongsync/kongsync/store"
@@ -447,4 +448,13 @@ func attachmentDigest(c pluginCombo) string {
 	}
 	sum := sha256.Sum256([]byte(h.String()))
 	return hex.EncodeToString(sum[:])
+}
+
+// pluginMemos are what the plugin family keeps between builds.
+type pluginMemos struct {
+	plugins *memo[metav1.Object, *pluginPiece]
+	// pluginServices are the Services with konghq.com/plugins; served the Ingresses in order.
+	pluginServices *memo[struct{}, map[[2]string]*corev1.Service]
+	// pluginEntities are the last build's plugin entities by what they were made from.
+	pluginEntities map[pluginMemoKey]*pluginEntity
 }

@@ -204,3 +204,9 @@ func (t *translation) replaceIngressServices(svcs []*document.Service, groups ma
 	}
 	return out
 }
+
+// streamMemos are what the TCPIngress and UDPIngress family keeps between builds.
+type streamMemos struct {
+	streams    *memo[store.Object, *streamPiece]
+	streamKept streamKept // streamPart's entities
+}
