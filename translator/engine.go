@@ -45,7 +45,7 @@ type Engine struct {
 // computes every piece. Each family and builder declares its own part beside its code; the
 // engine only composes them.
 type memos struct {
-	kindMemos     // what changed between builds (memo.go)
+	kindMemos     // what changed between builds (memokinds.go)
 	ingressMemos  // ingressstage.go
 	gwMemos       // gwstage.go
 	streamMemos   // streamassemble.go

@@ -98,6 +98,8 @@ var layers = map[string]layer{
 	"pluginref.go":   vocabLayer,
 	"memo.go":        coreLayer,
 	"memoreaders.go": coreLayer,
+	"memoview.go":    coreLayer,
+	"memokinds.go":   coreLayer,
 	"problem.go":     coreLayer,
 	"kongversion.go": coreLayer,
 

@@ -12,7 +12,7 @@ import (
 // kind past the limit fails here, with the way out.
 func TestEveryKindHasItsBit(t *testing.T) {
 	if len(store.Kinds) > followedKinds {
-		t.Fatalf("store.Kinds has %d kinds, reads.mask follows %d: widen reads.mask and kindGens (memo.go) to uint64",
+		t.Fatalf("store.Kinds has %d kinds, reads.mask follows %d: widen reads.mask (memo.go) and kindGens (memokinds.go) to uint64",
 			len(store.Kinds), followedKinds)
 	}
 	var seen uint32
