@@ -1,0 +1,142 @@
+package translator
+
+import (
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kongsync/kongsync/document"
+)
+
+// The identity table: one entry per Kong service name an Ingress backend names, shared by every
+// piece that routes to it, which is how assemble groups Ingress routes into Kong services.
+
+// ksIdent is one Kong service name with the host and id derived from it, made once and shared
+// by every piece that routes to it; assemble groups routes into Kong services through it. It
+// also keeps the entity the last build made for that name, and what it was made from.
+type ksIdent struct {
+	name, host, id string
+	gen            uint64      // the grouping (build) whose Kong service ks holds
+	dead           bool        // dropped from the table: pieces holding it are recomputed
+	ks             kongService // its Kong service in grouping gen, storage reused
+	out            *document.Service
+	in             serviceInputs
+	route0         *document.Route // out.Routes[0] and len(out.Routes), read without touching out
+	nroutes        int
+	// info and up are the pieces of the Kong service's Service settings and upstream.
+	info slot[*corev1.Service, *serviceInfo]
+	up   slot[upstreamIn, *document.Upstream]
+	// svcPos and upPos are its places in the last emitted lists (-1: not emitted); emitGen the
+	// last build that emitted it again without walking every Kong service (ingressstage.go).
+	svcPos, upPos int
+	emitGen       uint64
+}
+
+// current is the identity's Kong service in the grouping of build groupGen, or nil.
+func (id *ksIdent) current(groupGen uint64) *kongService {
+	if id.gen == groupGen {
+		return &id.ks
+	}
+	return nil
+}
+
+// identTable interns Kong service identities by name, and keeps them in the two orders the
+// document lists them in (services by name, upstreams by host), so that a build emits them in
+// order without sorting; identities new since the last build are merged in.
+type identTable struct {
+	m              map[string]*ksIdent
+	epoch          uint64 // counts the sweeps that dropped identities
+	used           int
+	byName, byHost []*ksIdent
+	pending        []*ksIdent // interned, not yet in byName and byHost
+}
+
+// ordered merges the pending identities into byName and byHost.
+func (tb *identTable) ordered() {
+	if len(tb.pending) == 0 {
+		return
+	}
+	byName := func(a, b *ksIdent) int { return strings.Compare(a.name, b.name) }
+	byHost := func(a, b *ksIdent) int { return strings.Compare(a.host, b.host) }
+	tb.byName = mergeSorted(tb.byName, tb.pending, byName)
+	tb.byHost = mergeSorted(tb.byHost, tb.pending, byHost)
+	tb.pending = tb.pending[:0]
+}
+
+// mergeSorted returns sorted list with add merged in; add is sorted in place. A few additions to
+// a long list cost a binary search each and one copy.
+func mergeSorted[T any](list, add []T, cmp func(a, b T) int) []T {
+	slices.SortFunc(add, cmp)
+	if len(list) == 0 {
+		return slices.Clone(add)
+	}
+	out := make([]T, 0, len(list)+len(add))
+	at := 0
+	for _, a := range add {
+		i, _ := slices.BinarySearchFunc(list[at:], a, cmp)
+		out = append(append(out, list[at:at+i]...), a)
+		at += i
+	}
+	return append(out, list[at:]...)
+}
+
+// sweep drops identities build gen did not use, when they are many, and marks them dead so that
+// a kept piece still holding one is not reused.
+func (tb *identTable) sweep(gen uint64) {
+	if !stale(len(tb.m), &tb.used) {
+		return
+	}
+	for k, id := range tb.m {
+		if id.gen != gen {
+			id.dead = true
+			delete(tb.m, k)
+		}
+	}
+	tb.epoch++
+	dead := func(id *ksIdent) bool { return id.dead }
+	tb.byName = slices.DeleteFunc(tb.byName, dead)
+	tb.byHost = slices.DeleteFunc(tb.byHost, dead)
+	tb.pending = slices.DeleteFunc(tb.pending, dead)
+}
+
+// intern returns the identity of Kong service `<ns>.<backend>.<port>`.
+func (t *translation) intern(ns, backend string, pd portDef) *ksIdent {
+	var buf [256]byte
+	name := appendServiceName(buf[:0], ns, backend, pd)
+	if id, ok := t.memos.idents.m[string(name)]; ok {
+		return id
+	}
+	n := len(name)
+	all := appendUpstreamName(name, ns, backend, pd)
+	var p strPack
+	p.grow(len(all) + 36)
+	p.writeBytes(all[:n])
+	id := &ksIdent{name: p.take(), svcPos: -1, upPos: -1}
+	p.writeBytes(all[n:])
+	id.host = p.take()
+	id.id = p.addID(t.ids.services, id.name)
+	tb := &t.memos.idents
+	tb.m[id.name] = id
+	tb.pending = append(tb.pending, id)
+	return id
+}
+
+// identsAlive reports whether every identity an Ingress piece routes to is still interned:
+// certainly so when no identity was dropped since the piece last checked (epoch).
+func identsAlive(t *translation, p *ingressPiece) bool {
+	ep := t.memos.idents.epoch
+	if p.epoch == ep {
+		return true
+	}
+	for i := range p.uses {
+		if p.uses[i].be.ident.dead {
+			return false
+		}
+	}
+	if p.def != nil && p.def.ok && p.def.be.ident.dead {
+		return false
+	}
+	p.epoch = ep
+	return true
+}
