@@ -192,30 +192,3 @@ func (t *translation) missingGroupReason(ns, name string) (string, Cause) {
 	return "KongConsumerGroup " + ns + "/" + name + " is not of ingress class " + quoteShort(t.opts.IngressClass) +
 		"; membership skipped", Invalid
 }
-
-// collectGroupRels adds the served consumer groups with konghq.com/plugins.
-func (t *translation) collectGroupRels(rels map[pluginRef]*pluginRels) {
-	if t.groups == nil {
-		return
-	}
-	for _, e := range t.groups.plugins {
-		target := pluginTarget{name: e.obj.Name, referrer: e.ref}
-		for _, r := range parsePluginRefs(e.obj.Annotations[annPlugins], e.obj.Namespace) {
-			t.addRel(rels, r, relConsumerGroup, target)
-		}
-	}
-}
-
-// ignoredGroupRels reports the consumer groups whose reference to src makes nothing because
-// KongConsumers reference it too: KIC then combines the plugin with the consumers only and
-// drops the groups' references without a word.
-func (t *translation) ignoredGroupRels(src pluginSource, rels *pluginRels) {
-	if len(rels.consumers) == 0 {
-		return
-	}
-	for _, g := range rels.groups {
-		t.problem(g.referrer, annotationField(annPlugins), "%s is also referenced by KongConsumers, and a "+
-			"plugin is scoped either to consumers or to consumer groups (as in KIC, the consumers win); "+
-			"reference ignored", src.ref)
-	}
-}

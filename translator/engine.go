@@ -45,14 +45,15 @@ type Engine struct {
 // computes every piece. Each family and builder declares its own part beside its code; the
 // engine only composes them.
 type memos struct {
-	kindMemos     // what changed between builds (memokinds.go)
-	ingressMemos  // ingressstage.go
-	gwMemos       // gwstage.go
-	streamMemos   // streamassemble.go
-	consumerMemos // consumerstage.go
-	pluginMemos   // pluginattach.go
-	certMemos     // certtls.go
-	caMemos       // certca.go
+	kindMemos        // what changed between builds (memokinds.go)
+	ingressMemos     // ingressstage.go
+	gwMemos          // gwstage.go
+	streamMemos      // streamassemble.go
+	consumerMemos    // consumerstage.go
+	pluginPieceMemos // plugin.go
+	pluginMemos      // pluginattach.go
+	certMemos        // certtls.go
+	caMemos          // certca.go
 }
 
 func newMemos() *memos {
@@ -62,12 +63,13 @@ func newMemos() *memos {
 			served:    newMemo[bool, *servedIngresses](),
 			idents:    identTable{m: map[string]*ksIdent{}},
 		},
-		certMemos:     certMemos{certs: newMemo[*corev1.Secret, *certPiece]()},
-		caMemos:       caMemos{caCerts: newMemo[*corev1.Secret, *caCertPiece](), allCACerts: newMemo[struct{}, *caCerts]()},
-		pluginMemos:   pluginMemos{plugins: newMemo[metav1.Object, *pluginPiece](), pluginServices: newMemo[struct{}, map[[2]string]*corev1.Service]()},
-		gwMemos:       gwMemos{routes: newMemo[store.Object, *routePiece]()},
-		streamMemos:   streamMemos{streams: newMemo[store.Object, *streamPiece]()},
-		consumerMemos: consumerMemos{consumerGroups: newMemo[bool, *consumerGroupSet]()},
+		certMemos:        certMemos{certs: newMemo[*corev1.Secret, *certPiece]()},
+		caMemos:          caMemos{caCerts: newMemo[*corev1.Secret, *caCertPiece](), allCACerts: newMemo[struct{}, *caCerts]()},
+		pluginPieceMemos: pluginPieceMemos{plugins: newMemo[metav1.Object, *pluginPiece]()},
+		pluginMemos:      pluginMemos{pluginServices: newMemo[struct{}, map[[2]string]*corev1.Service]()},
+		gwMemos:          gwMemos{routes: newMemo[store.Object, *routePiece]()},
+		streamMemos:      streamMemos{streams: newMemo[store.Object, *streamPiece]()},
+		consumerMemos:    consumerMemos{consumerGroups: newMemo[bool, *consumerGroupSet]()},
 	}
 }
 

@@ -142,3 +142,9 @@ func (t *translation) servedIngresses() *servedIngresses {
 	}
 	return si
 }
+
+// annotatedIngress is a served Ingress with konghq.com/plugins, its references parsed.
+type annotatedIngress struct {
+	ref  store.Ref
+	refs []pluginRef
+}

@@ -39,9 +39,13 @@ var (
 func family(name string) layer { return layer{rank: 4, family: name} }
 
 var layers = map[string]layer{
-	"engine.go":   engineLayer,
-	"assemble.go": engineLayer,
-	"check.go":    engineLayer,
+	"engine.go":       engineLayer,
+	"assemble.go":     engineLayer,
+	"check.go":        engineLayer,
+	"pluginattach.go": engineLayer,
+	"pluginrels.go":   engineLayer,
+	"pluginstage.go":  engineLayer,
+	"pluginglobal.go": engineLayer,
 
 	"ingress.go":         family("ingress"),
 	"ingressclass.go":    family("ingress"),
@@ -74,10 +78,8 @@ var layers = map[string]layer{
 	"consumerstage.go":       family("consumer"),
 	"consumercredentials.go": family("consumer"),
 
-	"plugin.go":       family("plugin"),
-	"pluginattach.go": family("plugin"),
-	"pluginglobal.go": family("plugin"),
-	"plugindepth.go":  family("plugin"),
+	"plugin.go":      family("plugin"),
+	"plugindepth.go": family("plugin"),
 
 	"servicesettings.go":  builderLayer,
 	"routesettings.go":    builderLayer,

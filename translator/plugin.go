@@ -299,3 +299,8 @@ func arrayIndex(tok string, n int, adding bool) (int, error) {
 	}
 	return i, nil
 }
+
+// pluginPieceMemos are the plugin pieces the engine keeps between builds.
+type pluginPieceMemos struct {
+	plugins *memo[metav1.Object, *pluginPiece]
+}

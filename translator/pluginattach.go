@@ -8,7 +8,6 @@ import (
 
 	"github.com/kong/go-kong/kong"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kongsync/kongsync/document"
 	"github.com/kongsync/kongsync/store"
@@ -141,92 +140,6 @@ func (t *translation) addRel(rels map[pluginRef]*pluginRels, r pluginRef, kind i
 		pr.groups = append(pr.groups, target)
 	default:
 		pr.consumers = append(pr.consumers, target)
-	}
-}
-
-// pluginServices are the Services with konghq.com/plugins: a piece of the whole kind, reused
-// while no Service changed.
-func (t *translation) pluginServices() map[[2]string]*corev1.Service {
-	return piece(t, t.memos.pluginServices, struct{}{}, func() map[[2]string]*corev1.Service {
-		annotated := map[[2]string]*corev1.Service{}
-		for _, o := range t.snap.Objects(store.KindService) {
-			if svc, ok := o.(*corev1.Service); ok && svc.Annotations[annPlugins] != "" {
-				annotated[[2]string{svc.Namespace, svc.Name}] = svc
-			}
-		}
-		return annotated
-	})
-}
-
-// annotatedIngress is a served Ingress with konghq.com/plugins, its references parsed.
-type annotatedIngress struct {
-	ref  store.Ref
-	refs []pluginRef
-}
-
-// collectServiceRels adds the Kong services whose Kubernetes Service has konghq.com/plugins.
-// Output services are scanned only when some Service has the annotation.
-func (t *translation) collectServiceRels(doc *document.Document, rels map[pluginRef]*pluginRels) {
-	annotated := t.pluginServices()
-	if len(annotated) == 0 {
-		return
-	}
-	for _, s := range doc.Services {
-		ns, name, ok := tagObject(s.Tags)
-		svc := annotated[[2]string{ns, name}]
-		if !ok || svc == nil {
-			continue
-		}
-		target := pluginTarget{name: *s.Name, referrer: serviceRef(svc)}
-		for _, r := range parsePluginRefs(svc.Annotations[annPlugins], ns) {
-			t.addRel(rels, r, relService, target)
-		}
-	}
-}
-
-// collectRouteRels adds every route of each served Ingress with konghq.com/plugins (its
-// references parsed once).
-func (t *translation) collectRouteRels(doc *document.Document, rels map[pluginRef]*pluginRels) {
-	for _, p := range t.routePieces {
-		for _, pr := range p.plugins {
-			t.addRel(rels, pr.plugin, relRoute, pluginTarget{name: pr.route, referrer: pr.referrer})
-		}
-	}
-	for _, pr := range t.streamPlugins {
-		t.addRel(rels, pr.plugin, relRoute, pluginTarget{name: pr.route, referrer: pr.referrer})
-	}
-	annotated := t.selectIngresses().plugins
-	if len(annotated) == 0 {
-		return
-	}
-	for _, s := range doc.Services {
-		for _, r := range s.Routes {
-			ns, name, ok := routeIngress(r)
-			ing := annotated[[2]string{ns, name}]
-			if !ok || ing == nil {
-				continue
-			}
-			for _, pr := range ing.refs {
-				t.addRel(rels, pr, relRoute, pluginTarget{name: *r.Name, referrer: ing.ref})
-			}
-		}
-	}
-}
-
-// collectConsumerRels adds the Kong consumers whose KongConsumer has konghq.com/plugins (listed
-// by translateConsumers, so that the consumers without are not visited).
-func (t *translation) collectConsumerRels(rels map[pluginRef]*pluginRels) {
-	for _, e := range t.consumerList.plugins {
-		if e.out.Username == nil {
-			t.problem(e.ref, annotationField(annPlugins), "a consumer without username can carry no plugins "+
-				"in a declarative config (Kong resolves a plugin's consumer by username or id, and only "+
-				"consumers with a username get an id); references ignored")
-			continue
-		}
-		target := pluginTarget{name: *e.out.Username, referrer: e.ref}
-		for _, r := range parsePluginRefs(e.obj.Annotations[annPlugins], e.obj.Namespace) {
-			t.addRel(rels, r, relConsumer, target)
-		}
 	}
 }
 
@@ -450,11 +363,11 @@ func attachmentDigest(c pluginCombo) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// pluginMemos are what the plugin family keeps between builds.
+// pluginMemos are what the plugin stage keeps between builds besides the plugin pieces.
 type pluginMemos struct {
-	plugins *memo[metav1.Object, *pluginPiece]
 	// pluginServices are the Services with konghq.com/plugins; served the Ingresses in order.
 	pluginServices *memo[struct{}, map[[2]string]*corev1.Service]
 	// pluginEntities are the last build's plugin entities by what they were made from.
 	pluginEntities map[pluginMemoKey]*pluginEntity
+	pluginStage    pluginStage // the reuse of the last build's plugins (pluginstage.go)
 }

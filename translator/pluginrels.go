@@ -1,0 +1,120 @@
+package translator
+
+import (
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kongsync/kongsync/document"
+	"github.com/kongsync/kongsync/store"
+)
+
+// Who asks for which plugin, gathered from every family in one place: the Kong services of
+// annotated Services, the routes of annotated Ingresses, stream and Gateway API routes, the
+// annotated consumers and consumer groups. Attachment (pluginattach.go) turns these relations
+// into plugin entities.
+
+// pluginServices are the Services with konghq.com/plugins: a piece of the whole kind, reused
+// while no Service changed.
+func (t *translation) pluginServices() map[[2]string]*corev1.Service {
+	return piece(t, t.memos.pluginServices, struct{}{}, func() map[[2]string]*corev1.Service {
+		annotated := map[[2]string]*corev1.Service{}
+		for _, o := range t.snap.Objects(store.KindService) {
+			if svc, ok := o.(*corev1.Service); ok && svc.Annotations[annPlugins] != "" {
+				annotated[[2]string{svc.Namespace, svc.Name}] = svc
+			}
+		}
+		return annotated
+	})
+}
+
+// collectServiceRels adds the Kong services whose Kubernetes Service has konghq.com/plugins.
+// Output services are scanned only when some Service has the annotation.
+func (t *translation) collectServiceRels(doc *document.Document, rels map[pluginRef]*pluginRels) {
+	annotated := t.pluginServices()
+	if len(annotated) == 0 {
+		return
+	}
+	for _, s := range doc.Services {
+		ns, name, ok := tagObject(s.Tags)
+		svc := annotated[[2]string{ns, name}]
+		if !ok || svc == nil {
+			continue
+		}
+		target := pluginTarget{name: *s.Name, referrer: serviceRef(svc)}
+		for _, r := range parsePluginRefs(svc.Annotations[annPlugins], ns) {
+			t.addRel(rels, r, relService, target)
+		}
+	}
+}
+
+// collectRouteRels adds every route of each served Ingress with konghq.com/plugins (its
+// references parsed once).
+func (t *translation) collectRouteRels(doc *document.Document, rels map[pluginRef]*pluginRels) {
+	for _, p := range t.routePieces {
+		for _, pr := range p.plugins {
+			t.addRel(rels, pr.plugin, relRoute, pluginTarget{name: pr.route, referrer: pr.referrer})
+		}
+	}
+	for _, pr := range t.streamPlugins {
+		t.addRel(rels, pr.plugin, relRoute, pluginTarget{name: pr.route, referrer: pr.referrer})
+	}
+	annotated := t.selectIngresses().plugins
+	if len(annotated) == 0 {
+		return
+	}
+	for _, s := range doc.Services {
+		for _, r := range s.Routes {
+			ns, name, ok := routeIngress(r)
+			ing := annotated[[2]string{ns, name}]
+			if !ok || ing == nil {
+				continue
+			}
+			for _, pr := range ing.refs {
+				t.addRel(rels, pr, relRoute, pluginTarget{name: *r.Name, referrer: ing.ref})
+			}
+		}
+	}
+}
+
+// collectConsumerRels adds the Kong consumers whose KongConsumer has konghq.com/plugins (listed
+// by translateConsumers, so that the consumers without are not visited).
+func (t *translation) collectConsumerRels(rels map[pluginRef]*pluginRels) {
+	for _, e := range t.consumerList.plugins {
+		if e.out.Username == nil {
+			t.problem(e.ref, annotationField(annPlugins), "a consumer without username can carry no plugins "+
+				"in a declarative config (Kong resolves a plugin's consumer by username or id, and only "+
+				"consumers with a username get an id); references ignored")
+			continue
+		}
+		target := pluginTarget{name: *e.out.Username, referrer: e.ref}
+		for _, r := range parsePluginRefs(e.obj.Annotations[annPlugins], e.obj.Namespace) {
+			t.addRel(rels, r, relConsumer, target)
+		}
+	}
+}
+
+// collectGroupRels adds the served consumer groups with konghq.com/plugins.
+func (t *translation) collectGroupRels(rels map[pluginRef]*pluginRels) {
+	if t.groups == nil {
+		return
+	}
+	for _, e := range t.groups.plugins {
+		target := pluginTarget{name: e.obj.Name, referrer: e.ref}
+		for _, r := range parsePluginRefs(e.obj.Annotations[annPlugins], e.obj.Namespace) {
+			t.addRel(rels, r, relConsumerGroup, target)
+		}
+	}
+}
+
+// ignoredGroupRels reports the consumer groups whose reference to src makes nothing because
+// KongConsumers reference it too: KIC then combines the plugin with the consumers only and
+// drops the groups' references without a word.
+func (t *translation) ignoredGroupRels(src pluginSource, rels *pluginRels) {
+	if len(rels.consumers) == 0 {
+		return
+	}
+	for _, g := range rels.groups {
+		t.problem(g.referrer, annotationField(annPlugins), "%s is also referenced by KongConsumers, and a "+
+			"plugin is scoped either to consumers or to consumer groups (as in KIC, the consumers win); "+
+			"reference ignored", src.ref)
+	}
+}

@@ -1,0 +1,97 @@
+package translator
+
+import (
+	"reflect"
+	"slices"
+
+	"github.com/kongsync/kongsync/document"
+	"github.com/kongsync/kongsync/store"
+)
+
+// pluginStage is what the last build's plugin stage kept: its output, and what that output was
+// made of, so that a build that changed none of it reuses the plugins whole.
+type pluginStage struct {
+	// plugins and pluginProblems are the last plugin stage's output; pluginsGen its build.
+	plugins        []*document.Plugin
+	pluginProblems []Problem
+	pluginsGen     uint64
+	routePieces    []*routePiece // the served Gateway API route pieces the plugin stage saw
+	// consumerPlugins are the consumers with konghq.com/plugins the plugin stage saw (entries
+	// are replaced, never changed, so the same entries mean the same consumers).
+	consumerPlugins []*consumerEntry
+	// pluginMask is what the plugin pieces of that build read (kinds): Secrets only when a
+	// plugin takes its config from one.
+	pluginMask uint32
+}
+
+// pluginKinds are the kinds plugin attachment reads besides the Ingresses, KongConsumers and
+// Secrets: plugin sources, consumer groups, annotated Services, our IngressClass, the
+// ReferenceGrants that open other namespaces' KongPlugins. KongConsumers reach plugins only as
+// the consumer stage's list of annotated consumers, compared whole; Secrets only through the
+// plugin pieces (configFrom, configPatches), whose reads the stage keeps (pluginMask), so that
+// a certificate or credential Secret changing does not rebuild every plugin.
+var pluginKinds = kindBit(store.KindKongPlugin) | kindBit(store.KindKongClusterPlugin) |
+	kindBit(store.KindService) |
+	kindBit(store.KindIngressClass) | kindBit(store.KindReferenceGrant) |
+	kindBit(store.KindTCPIngress) | kindBit(store.KindUDPIngress) |
+	kindBit(store.KindKongConsumerGroup)
+
+// plugins is buildPlugins, or the last build's plugins and problems when nothing they are made
+// of changed: no kind in pluginKinds, the same annotated consumers, the same annotated Ingresses
+// (served.plugins), the same Kong services (the emit stage patched, nothing dropped either
+// time), and the changed pieces' routes of the same names where their Ingress is annotated.
+func (t *translation) plugins(doc *document.Document, served *servedIngresses, ps []*ingressPiece) []*document.Plugin {
+	st := &t.memos.pluginStage
+	if t.keep && st.pluginsGen == t.gen-1 && t.emitted && !t.dropped && t.prevServed != nil &&
+		sameMap(served.plugins, t.prevServed.plugins) &&
+		t.memos.kinds.unchangedSince(pluginKinds|st.pluginMask, st.pluginsGen) && samePluginRoutes(served, t.prevPS, ps, t.changed) &&
+		slices.Equal(st.routePieces, t.routePieces) && slices.Equal(st.consumerPlugins, t.consumerList.plugins) {
+		t.problems = append(t.problems, st.pluginProblems...)
+		st.pluginsGen = t.gen
+		return st.plugins
+	}
+	before := len(t.problems)
+	t.memos.plugins.takeMask()
+	out := t.buildPlugins(doc)
+	if t.keep {
+		st.pluginMask = t.memos.plugins.takeMask()
+		st.plugins, st.pluginProblems = out, slices.Clone(t.problems[before:])
+		st.routePieces = slices.Clone(t.routePieces)
+		st.consumerPlugins = t.consumerList.plugins
+		st.pluginsGen = 0
+		if !t.dropped {
+			st.pluginsGen = t.gen
+		}
+	}
+	return out
+}
+
+// samePluginRoutes reports whether the pieces at the changed positions make routes of the same
+// names as the old ones, where their Ingress carries konghq.com/plugins (served is this build's
+// and already equal to the last one's in its annotated Ingresses).
+func samePluginRoutes(served *servedIngresses, old, cur []*ingressPiece, changed []int) bool {
+	if len(old) != len(cur) {
+		return false
+	}
+	for _, i := range changed {
+		ing := served.list[i]
+		if _, annotated := served.plugins[[2]string{ing.Namespace, ing.Name}]; !annotated {
+			continue
+		}
+		a, b := old[i].uses, cur[i].uses
+		if len(a) != len(b) {
+			return false
+		}
+		for j := range a {
+			if *a[j].route.Name != *b[j].route.Name {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// sameMap reports whether two maps are the same map (not merely equal).
+func sameMap[K comparable, V any](a, b map[K]V) bool {
+	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
+}
