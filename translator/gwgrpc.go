@@ -141,3 +141,21 @@ func (t *translation) grpcHosts(ref store.Ref, r *gatewayv1.GRPCRoute) []*string
 	}
 	return out
 }
+
+// badGRPCMatch reports, and returns true for, a GRPCRoute method match whose Kong path Kong
+// refuses (a RegularExpression service or method that PCRE2 does not compile).
+func (t *translation) badGRPCMatch(ref store.Ref, rule int, r *gatewayv1.GRPCRouteRule) bool {
+	for m := range r.Matches {
+		mm := r.Matches[m].Method
+		if mm == nil {
+			continue
+		}
+		kp := "~/" + grpcPathPart(mm.Type, mm.Service, ".+") + "/" + grpcPathPart(mm.Type, mm.Method, "")
+		if why := kongPathProblem(kp); why != "" {
+			t.problem(ref, "spec.rules["+strconv.Itoa(rule)+"].matches["+strconv.Itoa(m)+"].method",
+				"Kong path %s %s; the rule is skipped", quoteShort(kp), why)
+			return true
+		}
+	}
+	return false
+}

@@ -277,3 +277,36 @@ func httpMatchKey(m *gatewayv1.HTTPRouteMatch) string {
 	}{m.Method, hs, m.QueryParams})
 	return string(b)
 }
+
+// badHTTPMatches reports, and returns true for, matches of rules g that Kong refuses: a path
+// whose Kong path is invalid (a RegularExpression, or an Exact or PathPrefix value, which KIC
+// writes into a regex unescaped) or a RegularExpression header value PCRE2 does not compile.
+func (h *httpRouteCtx) badHTTPMatches(g []int) bool {
+	bad := false
+	for _, i := range g {
+		for j := range h.r.Spec.Rules[i].Matches {
+			m := &h.r.Spec.Rules[i].Matches[j]
+			field := "spec.rules[" + strconv.Itoa(i) + "].matches[" + strconv.Itoa(j) + "]"
+			if m.Path != nil {
+				for _, kp := range appendKongPaths(nil, m.Path) {
+					if why := kongPathProblem(*kp); why != "" {
+						h.t.problem(h.ref, field+".path.value", "Kong path %s %s; the rule's Kong service is skipped", quoteShort(*kp), why)
+						bad = true
+						break
+					}
+				}
+			}
+			for k, x := range m.Headers {
+				if x.Type == nil || *x.Type != gatewayv1.HeaderMatchRegularExpression {
+					continue
+				}
+				if why := pcreProblem(x.Value); why != "" {
+					h.t.problem(h.ref, field+".headers["+strconv.Itoa(k)+"].value",
+						"regex %s does not compile with PCRE2 (%s); the rule's Kong service is skipped", quoteShort(x.Value), why)
+					bad = true
+				}
+			}
+		}
+	}
+	return bad
+}

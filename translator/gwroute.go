@@ -103,9 +103,3 @@ func (t *translation) annotationPlugins(p *routePiece, ref store.Ref, obj store.
 		}
 	}
 }
-
-// routeSettingsFor parses the route annotations KIC reads on Gateway API routes (the Ingress
-// ones, applied to each Kong route the object makes).
-func (t *translation) routeSettingsFor(ref store.Ref, obj store.Object) *routeSettings {
-	return t.parseRouteSettingsFor(ref, obj, &routeSettings{})
-}

@@ -20,31 +20,6 @@ type routeGroup struct {
 	route *routeAlloc
 }
 
-// routeAlloc is a route with the values its own pointer fields point at, so that a typical
-// route costs one allocation (plus one for its name and id) instead of one per field. Nothing
-// modifies a route after translation.
-type routeAlloc struct {
-	r              document.Route
-	name, id, host string
-	hosts          [1]*string
-	paths          [2]*string
-}
-
-// addPath appends a Kong path; the list's first two entries live in the route's own storage,
-// and the path "/" (the most common) points at the shared default.
-func (a *routeAlloc) addPath(p string, slash *string) {
-	v := slash
-	if p != "/" {
-		v = kong.String(p)
-	}
-	if n := len(a.r.Paths); n < len(a.paths) {
-		a.paths[n] = v
-		a.r.Paths = a.paths[:n+1]
-		return
-	}
-	a.r.Paths = append(a.r.Paths, v)
-}
-
 // pathPos locates an Ingress path; its field paths are built only when a problem needs one.
 type pathPos struct{ rule, path int }
 

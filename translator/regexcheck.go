@@ -3,14 +3,15 @@ package translator
 import (
 	"errors"
 	"sort"
-	"strconv"
 	"strings"
-
-	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/kongsync/kongsync/internal/pcre"
 	"github.com/kongsync/kongsync/store"
 )
+
+// What Kong refuses in a route, whichever family made it: a path that is not a valid Kong path,
+// a header or path regex PCRE2 does not compile. One such route makes Kong refuse the whole
+// configuration, so families skip the route with a problem instead.
 
 // kongHeaderRegexPrefix marks a route header value as a regular expression; Kong compiles the
 // rest with PCRE2 (traditional router) or refuses the configuration for it (the default
@@ -57,53 +58,42 @@ func (t *translation) badHeaderRegexes(ref store.Ref, headers map[string][]strin
 	return bad
 }
 
-// badHTTPMatches reports, and returns true for, matches of rules g that Kong refuses: a path
-// whose Kong path is invalid (a RegularExpression, or an Exact or PathPrefix value, which KIC
-// writes into a regex unescaped) or a RegularExpression header value PCRE2 does not compile.
-func (h *httpRouteCtx) badHTTPMatches(g []int) bool {
-	bad := false
-	for _, i := range g {
-		for j := range h.r.Spec.Rules[i].Matches {
-			m := &h.r.Spec.Rules[i].Matches[j]
-			field := "spec.rules[" + strconv.Itoa(i) + "].matches[" + strconv.Itoa(j) + "]"
-			if m.Path != nil {
-				for _, kp := range appendKongPaths(nil, m.Path) {
-					if why := kongPathProblem(*kp); why != "" {
-						h.t.problem(h.ref, field+".path.value", "Kong path %s %s; the rule's Kong service is skipped", quoteShort(*kp), why)
-						bad = true
-						break
-					}
-				}
-			}
-			for k, x := range m.Headers {
-				if x.Type == nil || *x.Type != gatewayv1.HeaderMatchRegularExpression {
-					continue
-				}
-				if why := pcreProblem(x.Value); why != "" {
-					h.t.problem(h.ref, field+".headers["+strconv.Itoa(k)+"].value",
-						"regex %s does not compile with PCRE2 (%s); the rule's Kong service is skipped", quoteShort(x.Value), why)
-					bad = true
-				}
-			}
+// kongPathProblem says why Kong rejects route path kp, or "".
+func kongPathProblem(kp string) string {
+	if why := percentProblem(kp); why != "" {
+		return why
+	}
+	if strings.Contains(kp, "//") {
+		return "has an empty segment (Kong refuses //)"
+	}
+	if re, ok := strings.CutPrefix(kp, kongRegexPrefix); ok {
+		if !strings.HasPrefix(re, "/") {
+			return "is a regex path that does not start with ~/ (Kong requires it)"
+		}
+		if why := pcreProblem(re); why != "" {
+			return "is not a regular expression PCRE2 compiles (" + why + ")"
+		}
+		return ""
+	}
+	for _, seg := range strings.Split(kp, "/") {
+		if seg == "." || seg == ".." {
+			return "has a . or .. segment (Kong accepts only normalized paths)"
 		}
 	}
-	return bad
+	return ""
 }
 
-// badGRPCMatch reports, and returns true for, a GRPCRoute method match whose Kong path Kong
-// refuses (a RegularExpression service or method that PCRE2 does not compile).
-func (t *translation) badGRPCMatch(ref store.Ref, rule int, r *gatewayv1.GRPCRouteRule) bool {
-	for m := range r.Matches {
-		mm := r.Matches[m].Method
-		if mm == nil {
-			continue
-		}
-		kp := "~/" + grpcPathPart(mm.Type, mm.Service, ".+") + "/" + grpcPathPart(mm.Type, mm.Method, "")
-		if why := kongPathProblem(kp); why != "" {
-			t.problem(ref, "spec.rules["+strconv.Itoa(rule)+"].matches["+strconv.Itoa(m)+"].method",
-				"Kong path %s %s; the rule is skipped", quoteShort(kp), why)
-			return true
+// percentProblem is Kong's check of every route path, regex or not: a % must start a
+// two-hex-digit escape.
+func percentProblem(kp string) string {
+	for i := 0; i < len(kp); i++ {
+		if kp[i] == '%' && (i+2 >= len(kp) || !isHexDigit(kp[i+1]) || !isHexDigit(kp[i+2])) {
+			return "has a % that does not start a %XX escape (Kong refuses it)"
 		}
 	}
-	return false
+	return ""
+}
+
+func isHexDigit(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
 }

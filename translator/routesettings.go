@@ -8,6 +8,7 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kongsync/kongsync/document"
 	"github.com/kongsync/kongsync/store"
 )
 
@@ -214,4 +215,35 @@ func normalizeProtocols(r *kong.Route) {
 	if grpc {
 		r.StripPath = nil
 	}
+}
+
+// routeAlloc is a route with the values its own pointer fields point at, so that a typical
+// route costs one allocation (plus one for its name and id) instead of one per field. Nothing
+// modifies a route after translation.
+type routeAlloc struct {
+	r              document.Route
+	name, id, host string
+	hosts          [1]*string
+	paths          [2]*string
+}
+
+// addPath appends a Kong path; the list's first two entries live in the route's own storage,
+// and the path "/" (the most common) points at the shared default.
+func (a *routeAlloc) addPath(p string, slash *string) {
+	v := slash
+	if p != "/" {
+		v = kong.String(p)
+	}
+	if n := len(a.r.Paths); n < len(a.paths) {
+		a.paths[n] = v
+		a.r.Paths = a.paths[:n+1]
+		return
+	}
+	a.r.Paths = append(a.r.Paths, v)
+}
+
+// routeSettingsFor parses the route annotations KIC reads on Gateway API routes (the Ingress
+// ones, applied to each Kong route the object makes).
+func (t *translation) routeSettingsFor(ref store.Ref, obj store.Object) *routeSettings {
+	return t.parseRouteSettingsFor(ref, obj, &routeSettings{})
 }
