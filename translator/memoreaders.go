@@ -127,14 +127,19 @@ func (x *readersIndex[T]) changed(kg *kindGens, mask uint32, since uint64, out [
 }
 
 // readerSet are the readers of one read, in the order they were added: most reads have one,
-// kept without allocating. A read every upstream makes (our IngressClass, for its parameters)
-// has them all; seen keeps such a set free of repeats, without a quadratic search, as their
-// pieces are recomputed one change after another.
+// kept inline without allocating (a set is a map value: it stays small). A read every upstream
+// makes (our IngressClass, for its parameters) has them all; seen keeps such a set free of
+// repeats, without a quadratic search, as their pieces are recomputed one change after another.
 type readerSet[T comparable] struct {
 	first T
-	one   bool // first is set
-	more  []T
-	seen  map[T]struct{} // the members of more, once it is long
+	one   bool           // first is set
+	rest  *readerRest[T] // the readers after first; nil while there is one
+}
+
+// readerRest are the readers of a read after the first.
+type readerRest[T comparable] struct {
+	more []T
+	seen map[T]struct{} // the members of more, once it is long
 }
 
 // readersSeenAt is the length of more from which seen is kept.
@@ -144,19 +149,26 @@ func (r readerSet[T]) add(who T) readerSet[T] {
 	switch {
 	case !r.one:
 		r.first, r.one = who, true
+		return r
 	case r.first == who:
-	case r.seen != nil:
-		if _, ok := r.seen[who]; !ok {
-			r.seen[who] = struct{}{}
-			r.more = append(r.more, who)
+		return r
+	case r.rest == nil:
+		r.rest = &readerRest[T]{}
+	}
+	rest := r.rest
+	switch {
+	case rest.seen != nil:
+		if _, ok := rest.seen[who]; !ok {
+			rest.seen[who] = struct{}{}
+			rest.more = append(rest.more, who)
 		}
-	case slices.Contains(r.more, who): // fewer than readersSeenAt
+	case slices.Contains(rest.more, who): // fewer than readersSeenAt
 	default:
-		r.more = append(r.more, who)
-		if len(r.more) >= readersSeenAt {
-			r.seen = make(map[T]struct{}, len(r.more))
-			for _, m := range r.more {
-				r.seen[m] = struct{}{}
+		rest.more = append(rest.more, who)
+		if len(rest.more) >= readersSeenAt {
+			rest.seen = make(map[T]struct{}, len(rest.more))
+			for _, m := range rest.more {
+				rest.seen[m] = struct{}{}
 			}
 		}
 	}
@@ -165,33 +177,43 @@ func (r readerSet[T]) add(who T) readerSet[T] {
 
 // remove takes who out, keeping the others' order.
 func (r readerSet[T]) remove(who T) readerSet[T] {
-	if r.seen != nil {
-		delete(r.seen, who)
+	if !r.one {
+		return r
 	}
-	switch {
-	case !r.one:
-	case r.first == who && len(r.more) == 0:
-		return readerSet[T]{}
-	case r.first == who:
-		r.first, r.more = r.more[0], slices.Clone(r.more[1:])
-		delete(r.seen, r.first)
-	default:
-		r.more = slices.DeleteFunc(slices.Clone(r.more), func(m T) bool { return m == who })
+	if r.first == who {
+		if r.rest == nil || len(r.rest.more) == 0 {
+			return readerSet[T]{}
+		}
+		r.first = r.rest.more[0]
+		r.rest.more = slices.Delete(r.rest.more, 0, 1)
+		delete(r.rest.seen, r.first)
+		return r
+	}
+	if r.rest != nil {
+		r.rest.more = slices.DeleteFunc(r.rest.more, func(m T) bool { return m == who })
+		delete(r.rest.seen, who)
 	}
 	return r
 }
 
 func (r readerSet[T]) len() int {
-	if !r.one {
+	switch {
+	case !r.one:
 		return 0
+	case r.rest == nil:
+		return 1
 	}
-	return 1 + len(r.more)
+	return 1 + len(r.rest.more)
 }
 
 // appendTo appends the readers to out.
 func (r readerSet[T]) appendTo(out []T) []T {
-	if r.one {
-		out = append(out, r.first)
+	if !r.one {
+		return out
 	}
-	return append(out, r.more...)
+	out = append(out, r.first)
+	if r.rest != nil {
+		out = append(out, r.rest.more...)
+	}
+	return out
 }

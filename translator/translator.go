@@ -2,8 +2,9 @@
 // declarative config out (Engine.Build; BuildOnce for a cold build). It is pure: no clients,
 // clocks or loggers; the same snapshot always yields the same document, byte for byte, and
 // every object it cannot translate becomes a Problem instead of an error. A build is per-object
-// pieces, memoised by what they read, and one assemble pass (engine.go, memo.go, ingressstage.go;
-// docs/architecture.md).
+// pieces, memoised by what they read (memo.go), and one assemble pass whose stages run in the
+// order assemble.go lists them. Files sit in layers (engine, families by file prefix, shared
+// builders, core, vocabulary), declared in layers_test.go and drawn in docs/architecture.md.
 //
 // Semantics follow KIC v3.5.13's traditional router with FillIDs on, for the Ingress v1 family
 // (Ingress, IngressClass, Service, EndpointSlice, Secret) and the Kong CRDs kongsync reads.
@@ -29,7 +30,7 @@ type translation struct {
 	keep         bool // the engine keeps entities for the next build
 	defaultClass bool
 	problems     []Problem
-	parents      []ParentStatus // of the Gateway API routes, in visiting order (gwroute.go)
+	parents      []ParentStatus // of the Gateway API routes, in visiting order (gwstage.go)
 	routePieces  []*routePiece  // the served Gateway API routes' pieces, in visiting order
 	// streamPlugins are the konghq.com/plugins of the served TCPIngresses and UDPIngresses, per route.
 	streamPlugins []routePluginRef
