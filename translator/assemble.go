@@ -28,19 +28,21 @@ func (t *translation) assemble() Result {
 	t.translateDefaultBackend(ings, ps, served.defs, regrouped)
 	doc.CACertificates = t.caCertificates()
 	doc.Services, doc.Upstreams = t.emit(dirty, regrouped)
-	doc.Services, doc.Upstreams = t.gatewayPart(doc.Services, doc.Upstreams)
+	var in pluginInputs // what the family stages hand the plugin stage
+	doc.Services, doc.Upstreams, in.routePieces = t.gatewayPart(doc.Services, doc.Upstreams)
 	doc.Services, doc.Upstreams = t.streamPart(streams, doc.Services, doc.Upstreams)
 	t.countAttached()
-	t.settle(served, ps, regrouped)
+	in.prevPS, in.prevServed = t.settle(served, ps, regrouped)
 	t.complete = full && regrouped
 	doc.Certificates = t.buildCertificates()
-	t.groups = t.consumerGroups()
-	doc.ConsumerGroups = t.groups.list
-	t.consumerList = t.translateConsumers()
-	doc.Consumers, doc.ConsumerGroupConsumers = t.consumerList.consumers, t.consumerList.members
+	in.groups = t.consumerGroups()
+	doc.ConsumerGroups = in.groups.list
+	in.consumers = t.translateConsumers(in.groups)
+	doc.Consumers, doc.ConsumerGroupConsumers = in.consumers.consumers, in.consumers.members
 	sortDocument(doc)
 	doc.Services = t.dropAmbiguousPaths(doc.Services, ings, ps)
-	doc.Plugins = t.plugins(doc, served, ps)
+	in.served, in.ps = served, ps
+	doc.Plugins = t.plugins(doc, &in)
 	t.dropDuplicateIDs(doc)
 	t.classParamsProblems()
 	if document.IsEmpty(doc) {

@@ -88,6 +88,7 @@ type consumerEntry struct {
 type consumerWork struct {
 	t       *translation
 	st      *consumerStage
+	groups  *consumerGroupSet // this build's served groups, which memberships resolve against
 	queue   claimQueue
 	touched []*consumerEntry // whose output state may have changed
 }
@@ -96,9 +97,9 @@ type consumerWork struct {
 // controller serves, and their consumer group memberships. Output order is KIC's deckgen order:
 // by username, then custom_id, both ascending, a missing value first; memberships follow their
 // consumers, each consumer's in its listed order (KIC's DB-less conversion).
-func (t *translation) translateConsumers() consumerList {
+func (t *translation) translateConsumers(groups *consumerGroupSet) consumerList {
 	st := &t.memos.consumerStage
-	w := &consumerWork{t: t, st: st}
+	w := &consumerWork{t: t, st: st, groups: groups}
 	keys, ok := st.changedKeys(t)
 	switch {
 	case !ok:
@@ -106,7 +107,7 @@ func (t *translation) translateConsumers() consumerList {
 		st.rebuild(w)
 		st.stats = stats
 		st.stats.rebuilds++
-	case len(keys) == 0 && t.groups == st.groups:
+	case len(keys) == 0 && groups == st.groups:
 		st.replayProblems(t)
 		st.gen = t.gen
 		return st.list
@@ -119,7 +120,7 @@ func (t *translation) translateConsumers() consumerList {
 	w.claims()
 	st.output(w)
 	st.replayProblems(t)
-	st.gen, st.defaultClass, st.groups = t.gen, t.defaultClass, t.groups
+	st.gen, st.defaultClass, st.groups = t.gen, t.defaultClass, groups
 	return st.list
 }
 
@@ -319,11 +320,11 @@ func (st *consumerStage) output(w *consumerWork) {
 		st.out = mergeOut(st.out, in, leaving)
 	}
 	resolve := in
-	if w.t.groups != st.groups {
+	if w.groups != st.groups {
 		resolve, changed = st.out, true
 	}
 	for _, e := range resolve {
-		e.members, e.memberProbs = w.t.resolveMembers(e, w.t.groups)
+		e.members, e.memberProbs = w.t.resolveMembers(e, w.groups)
 		st.trackProblems(e)
 	}
 	if changed || st.gen == 0 {

@@ -13,7 +13,7 @@ import (
 // upstreams merged into the Ingress ones (both lists are by name, descending), and the route
 // statuses. The lists are kept between builds (gwKept) and patched when only a few pieces changed
 // without changing their entities' names.
-func (t *translation) gatewayPart(svcs []*document.Service, ups []*document.Upstream) ([]*document.Service, []*document.Upstream) {
+func (t *translation) gatewayPart(svcs []*document.Service, ups []*document.Upstream) ([]*document.Service, []*document.Upstream, []*routePiece) {
 	k := &t.memos.gw
 	all, ok := k.visitChanged(t)
 	if !ok {
@@ -22,12 +22,12 @@ func (t *translation) gatewayPart(svcs []*document.Service, ups []*document.Upst
 	if !t.keep || !k.patch(t, all) {
 		k.full(t, all)
 	}
-	t.parents, t.routePieces = k.parents, k.served
+	t.parents = k.parents
 	if len(k.svcs) == 0 && len(k.ups) == 0 {
-		return svcs, ups
+		return svcs, ups, k.served
 	}
 	return mergeDesc(svcs, k.svcs, func(s *document.Service) string { return *s.Name }),
-		mergeDesc(ups, k.ups, func(u *document.Upstream) string { return *u.Name })
+		mergeDesc(ups, k.ups, func(u *document.Upstream) string { return *u.Name }), k.served
 }
 
 // gwKept is what gatewayPart keeps from one build to the next: every route's piece in visiting

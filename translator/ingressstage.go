@@ -363,18 +363,19 @@ func readsOf[V any](e *entry[V]) *reads {
 }
 
 // settle records this build's stages for the next one.
-func (t *translation) settle(served *servedIngresses, ps []*ingressPiece, regrouped bool) {
+func (t *translation) settle(served *servedIngresses, ps []*ingressPiece, regrouped bool) (prevPS []*ingressPiece, prevServed *servedIngresses) {
 	if !t.keep {
-		return
+		return nil, nil
 	}
 	st := &t.memos.stages
 	if regrouped {
 		st.svcMask = 0
 	}
-	t.prevPS, t.prevServed = st.ps, st.served
+	prevPS, prevServed = st.ps, st.served
 	st.gen, st.served, st.ps, st.epoch = t.gen, served, ps, t.memos.idents.epoch
 	st.groupGen, st.defaultRoute = t.groupGen, t.defaultRoute
 	st.svcMask |= t.svcMask
+	return prevPS, prevServed
 }
 
 // resolvesCerts reports whether a Kong service's Service names a client certificate or CA

@@ -6,11 +6,6 @@ package translator
 var layerDebts = []string{
 	"translator.go -> certca.go",
 	"translator.go -> classparams.go",
-	"translator.go -> consumer.go",
-	"translator.go -> consumergroup.go",
 	"translator.go -> engine.go",
-	"translator.go -> gwroute.go",
-	"translator.go -> ingress.go",
-	"translator.go -> ingressclass.go",
 	"translator.go -> certtls.go",
 }

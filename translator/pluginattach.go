@@ -34,12 +34,12 @@ type pluginCombo struct{ service, route, consumer, group string }
 // document, then the
 // global KongClusterPlugins, into KIC's top-level plugin list. It is part of assemble and runs
 // whole on every build, from doc and the pieces (templates, the objects with the annotation).
-func (t *translation) buildPlugins(doc *document.Document) []*document.Plugin {
+func (t *translation) buildPlugins(doc *document.Document, in *pluginInputs) []*document.Plugin {
 	rels := map[pluginRef]*pluginRels{}
 	t.collectServiceRels(doc, rels)
-	t.collectRouteRels(doc, rels)
-	t.collectConsumerRels(rels)
-	t.collectGroupRels(rels)
+	t.collectRouteRels(doc, rels, in.routePieces)
+	t.collectConsumerRels(rels, in.consumers)
+	t.collectGroupRels(rels, in.groups)
 	keys := make([]pluginRef, 0, len(rels))
 	for k := range rels {
 		keys = append(keys, k)

@@ -48,8 +48,8 @@ func (t *translation) collectServiceRels(doc *document.Document, rels map[plugin
 
 // collectRouteRels adds every route of each served Ingress with konghq.com/plugins (its
 // references parsed once).
-func (t *translation) collectRouteRels(doc *document.Document, rels map[pluginRef]*pluginRels) {
-	for _, p := range t.routePieces {
+func (t *translation) collectRouteRels(doc *document.Document, rels map[pluginRef]*pluginRels, routePieces []*routePiece) {
+	for _, p := range routePieces {
 		for _, pr := range p.plugins {
 			t.addRel(rels, pr.plugin, relRoute, pluginTarget{name: pr.route, referrer: pr.referrer})
 		}
@@ -77,8 +77,8 @@ func (t *translation) collectRouteRels(doc *document.Document, rels map[pluginRe
 
 // collectConsumerRels adds the Kong consumers whose KongConsumer has konghq.com/plugins (listed
 // by translateConsumers, so that the consumers without are not visited).
-func (t *translation) collectConsumerRels(rels map[pluginRef]*pluginRels) {
-	for _, e := range t.consumerList.plugins {
+func (t *translation) collectConsumerRels(rels map[pluginRef]*pluginRels, consumers consumerList) {
+	for _, e := range consumers.plugins {
 		if e.out.Username == nil {
 			t.problem(e.ref, annotationField(annPlugins), "a consumer without username can carry no plugins "+
 				"in a declarative config (Kong resolves a plugin's consumer by username or id, and only "+
@@ -93,11 +93,11 @@ func (t *translation) collectConsumerRels(rels map[pluginRef]*pluginRels) {
 }
 
 // collectGroupRels adds the served consumer groups with konghq.com/plugins.
-func (t *translation) collectGroupRels(rels map[pluginRef]*pluginRels) {
-	if t.groups == nil {
+func (t *translation) collectGroupRels(rels map[pluginRef]*pluginRels, groups *consumerGroupSet) {
+	if groups == nil {
 		return
 	}
-	for _, e := range t.groups.plugins {
+	for _, e := range groups.plugins {
 		target := pluginTarget{name: e.obj.Name, referrer: e.ref}
 		for _, r := range parsePluginRefs(e.obj.Annotations[annPlugins], e.obj.Namespace) {
 			t.addRel(rels, r, relConsumerGroup, target)

@@ -8,6 +8,17 @@ import (
 	"github.com/kongsync/kongsync/store"
 )
 
+// pluginInputs are what the family stages hand the plugin stage, which assemble runs last: the
+// served Ingresses and their pieces (this build's and the last build's), the served Gateway API
+// route pieces, the served consumer groups and the consumers' part of the document.
+type pluginInputs struct {
+	served, prevServed *servedIngresses
+	ps, prevPS         []*ingressPiece
+	routePieces        []*routePiece
+	groups             *consumerGroupSet
+	consumers          consumerList
+}
+
 // pluginStage is what the last build's plugin stage kept: its output, and what that output was
 // made of, so that a build that changed none of it reuses the plugins whole.
 type pluginStage struct {
@@ -40,24 +51,25 @@ var pluginKinds = kindBit(store.KindKongPlugin) | kindBit(store.KindKongClusterP
 // of changed: no kind in pluginKinds, the same annotated consumers, the same annotated Ingresses
 // (served.plugins), the same Kong services (the emit stage patched, nothing dropped either
 // time), and the changed pieces' routes of the same names where their Ingress is annotated.
-func (t *translation) plugins(doc *document.Document, served *servedIngresses, ps []*ingressPiece) []*document.Plugin {
+func (t *translation) plugins(doc *document.Document, in *pluginInputs) []*document.Plugin {
 	st := &t.memos.pluginStage
-	if t.keep && st.pluginsGen == t.gen-1 && t.emitted && !t.dropped && t.prevServed != nil &&
-		sameMap(served.plugins, t.prevServed.plugins) &&
-		t.memos.kinds.unchangedSince(pluginKinds|st.pluginMask, st.pluginsGen) && samePluginRoutes(served, t.prevPS, ps, t.changed) &&
-		slices.Equal(st.routePieces, t.routePieces) && slices.Equal(st.consumerPlugins, t.consumerList.plugins) {
+	if t.keep && st.pluginsGen == t.gen-1 && t.emitted && !t.dropped && in.prevServed != nil &&
+		sameMap(in.served.plugins, in.prevServed.plugins) &&
+		t.memos.kinds.unchangedSince(pluginKinds|st.pluginMask, st.pluginsGen) &&
+		samePluginRoutes(in.served, in.prevPS, in.ps, t.changed) &&
+		slices.Equal(st.routePieces, in.routePieces) && slices.Equal(st.consumerPlugins, in.consumers.plugins) {
 		t.problems = append(t.problems, st.pluginProblems...)
 		st.pluginsGen = t.gen
 		return st.plugins
 	}
 	before := len(t.problems)
 	t.memos.plugins.takeMask()
-	out := t.buildPlugins(doc)
+	out := t.buildPlugins(doc, in)
 	if t.keep {
 		st.pluginMask = t.memos.plugins.takeMask()
 		st.plugins, st.pluginProblems = out, slices.Clone(t.problems[before:])
-		st.routePieces = slices.Clone(t.routePieces)
-		st.consumerPlugins = t.consumerList.plugins
+		st.routePieces = slices.Clone(in.routePieces)
+		st.consumerPlugins = in.consumers.plugins
 		st.pluginsGen = 0
 		if !t.dropped {
 			st.pluginsGen = t.gen

@@ -31,11 +31,8 @@ type translation struct {
 	defaultClass bool
 	problems     []Problem
 	parents      []ParentStatus // of the Gateway API routes, in visiting order (gwstage.go)
-	routePieces  []*routePiece  // the served Gateway API routes' pieces, in visiting order
 	// streamPlugins are the konghq.com/plugins of the served TCPIngresses and UDPIngresses, per route.
 	streamPlugins []routePluginRef
-	groups        *consumerGroupSet // the served KongConsumerGroups
-	consumerList  consumerList      // the served KongConsumers' part of the document
 	gateways      []GatewayStatus
 	defaults      *defaultValues
 	ids           *idSpaces
@@ -49,9 +46,6 @@ type translation struct {
 	changed  []int  // the served positions whose piece changed since the last build
 	emitted  bool   // the service and upstream lists were patched, not walked (ingressstage.go)
 	dropped  bool   // dropAmbiguousPaths dropped paths
-	// prevPS and prevServed are the last build's served pieces and list (ingressstage.go).
-	prevPS     []*ingressPiece
-	prevServed *servedIngresses
 
 	certs      map[string]*certEntry // by "namespace/name" of the Secret
 	certOrder  []*certEntry          // Secrets that produce certificates, in claim order
