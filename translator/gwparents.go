@@ -255,3 +255,42 @@ func (p *routePiece) refuse(msg string) {
 		}
 	}
 }
+
+// parentPorts are the ports of the listeners of protocol that the route's parentRefs name
+// (sectionName, when given), over every parent Gateway found, in parentRef and listener order:
+// KIC's getGatewayListeningPorts, which neither checks the class nor allowedRoutes.
+func (t *translation) parentPorts(ref store.Ref, parents []gatewayv1.ParentReference, protocol gatewayv1.ProtocolType) []int32 {
+	var ports []int32
+	t.parentListeners(ref, parents, func(l *gatewayv1.Listener) {
+		if l.Protocol == protocol {
+			ports = append(ports, int32(l.Port))
+		}
+	})
+	return ports
+}
+
+// parentListeners calls f with every listener of the route's parent Gateways that its
+// parentRefs select by sectionName (when given), in parentRef and listener order; parentRefs to
+// Gateways not found are passed over. It returns false when one was not found.
+func (t *translation) parentListeners(ref store.Ref, parents []gatewayv1.ParentReference, f func(*gatewayv1.Listener)) bool {
+	all := true
+	for i := range parents {
+		pr := &parents[i]
+		ns := ref.Namespace
+		if pr.Namespace != nil && *pr.Namespace != "" {
+			ns = string(*pr.Namespace)
+		}
+		o, ok := t.snap.Get(store.Ref{Kind: store.KindGateway, Namespace: ns, Name: string(pr.Name)})
+		if !ok {
+			all = false
+			continue
+		}
+		ls := o.(*gatewayv1.Gateway).Spec.Listeners
+		for j := range ls {
+			if pr.SectionName == nil || *pr.SectionName == ls[j].Name {
+				f(&ls[j])
+			}
+		}
+	}
+	return all
+}
