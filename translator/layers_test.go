@@ -39,6 +39,8 @@ var (
 func family(name string) layer { return layer{rank: 4, family: name} }
 
 var layers = map[string]layer{
+	// The plugin stage attaches plugins to what every family made, so it sits with the engine;
+	// the plugin family is the plugin pieces.
 	"engine.go":       engineLayer,
 	"assemble.go":     engineLayer,
 	"check.go":        engineLayer,
@@ -95,9 +97,6 @@ var layers = map[string]layer{
 
 	"translator.go":  coreLayer,
 	"api.go":         coreLayer,
-	"defaults.go":    vocabLayer,
-	"refs.go":        vocabLayer,
-	"pluginref.go":   vocabLayer,
 	"memo.go":        coreLayer,
 	"memoreaders.go": coreLayer,
 	"memoview.go":    coreLayer,
@@ -111,7 +110,10 @@ var layers = map[string]layer{
 	"ids.go":         vocabLayer,
 	"pathcheck.go":   vocabLayer,
 	"sort.go":        vocabLayer,
-	"gwtransform.go": vocabLayer,
+	"defaults.go":    vocabLayer,
+	"refs.go":        vocabLayer,
+	"pluginref.go":   vocabLayer,
+	"gwtransform.go": vocabLayer, // the Gateway API's transforms of names and matches, pure
 }
 
 // TestLayers fails when a file references a file of a higher layer or another family's file
