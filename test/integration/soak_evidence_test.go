@@ -87,7 +87,7 @@ func (s *soak) finish() {
 			}
 			continue
 		}
-		for _, ns := range s.world.namespaces {
+		for _, ns := range s.world.watched() {
 			// Services have no DeleteCollection: delete what a list finds, one by one.
 			list, err := ri.Namespace(ns).List(ctx, metav1.ListOptions{})
 			if err != nil {
@@ -100,7 +100,7 @@ func (s *soak) finish() {
 	}
 	_ = admin.CoreV1().Services(s.kongNS).Delete(ctx, "kong-admin", metav1.DeleteOptions{})
 	_ = admin.DiscoveryV1().EndpointSlices(s.kongNS).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{})
-	for _, ns := range append([]string{s.kongNS}, s.world.namespaces...) {
+	for _, ns := range append([]string{s.kongNS}, s.world.watched()...) {
 		_ = admin.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{})
 	}
 	s.procs.closeLogs()
