@@ -119,22 +119,28 @@ func soakPairs(t *testing.T, prefix string) []tlsPair {
 	t.Helper()
 	var out []tlsPair
 	for i := range 3 {
-		key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-		if err != nil {
-			t.Fatal(err)
-		}
 		tmpl := &x509.Certificate{SerialNumber: big.NewInt(int64(i + 1)), Subject: pkix.Name{CommonName: "*." + prefix + ".example.com"},
 			DNSNames: []string{"*." + prefix + ".example.com"}, NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour)}
-		der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-		if err != nil {
-			t.Fatal(err)
-		}
+		cert, key := selfSignedAs(t, tmpl)
 		kder, err := x509.MarshalECPrivateKey(key)
 		if err != nil {
 			t.Fatal(err)
 		}
-		out = append(out, tlsPair{cert: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
-			key: pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder})})
+		out = append(out, tlsPair{cert: cert, key: pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder})})
 	}
 	return out
+}
+
+// selfSignedAs is tmpl signed by a new P-256 key of its own: the PEM certificate and the key.
+func selfSignedAs(t *testing.T, tmpl *x509.Certificate) ([]byte, *ecdsa.PrivateKey) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), key
 }
