@@ -87,6 +87,7 @@ func selfIsolationDiffs(t *testing.T, manifests string) (diffs []string, evilEnt
 
 func TestSoakSelfIsolationHolds(t *testing.T) {
 	diffs, evil := selfIsolationDiffs(t, selfIsolationWorld("2024-02-01T00:00:00Z"))
+	t.Logf("%d entities of the hostile namespace left out", evil)
 	if len(diffs) > 0 {
 		t.Errorf("a younger hostile consumer changed the victim's translation: %v", diffs)
 	}
@@ -99,6 +100,7 @@ func TestSoakSelfIsolationHolds(t *testing.T) {
 // so the victim's consumer is skipped: the check must say so.
 func TestSoakSelfIsolationCatchesTakeover(t *testing.T) {
 	diffs, _ := selfIsolationDiffs(t, selfIsolationWorld("2023-12-01T00:00:00Z"))
+	t.Logf("%d differences: %v", len(diffs), diffs)
 	var config, problem bool
 	for _, d := range diffs {
 		config = config || (strings.HasPrefix(d, "config: ") && strings.Contains(d, "victim-user") && strings.HasSuffix(d, "only without the hostile tenant"))

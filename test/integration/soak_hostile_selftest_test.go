@@ -3,6 +3,7 @@
 package integration
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -14,9 +15,12 @@ import (
 
 	"gopkg.in/yaml.v3"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/client-go/dynamic"
 )
 
 // The hostile tenant's generators: every object stays legal for the API server, and each
@@ -195,4 +199,30 @@ func depth(v any) int {
 		return d + 1
 	}
 	return 0
+}
+
+// The real API server takes every attack's objects (three draws each), the victim's and the
+// tenant's stable objects: none is refused, so every class reaches kongsync in the soak.
+func TestSoakSelfHostileAppliesOnAPIServer(t *testing.T) {
+	installKongCRDs(t)
+	installGatewayCRDs(t, "standard")
+	w := selfWorld(t)
+	w.evil.ns, w.evil.victimNS = newNamespace(t), newNamespace(t)
+	dyn := dynamic.NewForConfigOrDie(plane.RestConfig())
+	objs := append(w.victimObjects(), w.hostileBase()...)
+	for _, a := range attacks() {
+		for seed := range uint64(3) {
+			objs = append(objs, a.gen(w, rand.New(rand.NewPCG(seed, 11)))...)
+		}
+	}
+	ctx := ctxT(t)
+	for _, o := range objs {
+		k, ns, name := w.kindFor(o["kind"].(string)), o["metadata"].(map[string]any)["namespace"].(string), objName(o)
+		ri := dyn.Resource(k.gvr()).Namespace(ns)
+		u := &unstructured.Unstructured{Object: toData(o)}
+		if _, err := ri.Apply(ctx, name, u, metav1.ApplyOptions{FieldManager: "soak", Force: true}); err != nil {
+			t.Errorf("%s %s/%s refused: %.300v", k.kind, ns, name, err)
+		}
+		t.Cleanup(func() { _ = ri.Delete(context.Background(), name, metav1.DeleteOptions{}) })
+	}
 }
