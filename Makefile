@@ -3,7 +3,7 @@ GO        ?= go
 BIN       ?= bin
 CP_BIN    ?= $(HOME)/.cache/kongsync/control-plane/bin
 
-.PHONY: build image dump test test-unit test-integration test-integration-race control-plane soak bench bench-live kic-compat fmt vet
+.PHONY: build image dump test test-unit test-integration test-integration-race control-plane soak bench bench-live bench-compare kic-compat fmt vet
 
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
@@ -71,6 +71,14 @@ bench:
 	$(GO) test -run '^$$' -bench '/n=100000$$' -benchtime 1x -benchmem -count $(BENCH_COUNT) -timeout 60m ./internal/perf/ | tee -a $(BENCH_OUT)
 	$(GO) test -run '^$$' -bench 'Decode|Dump|Incremental' -benchmem -benchtime 3x -count $(BENCH_COUNT) -timeout 60m ./store/ ./internal/perf/ | tee -a $(BENCH_OUT)
 	$(BENCHSTAT) $(BENCH_OUT)
+
+# Before/after of the engine (issue 21): BASE's and the working tree's benchmark binaries and
+# kongsync, run interleaved; benchstat's table and whole-process dump time and RSS at 10k
+# (docs/benchmarks.md). ROUNDS, BENCH, BENCHTIME, N and OUT tune it (hack/bench-compare.sh).
+BASE ?=
+bench-compare:
+	@test -n "$(BASE)" || { echo "usage: make bench-compare BASE=<git ref>" >&2; exit 2; }
+	BENCHSTAT="$(BENCHSTAT)" hack/bench-compare.sh $(BASE)
 
 kic-compat: build
 	../shared/tools/kic-compat.sh -- ./$(BIN)/kongsync dump -f

@@ -51,7 +51,7 @@ plugin: rate-limiting
 configFrom: {secretKeyRef: {name: limits, key: config}}
 `
 
-func newTestValidator(t *testing.T, synced bool, namespaces ...string) *Validator {
+func newTestValidator(t testing.TB, synced bool, namespaces ...string) *Validator {
 	t.Helper()
 	objs, notes, err := store.DecodeManifests("cluster", strings.NewReader(cluster))
 	if err != nil || len(notes) > 0 {

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/kongsync/kongsync/internal/safetext"
 )
 
 // CompareOptions tune Compare.
@@ -15,6 +17,13 @@ type CompareOptions struct {
 	// Strict also reports fields only the actual configuration has. Without it, such fields
 	// are taken as Kong's: a real Kong's export fills in every default and timestamp.
 	Strict bool
+	// ShowSecrets compares and prints the values of secret fields (SecretFields) as they are.
+	// Without it they are redacted on both sides, as /debug/config redacts them: each is
+	// compared by its digest under SecretKey, so a changed password is still a difference,
+	// printed as RedactedText, and a key-auth key naming its credential is shown as its digest.
+	ShowSecrets bool
+	// SecretKey keys those digests; nil: a fresh random key (NewSecretKey) for this call.
+	SecretKey []byte
 }
 
 // Difference is one way an actual configuration (Kong's) differs from the expected one.
@@ -25,20 +34,29 @@ type Difference struct {
 	// Entity is the entity's type and natural key, e.g. "route default.web.web.example.com.80".
 	Entity string
 	// Field is the differing field's path ("" for a whole entity); Expected and Actual its
-	// values as short JSON ("" when absent).
+	// values as short JSON ("" when absent), RedactedText for a secret.
 	Field, Expected, Actual string
+	// Redacted says the field is a secret whose values are not shown.
+	Redacted bool
 }
 
-// String renders a difference on one line.
+// RedactedDiffers is what a comparison prints for a secret set on both sides to different values.
+const RedactedDiffers = "<redacted, differs>"
+
+// String renders a difference on one line, escaped (safetext): entity names and config keys come
+// from objects and may hold control characters.
 func (d Difference) String() string {
 	switch d.Op {
 	case "-":
-		return fmt.Sprintf("- %s: only in the expected configuration", d.Entity)
+		return safetext.Escape(fmt.Sprintf("- %s: only in the expected configuration", d.Entity))
 	case "+":
-		return fmt.Sprintf("+ %s: only in the actual configuration", d.Entity)
+		return safetext.Escape(fmt.Sprintf("+ %s: only in the actual configuration", d.Entity))
+	}
+	if d.Redacted && d.Expected != "" && d.Actual != "" {
+		return safetext.Escape(fmt.Sprintf("~ %s: %s: %s", d.Entity, d.Field, RedactedDiffers))
 	}
 	exp, act := orUnset(d.Expected), orUnset(d.Actual)
-	return fmt.Sprintf("~ %s: %s: expected %s, actual %s", d.Entity, d.Field, exp, act)
+	return safetext.Escape(fmt.Sprintf("~ %s: %s: expected %s, actual %s", d.Entity, d.Field, exp, act))
 }
 
 func orUnset(s string) string {
@@ -55,8 +73,18 @@ func orUnset(s string) string {
 // key instead of id, absent, null and empty values are the same, created_at and updated_at
 // are ignored. Lists of values keep their order. Differences come sorted by entity type
 // (parents first), key and field.
+//
+// Secret fields are redacted unless opts.ShowSecrets (see CompareOptions).
 func Compare(expected, actual map[string]any, opts CompareOptions) []Difference {
-	exp, act := index(flatten(expected, opts.IgnoreIDs)), index(flatten(actual, opts.IgnoreIDs))
+	var mask func(any) any
+	if !opts.ShowSecrets {
+		key := opts.SecretKey
+		if key == nil {
+			key = NewSecretKey()
+		}
+		mask = secretMasker(key)
+	}
+	exp, act := index(flatten(expected, opts.IgnoreIDs, mask)), index(flatten(actual, opts.IgnoreIDs, mask))
 	var out []Difference
 	for _, id := range unionKeys(exp, act) {
 		e, a := exp[id], act[id]
@@ -143,15 +171,25 @@ func compareFields(id string, exp, act map[string]any, strict bool) []Difference
 	var out []Difference
 	walk("", exp, act, strict, func(path string, e, a any) {
 		d := Difference{Op: "~", Entity: id, Field: path}
-		if e != nil {
-			d.Expected = shortValue(e, 160)
-		}
-		if a != nil {
-			d.Actual = shortValue(a, 160)
-		}
+		var eSecret, aSecret bool
+		d.Expected, eSecret = valueText(e)
+		d.Actual, aSecret = valueText(a)
+		d.Redacted = eSecret || aSecret
 		out = append(out, d)
 	})
 	return out
+}
+
+// valueText is a field's value as printed: short JSON, RedactedText for a secret's digest, ""
+// when absent.
+func valueText(v any) (string, bool) {
+	switch v.(type) {
+	case nil:
+		return "", false
+	case secretDigest:
+		return RedactedText, true
+	}
+	return shortValue(v, 160), false
 }
 
 // walk calls diff for each path where exp and act differ. Objects are compared key by key;

@@ -2,6 +2,8 @@ package document
 
 import (
 	"encoding/json"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -68,7 +70,7 @@ func TestCompareReportsEachDifference(t *testing.T) {
 	act["certificates"].([]any)[0].(map[string]any)["id"] = "c2" // another certificate
 	act["snis"].([]any)[0].(map[string]any)["certificate"] = map[string]any{"id": "c2"}
 	var got []string
-	for _, d := range Compare(exp, act, CompareOptions{}) {
+	for _, d := range Compare(exp, act, CompareOptions{ShowSecrets: true}) {
 		got = append(got, d.String())
 	}
 	want := []string{
@@ -89,5 +91,89 @@ func TestCompareReportsEachDifference(t *testing.T) {
 		if strings.HasPrefix(d.Entity, "certificate") || strings.HasPrefix(d.Entity, "sni") {
 			t.Errorf("with ids ignored: %s", d)
 		}
+	}
+}
+
+// Secrets are compared, never shown: on both sides (what Kong holds, what the manifests make)
+// each secret field of secretFields is replaced by a digest under a key; a changed value is a
+// difference printed "<redacted, differs>", a key-auth key naming its credential is its digest,
+// and the same key gives the same digests, another key others. ShowSecrets shows them.
+func TestCompareRedactsSecrets(t *testing.T) {
+	const exp = `{"certificates":[{"id":"c1","cert":"CERT","key":"OLD-PRIVATE-KEY"}],
+	 "consumers":[{"username":"alice",
+	   "basicauth_credentials":[{"username":"alice","password":"hunter2"}],
+	   "hmacauth_credentials":[{"username":"alice-h","secret":"hmac-old"}],
+	   "jwt_secrets":[{"key":"issuer","secret":"jwt-old","algorithm":"HS256"}],
+	   "keyauth_credentials":[{"key":"api-key-one"}],
+	   "oauth2_credentials":[{"client_id":"cid","client_secret":"oauth-old","name":"app"}]}]}`
+	act := strings.NewReplacer("OLD-PRIVATE-KEY", "NEW-PRIVATE-KEY", "hunter2", "hunter3", "hmac-old", "hmac-new",
+		"jwt-old", "jwt-new", "api-key-one", "api-key-two", "oauth-old", "oauth-new").Replace(exp)
+	key := []byte("fixed")
+	diffs := Compare(decode(t, exp), decode(t, act), CompareOptions{SecretKey: key})
+	var lines []string
+	for _, d := range diffs {
+		lines = append(lines, d.String())
+	}
+	text := strings.Join(lines, "\n")
+	var buf strings.Builder
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(Report(diffs))
+	b := buf.String()
+	for _, secret := range []string{"PRIVATE-KEY", "hunter", "hmac-", "jwt-", "api-key-", "oauth-"} {
+		if strings.Contains(text, secret) || strings.Contains(b, secret) {
+			t.Errorf("%q shown:\n%s\n%s", secret, text, b)
+		}
+	}
+	digest := func(s string) string { return string(secretMasker(key)(s).(secretDigest)) }
+	want := []string{
+		"~ certificate c1: key: <redacted, differs>",
+		"~ basicauth_credential alice (consumer alice): password: <redacted, differs>",
+		"~ hmacauth_credential alice-h (consumer alice): secret: <redacted, differs>",
+		"~ jwt_secret issuer (consumer alice): secret: <redacted, differs>",
+		"- keyauth_credential <redacted:" + digest("api-key-one") + "> (consumer alice): only in the expected configuration",
+		"+ keyauth_credential <redacted:" + digest("api-key-two") + "> (consumer alice): only in the actual configuration",
+		"~ oauth2_credential cid (consumer alice): client_secret: <redacted, differs>",
+	}
+	slices.Sort(want)
+	slices.Sort(lines)
+	if !slices.Equal(lines, want) {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
+	}
+	if !strings.Contains(b, `{"field":"password","expected":"<redacted>","actual":"<redacted>","redacted":true}`) {
+		t.Errorf("JSON report: %s", b)
+	}
+	if d := Compare(decode(t, exp), decode(t, exp), CompareOptions{}); len(d) != 0 {
+		t.Errorf("equal secrets differ: %v", d)
+	}
+	// A secret only one side sets: the other side is "(unset)".
+	gone := strings.Replace(exp, `,"password":"hunter2"`, "", 1)
+	d := Compare(decode(t, exp), decode(t, gone), CompareOptions{})
+	if len(d) != 1 || d[0].String() != "~ basicauth_credential alice (consumer alice): password: expected <redacted>, actual (unset)" {
+		t.Errorf("one side unset: %v", d)
+	}
+	// Without a key, each comparison draws its own: digests are not comparable across runs.
+	a, b2 := Compare(decode(t, exp), decode(t, act), CompareOptions{}), Compare(decode(t, exp), decode(t, act), CompareOptions{})
+	if fmt.Sprint(a) == fmt.Sprint(b2) {
+		t.Error("two comparisons without a key gave the same digests")
+	}
+	shown := Compare(decode(t, exp), decode(t, act), CompareOptions{ShowSecrets: true})
+	if !strings.Contains(fmt.Sprint(shown), `expected "hunter2", actual "hunter3"`) {
+		t.Errorf("ShowSecrets: %v", shown)
+	}
+}
+
+// Names and config keys from objects reach the text escaped; values are JSON (escaped by
+// encoding/json) but for the format characters JSON leaves alone.
+func TestDifferenceStringEscapes(t *testing.T) {
+	d := Difference{Op: "~", Entity: "route ns.\x1b[2Jweb\r", Field: "config.a\u202eb", Expected: "\"x\u2066\"", Actual: `"y"`}
+	got := d.String()
+	for _, raw := range []string{"\x1b", "\r", "\u202e", "\u2066"} {
+		if strings.Contains(got, raw) {
+			t.Errorf("%q holds %q raw", got, raw)
+		}
+	}
+	if want := `~ route ns.\x1b[2Jweb\r: config.a\u202eb: expected "x\u2066", actual "y"`; got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }

@@ -21,7 +21,9 @@ const EmptyHash = "00000000000000000000000000000000"
 // JSON encodes the document compactly. The bytes are what the sync loop sends as the "config"
 // string, so Kong's configuration_hash is Hash of them.
 //
-// The bytes are encoding/json's for the whole document (HTML left unescaped). To use every CPU
+// The bytes are encoding/json's for the whole document (HTML left unescaped), except that the
+// characters YAML readers refuse or fold inside a quoted string (yamlUnsafe: DEL, C1 controls,
+// U+FFFE, U+FFFF) are written as \u escapes, so that YAML tools read the JSON as Kong does. To use every CPU
 // and to avoid growing one buffer through many doublings, each top-level list is split into
 // contiguous runs encoded concurrently into their own buffers, then joined in order; an item's
 // encoding does not depend on its neighbours, so the result is the same.
@@ -187,6 +189,9 @@ func encodeRun(list reflect.Value, from, to int) ([][]byte, error) {
 // scratch) serve the items encoding/json encodes.
 func appendItem(dst []byte, scratch *bytes.Buffer, enc *json.Encoder, item any) ([]byte, error) {
 	if b, ok, err := appendFast(dst, item); ok {
+		if yamlUnsafe(b[len(dst):]) >= 0 {
+			b = append(b[:len(dst)], appendYAMLSafe(nil, b[len(dst):])...)
+		}
 		return b, err
 	}
 	scratch.Reset()
@@ -196,11 +201,24 @@ func appendItem(dst []byte, scratch *bytes.Buffer, enc *json.Encoder, item any) 
 	return append(dst, scratch.Bytes()...), nil
 }
 
-// encodeItem appends one list item's JSON: services and upstreams by appendFast, other items
+// encodeItem appends one list item's JSON (encodeItemRaw's) with what YAML readers refuse raw
+// escaped (appendYAMLSafe).
+func encodeItem(buf *bytes.Buffer, enc *json.Encoder, item any) error {
+	start := buf.Len()
+	err := encodeItemRaw(buf, enc, item)
+	if tail := buf.Bytes()[start:]; yamlUnsafe(tail) >= 0 {
+		safe := appendYAMLSafe(nil, tail)
+		buf.Truncate(start)
+		buf.Write(safe)
+	}
+	return err
+}
+
+// encodeItemRaw appends one list item's JSON: services and upstreams by appendFast, other items
 // by encoding/json. Items with their own MarshalJSON are
 // appended as it returns them: encoding/json would only copy them through its compactor, and
 // this package's MarshalJSON methods return compact JSON (TestJSONEqualsWholeEncode checks).
-func encodeItem(buf *bytes.Buffer, enc *json.Encoder, item any) error {
+func encodeItemRaw(buf *bytes.Buffer, enc *json.Encoder, item any) error {
 	if b, ok, err := appendFast(buf.AvailableBuffer(), item); ok {
 		buf.Write(b)
 		return err
@@ -310,10 +328,13 @@ func (e *yamlEmitter) slowChunk(key string, value []byte, dropKey bool) error {
 	return nil
 }
 
+// yamlEncode is yaml.v3's encoding of a JSON tree (indent 2), with the strings it would write
+// in a way YAML readers misread double-quoted (quoteMisread).
 func yamlEncode(tree any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)
+	tree, _ = quoteMisread(tree)
 	if err := enc.Encode(tree); err != nil {
 		return nil, fmt.Errorf("encode config as YAML: %w", err)
 	}

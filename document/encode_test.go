@@ -264,7 +264,7 @@ func TestJSONEqualsWholeEncode(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !bytes.Equal(got, bytes.TrimSuffix(want.Bytes(), []byte("\n"))) {
+		if !bytes.Equal(got, appendYAMLSafe(nil, bytes.TrimSuffix(want.Bytes(), []byte("\n")))) {
 			t.Fatalf("%s: JSON differs from encoding/json:\n got %s\nwant %s", name, got, want.Bytes())
 		}
 	}

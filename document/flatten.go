@@ -67,12 +67,15 @@ type entities struct {
 	byName map[string]*entity
 	// ignoreIDs keys certificates by their PEM instead of their id.
 	ignoreIDs bool
+	// mask, when set, replaces the value of each secret field (secretFields) as it is read.
+	mask func(any) any
 }
 
 // flatten reads a decoded configuration; unknown top-level keys that hold lists of objects
-// become entities of that name, other keys (_format_version, _transform) are ignored.
-func flatten(doc map[string]any, ignoreIDs bool) *entities {
-	es := &entities{byID: map[string]*entity{}, byName: map[string]*entity{}, ignoreIDs: ignoreIDs}
+// become entities of that name, other keys (_format_version, _transform) are ignored. mask, if
+// not nil, replaces secret values before anything (keys included) is derived from them.
+func flatten(doc map[string]any, ignoreIDs bool, mask func(any) any) *entities {
+	es := &entities{byID: map[string]*entity{}, byName: map[string]*entity{}, ignoreIDs: ignoreIDs, mask: mask}
 	for _, k := range sortedKeys(doc) {
 		if strings.HasPrefix(k, "_") {
 			continue
@@ -106,6 +109,13 @@ func (es *entities) add(typ string, item any, parent *entity) {
 	for k, v := range m {
 		if _, isKid := kids[k]; !isKid {
 			e.fields[k] = v
+		}
+	}
+	if es.mask != nil {
+		for _, f := range secretFields[typ] {
+			if v, ok := e.fields[f]; ok && v != nil {
+				e.fields[f] = es.mask(v)
+			}
 		}
 	}
 	es.all = append(es.all, e)
@@ -185,7 +195,15 @@ func naturalName(e *entity) string {
 // keyOf is an entity's natural key: what identifies it in any configuration that holds it,
 // whatever its id.
 func keyOf(e *entity, ignoreIDs bool) string {
-	str := func(f string) string { s, _ := e.fields[f].(string); return s }
+	str := func(f string) string {
+		switch v := e.fields[f].(type) {
+		case string:
+			return v
+		case secretDigest: // a key-auth key: its digest, never the key
+			return "<redacted:" + string(v) + ">"
+		}
+		return ""
+	}
 	switch {
 	case e.typ == "plugin":
 		var scope []string

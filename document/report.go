@@ -25,11 +25,13 @@ type EntityChange struct {
 }
 
 // FieldChange is one differing field; Expected and Actual are short JSON text (truncated to
-// 160 bytes with "..."), omitted when the field is unset on that side.
+// 160 bytes with "..."), omitted when the field is unset on that side. For a secret, Redacted
+// is set and a value set is RedactedText: that the field differs is all that is said.
 type FieldChange struct {
 	Field    string `json:"field"`
 	Expected string `json:"expected,omitempty"`
 	Actual   string `json:"actual,omitempty"`
+	Redacted bool   `json:"redacted,omitempty"`
 }
 
 // Empty reports whether the report holds no difference.
@@ -48,7 +50,7 @@ func Report(diffs []Difference) DiffReport {
 		case "-":
 			r.Removed = append(r.Removed, ref)
 		default:
-			f := FieldChange{Field: d.Field, Expected: d.Expected, Actual: d.Actual}
+			f := FieldChange{Field: d.Field, Expected: d.Expected, Actual: d.Actual, Redacted: d.Redacted}
 			if n := len(r.Changed); n > 0 && r.Changed[n-1].EntityRef == ref {
 				r.Changed[n-1].Fields = append(r.Changed[n-1].Fields, f)
 				continue

@@ -153,11 +153,10 @@ func (e *yamlEmitter) scalarString(s string, key bool) error {
 // spaces, blank lines and trailing spaces change the header or the style; they take the slow
 // path.
 func (e *yamlEmitter) literal(s string, ind int) error {
-	body, chomp := strings.CutSuffix(s, "\n")
-	if s[0] == ' ' || s[0] == '\n' || strings.Contains(body, "\n\n") || strings.Contains(s, " \n") ||
-		strings.HasSuffix(body, "\n") || strings.HasSuffix(s, " ") || !printableASCII(strings.ReplaceAll(s, "\n", "")) {
+	if !literalSafe(s) {
 		return errSlowPath
 	}
+	body, chomp := strings.CutSuffix(s, "\n")
 	e.out = append(e.out, ": |"...)
 	if !chomp {
 		e.out = append(e.out, '-')
@@ -169,6 +168,17 @@ func (e *yamlEmitter) literal(s string, ind int) error {
 		e.out = append(e.out, '\n')
 	}
 	return nil
+}
+
+// literalSafe reports whether a multi-line string is one the fast emitter writes as a literal
+// block: printable ASCII lines, none blank or with leading or trailing spaces where the
+// block's header would have to say so. yaml.v3 writes others as literals too, but loses a
+// leading line break, a first line starting with a tab or a Unicode line separator
+// (quoteMisread has it double-quote them all).
+func literalSafe(s string) bool {
+	body, _ := strings.CutSuffix(s, "\n")
+	return s[0] != ' ' && s[0] != '\n' && !strings.Contains(body, "\n\n") && !strings.Contains(s, " \n") &&
+		!strings.HasSuffix(body, "\n") && !strings.HasSuffix(s, " ") && printableASCII(strings.ReplaceAll(s, "\n", ""))
 }
 
 func printableASCII(s string) bool {
@@ -214,6 +224,9 @@ var (
 		// YAML 1.1 booleans, which yaml.v3 still quotes for older readers.
 		"y": true, "Y": true, "yes": true, "Yes": true, "YES": true, "on": true, "On": true, "ON": true,
 		"n": true, "N": true, "no": true, "No": true, "NO": true, "off": true, "Off": true, "OFF": true,
+		// The merge key (yaml.v3 and YAML 1.1 readers merge it, or refuse a scalar value) and YAML
+		// 1.1's value key (PyYAML refuses it), which yaml.v3 writes plain: yamlEncode quotes them.
+		"<<": true, "=": true,
 	}
 )
 

@@ -42,14 +42,17 @@ type affectedObject struct {
 // answer (sync.RedactErrorBody). Everything is encoded per request from references the loop
 // keeps, so dumps cost nothing until asked for.
 func ConfigDumpHandler(d *kongsync.Dumps, excluded func() []store.Object, sensitive bool) http.Handler {
+	// One key for the process: two dumps, or two diff reports, show the same digest for the same
+	// key-auth key; nothing outside the process can test guesses against it.
+	key := document.NewSecretKey()
 	mux := http.NewServeMux()
 	mux.HandleFunc("/successful", func(w http.ResponseWriter, _ *http.Request) {
 		dump, ok := d.LastSuccessful()
-		writeDump(w, dump, ok, sensitive)
+		writeDump(w, dump, ok, sensitive, key)
 	})
 	mux.HandleFunc("/failed", func(w http.ResponseWriter, _ *http.Request) {
 		dump, ok := d.LastFailed()
-		writeDump(w, dump, ok, sensitive)
+		writeDump(w, dump, ok, sensitive, key)
 	})
 	mux.HandleFunc("/raw-error", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")
@@ -65,7 +68,7 @@ func ConfigDumpHandler(d *kongsync.Dumps, excluded func() []store.Object, sensit
 		_, _ = w.Write(body)
 	})
 	mux.HandleFunc("/diff-report", func(w http.ResponseWriter, r *http.Request) {
-		serveDiffReport(w, r, d, sensitive)
+		serveDiffReport(w, r, d, sensitive, key)
 	})
 	mux.HandleFunc("/fallback", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, fallbackOf(excluded()))
@@ -73,7 +76,7 @@ func ConfigDumpHandler(d *kongsync.Dumps, excluded func() []store.Object, sensit
 	return mux
 }
 
-func writeDump(w http.ResponseWriter, dump kongsync.Dump, ok, sensitive bool) {
+func writeDump(w http.ResponseWriter, dump kongsync.Dump, ok, sensitive bool, key []byte) {
 	w.Header().Set("Content-Type", "application/json")
 	if !ok {
 		w.WriteHeader(http.StatusNoContent)
@@ -84,7 +87,7 @@ func writeDump(w http.ResponseWriter, dump kongsync.Dump, ok, sensitive bool) {
 	if sensitive {
 		cfg = dump.Config.Bytes() // exactly as posted
 	} else {
-		cfg, err = document.JSON(document.Redacted(dump.Document))
+		cfg, err = document.JSON(document.Redacted(dump.Document, key))
 	}
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)

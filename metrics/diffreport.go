@@ -42,9 +42,10 @@ type diffIndex struct {
 
 // serveDiffReport answers /diff-report: how the last configuration pushed differs from the
 // one before, entity by entity; ?hash= must name the last one (the only diff kept). Unlike
-// KIC, which refuses without --dump-sensitive-config, both sides are redacted as the dumps
-// are, so a changed secret shows as a changed placeholder (or not at all).
-func serveDiffReport(w http.ResponseWriter, r *http.Request, d *kongsync.Dumps, sensitive bool) {
+// KIC, which refuses without --dump-sensitive-config, secrets are redacted as kongsync diff
+// redacts them (document.Compare): compared by their digests under key, a changed secret shows
+// as "<redacted, differs>", and a key-auth key naming its credential as its digest.
+func serveDiffReport(w http.ResponseWriter, r *http.Request, d *kongsync.Dumps, sensitive bool, key []byte) {
 	prev, last, ok := d.LastTwoSuccessful()
 	if !ok {
 		writeJSON(w, diffResponse{Message: "no diffs available", Diffs: []entityDiff{}, Available: []diffIndex{}})
@@ -59,7 +60,7 @@ func serveDiffReport(w http.ResponseWriter, r *http.Request, d *kongsync.Dumps, 
 		_ = json.NewEncoder(w).Encode(resp)
 		return
 	}
-	diffs, err := pushDiff(prev, last, sensitive)
+	diffs, err := pushDiff(prev, last, document.CompareOptions{Strict: true, ShowSecrets: sensitive, SecretKey: key})
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
@@ -68,18 +69,18 @@ func serveDiffReport(w http.ResponseWriter, r *http.Request, d *kongsync.Dumps, 
 	writeJSON(w, resp)
 }
 
-// pushDiff compares two pushed configurations, old as expected and new as actual (strict: a
-// field only the new one sets is a change too).
-func pushDiff(prev, last kongsync.Dump, sensitive bool) ([]entityDiff, error) {
-	old, err := dumpTree(prev, sensitive)
+// pushDiff compares two pushed configurations, old as expected and new as actual (opts.Strict:
+// a field only the new one sets is a change too).
+func pushDiff(prev, last kongsync.Dump, opts document.CompareOptions) ([]entityDiff, error) {
+	old, err := dumpTree(prev)
 	if err != nil {
 		return nil, err
 	}
-	cur, err := dumpTree(last, sensitive)
+	cur, err := dumpTree(last)
 	if err != nil {
 		return nil, err
 	}
-	rep := document.Report(document.Compare(old, cur, document.CompareOptions{Strict: true}))
+	rep := document.Report(document.Compare(old, cur, opts))
 	out := make([]entityDiff, 0, len(rep.Added)+len(rep.Removed)+len(rep.Changed))
 	for _, e := range rep.Added {
 		out = append(out, entityDiff{Entity: kongEntity{Name: e.Name, Kind: e.Kind}, Action: "create"})
@@ -87,6 +88,10 @@ func pushDiff(prev, last kongsync.Dump, sensitive bool) ([]entityDiff, error) {
 	for _, e := range rep.Changed {
 		lines := make([]string, 0, len(e.Fields))
 		for _, f := range e.Fields {
+			if f.Redacted && f.Expected != "" && f.Actual != "" {
+				lines = append(lines, f.Field+": "+document.RedactedDiffers)
+				continue
+			}
 			lines = append(lines, fmt.Sprintf("%s: %s -> %s", f.Field, orUnset(f.Expected), orUnset(f.Actual)))
 		}
 		out = append(out, entityDiff{Entity: kongEntity{Name: e.Name, Kind: e.Kind}, Action: "update", Diff: strings.Join(lines, "\n")})
@@ -97,17 +102,10 @@ func pushDiff(prev, last kongsync.Dump, sensitive bool) ([]entityDiff, error) {
 	return out, nil
 }
 
-// dumpTree decodes a pushed configuration as generic JSON, redacted unless sensitive.
-func dumpTree(dump kongsync.Dump, sensitive bool) (map[string]any, error) {
-	b := dump.Config.Bytes()
-	if !sensitive {
-		var err error
-		if b, err = document.JSON(document.Redacted(dump.Document)); err != nil {
-			return nil, err
-		}
-	}
+// dumpTree decodes a pushed configuration as generic JSON; Compare redacts its secrets.
+func dumpTree(dump kongsync.Dump) (map[string]any, error) {
 	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
+	if err := json.Unmarshal(dump.Config.Bytes(), &m); err != nil {
 		return nil, err
 	}
 	return m, nil

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
 
+	"github.com/kongsync/kongsync/internal/safetext"
 	"github.com/kongsync/kongsync/store"
 	kongsync "github.com/kongsync/kongsync/sync"
 	"github.com/kongsync/kongsync/translator"
@@ -83,11 +84,7 @@ func (r *Reporter) TranslationProblems(problems []translator.Problem) {
 	r.problems = next
 	r.mu.Unlock()
 	for _, p := range fresh {
-		msg := p.Reason
-		if p.Field != "" {
-			msg = p.Field + ": " + p.Reason
-		}
-		r.emit(p.Object, ReasonTranslationFailed, msg)
+		r.emit(p.Object, ReasonTranslationFailed, p.Message())
 	}
 }
 
@@ -123,10 +120,14 @@ func (r *Reporter) ReplicaFailed(replica string, result kongsync.Result, err err
 	if err != nil {
 		msg += ": " + err.Error()
 	}
-	r.recorder.Event(r.pod, corev1.EventTypeWarning, ReasonPushFailed, msg)
+	r.recorder.Event(r.pod, corev1.EventTypeWarning, ReasonPushFailed, safetext.Escape(msg))
 }
 
+// emit records a Warning Event on the object ref names. The message is escaped (safetext) here,
+// where every object's Event passes: it holds names, values and Kong's answers, and `kubectl
+// describe` prints it to a terminal as it is.
 func (r *Reporter) emit(ref store.Ref, reason, msg string) {
+	msg = safetext.Escape(msg)
 	obj, ok := r.objects.Get(ref)
 	if !ok {
 		r.log.Info("no object for event", "object", ref.String(), "reason", reason, "message", msg)

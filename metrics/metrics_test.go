@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
-	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -21,14 +20,7 @@ import (
 )
 
 func TestReporterEmitsNewProblemsOnce(t *testing.T) {
-	st := store.New()
-	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "s", UID: "uid-1"}}
-	if _, err := st.Upsert(svc); err != nil {
-		t.Fatal(err)
-	}
-	rec := record.NewFakeRecorder(10)
-	r := NewReporter(rec, st, logr.Discard())
-	ref := store.Ref{Kind: store.KindService, Namespace: "a", Name: "s"}
+	r, rec, ref := serviceReporter(t)
 	p := translator.Problem{Object: ref, Field: "metadata.annotations[konghq.com/retries]", Reason: "not a number"}
 	r.TranslationProblems([]translator.Problem{p})
 	r.TranslationProblems([]translator.Problem{p}) // same problem again: no new Event

@@ -319,7 +319,7 @@ func (rp refProblems) message(route store.Ref, reason string) string {
 	for _, p := range rp[route] {
 		for _, sfx := range refFieldSuffixes[reason] {
 			if strings.HasSuffix(p.Field, sfx) {
-				return p.Field + ": " + p.Reason
+				return p.Message()
 			}
 		}
 	}

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -16,18 +15,33 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
-	"sigs.k8s.io/yaml"
 
 	configurationv1 "github.com/kongsync/kongsync/internal/apis/configuration/v1"
 	configurationv1alpha1 "github.com/kongsync/kongsync/internal/apis/configuration/v1alpha1"
 	configurationv1beta1 "github.com/kongsync/kongsync/internal/apis/configuration/v1beta1"
+	"github.com/kongsync/kongsync/internal/boundedyaml"
 )
 
 // MaxDocumentBytes bounds one YAML/JSON document in a manifest file. Kubernetes itself refuses
 // objects over ~1.5 MiB (etcd's request limit), so anything larger is not a real object.
 const MaxDocumentBytes = 3 << 20
+
+// maxManifestDepth bounds how deeply a document converted from YAML nests: no deeper than
+// encoding/json, the API server's decoder, accepts. Its JSON, aliases expanded, is bounded by
+// MaxDocumentBytes, also the API server's 3 MiB request limit (kubectl sends the JSON). A
+// document over either is no object an API server could hold, and both are checked before any
+// alias is expanded.
+const maxManifestDepth = 10000
+
+// yamlNote words why a YAML document could not be converted.
+func yamlNote(err error) string {
+	var le *boundedyaml.LimitError
+	if errors.As(err, &le) {
+		return "document " + le.Error() + "; skipped"
+	}
+	return "invalid YAML: " + err.Error()
+}
 
 // Note is something the manifest reader met that the user should hear about: a skipped unknown
 // kind (Err false), or a document it could not decode (Err true, the document is skipped).
@@ -120,9 +134,11 @@ var knownKinds = map[string]bool{"Ingress": true, "IngressClass": true, "Service
 // clusterScoped kinds keep an empty namespace.
 var clusterScoped = map[string]bool{"IngressClass": true, "KongClusterPlugin": true, "GatewayClass": true, "Namespace": true}
 
-// DecodeManifests reads every object in one multi-document YAML or JSON stream. Documents it
-// cannot use become notes and are skipped; the error is only for a stream it cannot read at all.
-// Namespaced objects without a namespace land in "default", as kubectl would put them.
+// DecodeManifests reads every object in one multi-document YAML or JSON stream, split as
+// kubectl splits it (see splitter), within MaxDocumentBytes a document and MaxInputBytes in all.
+// Documents it cannot use become notes and are skipped; the error is only for a stream it
+// cannot read at all, or one over MaxInputBytes. Namespaced objects without a namespace land in
+// "default", as kubectl would put them.
 //
 // Documents are split sequentially and decoded in parallel, a batch at a time, on all CPUs;
 // objects and notes come out in document order regardless.
@@ -134,18 +150,33 @@ func DecodeManifests(source string, r io.Reader) ([]Object, []Note, error) {
 // decodeManifests is DecodeManifests; with checked, the refusals of each object the API server
 // would refuse are returned too (check), in document order.
 func decodeManifests(source string, r io.Reader, checked bool) ([]Object, []Refusal, []Note, error) {
-	reader := utilyaml.NewYAMLReader(bufio.NewReaderSize(r, 64<<10))
+	return newManifestReader(defaultReadLimits(), checked).decode(source, r)
+}
+
+// manifestReader reads the streams of one read: they share its input budget.
+type manifestReader struct {
+	lim    readLimits
+	budget budget
+	cache  *metaCache // nil: the API server's checks are off
+}
+
+func newManifestReader(lim readLimits, checked bool) *manifestReader {
+	m := &manifestReader{lim: lim, budget: budget{left: lim.total, limit: lim.total}}
+	if checked {
+		m.cache = &metaCache{}
+	}
+	return m
+}
+
+func (m *manifestReader) decode(source string, r io.Reader) ([]Object, []Refusal, []Note, error) {
+	split := newSplitter(r, m.lim, &m.budget)
 	var objs []Object
 	var refused []Refusal
 	var notes []Note
-	var cache *metaCache
-	if checked {
-		cache = &metaCache{}
-	}
-	batch := make([][]byte, 0, decodeBatch)
+	batch := make([]rawDoc, 0, decodeBatch)
 	first := 1 // document number of batch[0]
 	flush := func() {
-		for i, d := range decodeBatchParallel(batch, cache) {
+		for i, d := range decodeBatchParallel(batch, m.cache) {
 			for j := range d.notes {
 				d.notes[j].Source, d.notes[j].Doc = source, first+i
 			}
@@ -157,14 +188,15 @@ func decodeManifests(source string, r io.Reader, checked bool) ([]Object, []Refu
 		batch = batch[:0]
 	}
 	for {
-		raw, err := reader.Read()
+		raw, err := split.next()
 		if errors.Is(err, io.EOF) {
 			flush()
 			return objs, refused, notes, nil
 		}
 		if err != nil {
+			doc := first + len(batch)
 			flush()
-			return objs, refused, notes, fmt.Errorf("%s: document %d: %w", source, first, err)
+			return objs, refused, notes, fmt.Errorf("%s: document %d: %w", source, doc, err)
 		}
 		if batch = append(batch, raw); len(batch) == cap(batch) {
 			flush()
@@ -184,7 +216,7 @@ type decoded struct {
 
 // decodeBatchParallel decodes docs on GOMAXPROCS goroutines, and checks them when given a cache;
 // result i belongs to docs[i].
-func decodeBatchParallel(docs [][]byte, cache *metaCache) []decoded {
+func decodeBatchParallel(docs []rawDoc, cache *metaCache) []decoded {
 	out := make([]decoded, len(docs))
 	workers := min(runtime.GOMAXPROCS(0), len(docs))
 	var next atomic.Int64
@@ -194,9 +226,16 @@ func decodeBatchParallel(docs [][]byte, cache *metaCache) []decoded {
 		go func() {
 			defer wg.Done()
 			for i := int(next.Add(1) - 1); i < len(docs); i = int(next.Add(1) - 1) {
-				out[i].objs, out[i].notes = decodeDocument(docs[i])
+				if docs[i].skip != "" {
+					out[i].notes = []Note{{Err: true, Msg: docs[i].skip}}
+					continue
+				}
+				out[i].objs, out[i].notes = decodeDocument(docs[i].data)
 				if cache != nil {
 					out[i].checkObjects(cache)
+				}
+				for _, o := range out[i].objs {
+					storeStringData(o)
 				}
 			}
 		}()
@@ -228,9 +267,6 @@ func decodeDocument(raw []byte) ([]Object, []Note) {
 	if len(bytes.TrimSpace(raw)) == 0 || isOnlyComments(raw) {
 		return nil, nil
 	}
-	if len(raw) > MaxDocumentBytes {
-		return nil, []Note{{Err: true, Msg: fmt.Sprintf("document is %d bytes, over the %d-byte limit; skipped", len(raw), MaxDocumentBytes)}}
-	}
 	if !utf8.Valid(raw) {
 		return nil, []Note{{Err: true, Msg: "document is not valid UTF-8; skipped"}}
 	}
@@ -241,8 +277,8 @@ func decodeDocument(raw []byte) ([]Object, []Note) {
 	}
 	if !ok {
 		var err error
-		if js, err = yaml.YAMLToJSON(raw); err != nil {
-			return nil, []Note{{Err: true, Msg: "invalid YAML: " + err.Error()}}
+		if js, err = boundedyaml.ToJSON(raw, boundedyaml.Limits{MaxBytes: MaxDocumentBytes, MaxDepth: maxManifestDepth}); err != nil {
+			return nil, []Note{{Err: true, Msg: yamlNote(err)}}
 		}
 	}
 	if obj, ok := decodeHinted(js, hint); ok {

@@ -38,6 +38,32 @@ func TestDecodeManifests(t *testing.T) {
 			objs: []string{"Namespace team-a"}},
 		{name: "empty and comments", in: "\n# nothing\n---\n", objs: nil},
 		{name: "not utf-8", in: "apiVersion: v1\nkind: Service\nmetadata: {name: \xff}\n", notes: []string{"not valid UTF-8"}, errNotes: 1},
+		{name: "JSON stream, one object a line", in: " \n" + svcJSON("a") + "\n" + svcJSON("b") + "\n\n" + svcJSON("c") + "\n",
+			objs: []string{"Service default/a", "Service default/b", "Service default/c"}},
+		{name: "JSON stream, concatenated, a bad one named by number", in: svcJSON("a") + svcJSON("b") + `{"kind":"Service"}` + svcJSON("d"),
+			objs: []string{"Service default/a", "Service default/b", "Service default/d"}, notes: []string{"document 3: Service : missing apiVersion or kind"}, errNotes: 1},
+		{name: "JSON stream then YAML", in: svcJSON("a") + "\n---\napiVersion: v1\nkind: Service\nmetadata: {name: yml}\n",
+			objs: []string{"Service default/a", "Service default/yml"}},
+		{name: "JSON stream with a brace in a string", in: `{"apiVersion":"v1","kind":"Service","metadata":{"name":"a","annotations":{"x":"}{\"]"}}}` + svcJSON("b"),
+			objs: []string{"Service default/a", "Service default/b"}},
+		{name: "JSON stream cut short", in: svcJSON("a") + `{"apiVersion":"v1","kind":`,
+			objs: []string{"Service default/a"}, notes: []string{"document 2: invalid YAML"}, errNotes: 1},
+		{name: "a comment first is YAML, as for kubectl", in: "# c\n" + svcJSON("a") + "\n",
+			objs: []string{"Service default/a"}},
+		{name: "separators with a comment or spaces", in: svcYAML("a") + "--- # next\n" + svcYAML("b") + "---   \n" + svcYAML("c") + "---\t\n" + svcYAML("d"),
+			objs: []string{"Service default/a", "Service default/b", "Service default/c", "Service default/d"}},
+		{name: "invalid separator skips its document only", in: svcYAML("a") + "--- !!map\n" + svcYAML("b") + "---\n" + svcYAML("c") + "----\n" + svcYAML("d"),
+			objs: []string{"Service default/a", "Service default/c"},
+			notes: []string{`document 2: invalid document separator "--- !!map" (kubectl refuses the whole file); skipped up to the next ---`,
+				`document 4: invalid document separator "----"`}, errNotes: 2},
+		{name: "invalid separator first", in: "---x\n" + svcYAML("a") + "---\n" + svcYAML("b"),
+			objs: []string{"Service default/b"}, notes: []string{`document 1: invalid document separator "---x"`}, errNotes: 1},
+		{name: "leading separator, CRLF and no final newline", in: "---\r\napiVersion: v1\r\nkind: Service\r\nmetadata: {name: a}\r\n---\r\napiVersion: v1\nkind: Service\nmetadata: {name: b}",
+			objs: []string{"Service default/a", "Service default/b"}},
+		{name: "a --- inside a block scalar still separates, as for kubectl", in: "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: m}\ndata:\n  x: |\n---\n" + svcYAML("b"),
+			objs: []string{"Service default/b"}, notes: []string{"document 1: ConfigMap m: kind not translated"}},
+		{name: "alias bomb by bytes", in: aliasBomb(280<<10, 5000) + "---\n" + svcYAML("after"),
+			objs: []string{"Service default/after"}, notes: []string{"document 1: document expands to more than 3145728 bytes of JSON (YAML aliases expanded); skipped"}, errNotes: 1},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -70,6 +96,25 @@ func TestDecodeManifests(t *testing.T) {
 			}
 		})
 	}
+}
+
+func svcYAML(name string) string {
+	return "apiVersion: v1\nkind: Service\nmetadata: {name: " + name + "}\n"
+}
+
+func svcJSON(name string) string {
+	return `{"apiVersion":"v1","kind":"Service","metadata":{"name":"` + name + `"}}`
+}
+
+// aliasBomb is a ConfigMap whose one value of size bytes is aliased n times: a document of about
+// size bytes that expands to size*n.
+func aliasBomb(size, n int) string {
+	var b strings.Builder
+	b.WriteString("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bomb}\ndata:\n  v: &v \"" + strings.Repeat("x", size) + "\"\n  l:\n")
+	for range n {
+		b.WriteString("  - *v\n")
+	}
+	return b.String()
 }
 
 func TestReadPathsWalksDirectoriesInOrder(t *testing.T) {

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"maps"
 	"net/netip"
 	"strings"
 
@@ -202,31 +203,30 @@ var secretRequiredKeys = map[corev1.SecretType][]string{
 	corev1.SecretTypeSSHAuth:          {corev1.SSHAuthPrivateKey},
 }
 
-// validateSecret is core/validation.ValidateSecret (stringData merged into data first, as the
-// API server does): keys valid ConfigMap keys, at most 1 MiB of data, and the keys its type
-// requires. Values are never quoted.
+// validateSecret is core/validation.ValidateSecret on the data the API server would store
+// (SecretData: stringData merged into data): keys valid ConfigMap keys (each named in the field
+// the manifest wrote it in), at most 1 MiB of data, and the keys its type requires. Values are
+// never quoted.
 func validateSecret(s *corev1.Secret) field.ErrorList {
 	var errs field.ErrorList
 	dp := field.NewPath("data")
-	has := func(k string) bool {
-		_, inData := s.Data[k]
-		_, inString := s.StringData[k]
-		return inData || inString
-	}
-	size := 0
-	for k, v := range s.Data {
-		size += len(v)
+	for k := range s.Data {
 		errs = append(errs, secretKeyErrs(k, dp)...)
 	}
-	for k, v := range s.StringData {
+	for k := range s.StringData {
 		if _, dup := s.Data[k]; !dup {
-			size += len(v)
 			errs = append(errs, secretKeyErrs(k, field.NewPath("stringData"))...)
 		}
+	}
+	data := SecretData(s)
+	size := 0
+	for _, v := range data {
+		size += len(v)
 	}
 	if size > corev1.MaxSecretSize {
 		errs = append(errs, field.TooLong(dp, "", corev1.MaxSecretSize))
 	}
+	has := func(k string) bool { _, ok := data[k]; return ok }
 	if s.Type == corev1.SecretTypeBasicAuth && !has(corev1.BasicAuthUsernameKey) && !has(corev1.BasicAuthPasswordKey) {
 		errs = append(errs, field.Required(dp.Key(corev1.BasicAuthUsernameKey), "or "+corev1.BasicAuthPasswordKey))
 	}
@@ -239,6 +239,34 @@ func validateSecret(s *corev1.Secret) field.ErrorList {
 		}
 	}
 	return errs
+}
+
+// SecretData is a Secret's data as the API server stores it: stringData merged over data,
+// stringData winning (the API server's conversion of a written Secret does this; a Secret read
+// back never has stringData). Manifests may carry stringData; informers never do, and the
+// reader merges it (storeStringData), so only Secrets built by hand still need this.
+func SecretData(s *corev1.Secret) map[string][]byte {
+	if len(s.StringData) == 0 {
+		return s.Data
+	}
+	out := maps.Clone(s.Data)
+	if out == nil {
+		out = make(map[string][]byte, len(s.StringData))
+	}
+	for k, v := range s.StringData {
+		out[k] = []byte(v)
+	}
+	return out
+}
+
+// storeStringData makes a Secret read from a manifest hold what the API server would store:
+// its stringData merged into data, and no stringData. The reader does this for every object it
+// returns, after the checks (which name stringData's keys as written), so that everything after
+// it (TLS certificates, CA certificates, credentials, plugin configs) reads data alone.
+func storeStringData(obj Object) {
+	if s, ok := obj.(*corev1.Secret); ok && len(s.StringData) > 0 {
+		s.Data, s.StringData = SecretData(s), nil
+	}
 }
 
 func secretKeyErrs(k string, p *field.Path) field.ErrorList {

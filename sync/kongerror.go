@@ -99,7 +99,7 @@ func parseConfigError(body []byte) ([]EntityError, string, error) {
 		}
 		out = append(out, ee)
 	}
-	return out, ce.Message, nil
+	return out, RedactMessage(ce.Message), nil
 }
 
 // ownerOf finds the Kubernetes object behind a rejected entity: its own tags, else the tags the
@@ -187,29 +187,31 @@ func tagsByID(d *document.Document) map[string][]string {
 var uniquenessValue = regexp.MustCompile(`(set to ')(.*)(' already declared)`)
 
 // redactCredentialValues hides the values Kong quotes in errors about credentials (a key-auth
-// key, a JWT or HMAC secret): they are secrets, and these messages end up in logs and Events.
+// key, a JWT or HMAC secret: of a credential, every quoted value), and secret fields' values in
+// any other entity's errors: these messages end up in logs and Events.
 func redactCredentialValues(ee *EntityError) {
-	if !strings.HasSuffix(ee.Type, "_credential") && ee.Type != "jwt_secret" {
-		return
+	redact := RedactMessage
+	if strings.HasSuffix(ee.Type, "_credential") || ee.Type == "jwt_secret" {
+		redact = func(m string) string { return uniquenessValue.ReplaceAllString(m, "${1}[redacted]${3}") }
 	}
 	for i := range ee.Errors {
-		ee.Errors[i].Message = uniquenessValue.ReplaceAllString(ee.Errors[i].Message, "${1}[redacted]${3}")
+		ee.Errors[i].Message = redact(ee.Errors[i].Message)
+		for j, m := range ee.Errors[i].Messages {
+			ee.Errors[i].Messages[j] = redact(m)
+		}
 	}
 }
 
-// secretFields are the fields of Kong entities that hold a secret, by entity type (as named in
-// flattened errors) and by the key under which a declarative config nests that type.
-var secretFields = map[string][]string{
-	"certificate": {"key", "key_alt"}, "certificates": {"key", "key_alt"},
-	"keyauth_credential": {"key"}, "keyauth_credentials": {"key"},
-	"basicauth_credential": {"password"}, "basicauth_credentials": {"password"},
-	"hmacauth_credential": {"secret"}, "hmacauth_credentials": {"secret"},
-	"jwt_secret": {"secret"}, "jwt_secrets": {"secret"},
-	"oauth2_credential": {"client_secret"}, "oauth2_credentials": {"client_secret"},
-}
+// quotedSecret matches a secret value Kong quotes in a uniqueness violation, for any field name
+// document.SecretFieldNames lists.
+var quotedSecret = regexp.MustCompile(`(with (?:` + strings.Join(document.SecretFieldNames(), "|") + `) set to ')(.*?)(' already declared)`)
 
-// quotedSecret matches a secret value Kong quotes in a uniqueness violation.
-var quotedSecret = regexp.MustCompile(`(with (?:key|secret|password|client_secret) set to ')(.*?)(' already declared)`)
+// RedactMessage hides the secrets Kong's messages quote. Kong's top-level "message" of a 400
+// renders the whole error tree, uniqueness violations with their values included, and it
+// reaches logs and the Err of an Outcome.
+func RedactMessage(s string) string {
+	return quotedSecret.ReplaceAllString(s, "${1}"+document.RedactedValue+"${3}")
+}
 
 // RedactErrorBody returns Kong's answer to a refused POST /config with the secrets it echoes
 // replaced by document.RedactedValue: the entities of flattened_errors carry certificate keys
@@ -248,7 +250,7 @@ func redactSecrets(v any, kind string, messages bool) {
 		}
 		for k, e := range t {
 			if s, ok := e.(string); ok {
-				t[k] = quotedSecret.ReplaceAllString(s, "${1}"+document.RedactedValue+"${3}")
+				t[k] = RedactMessage(s)
 				continue
 			}
 			redactSecrets(e, k, messages || k == "fields")
@@ -257,7 +259,7 @@ func redactSecrets(v any, kind string, messages bool) {
 }
 
 func redactFields(m map[string]any, kind string) {
-	for _, f := range secretFields[kind] {
+	for _, f := range document.SecretFields(kind) {
 		if _, ok := m[f].(string); ok {
 			m[f] = document.RedactedValue
 		}

@@ -332,7 +332,7 @@ func jsonMessage(body []byte) (string, bool) {
 	if json.Unmarshal(body, &m) != nil || m.Message == nil {
 		return "", false
 	}
-	return *m.Message, true
+	return RedactMessage(*m.Message), true
 }
 
 func messageOf(body []byte) string {
@@ -340,7 +340,7 @@ func messageOf(body []byte) string {
 		Message string `json:"message"`
 	}
 	if json.Unmarshal(body, &m) == nil {
-		return m.Message
+		return RedactMessage(m.Message)
 	}
 	return "(non-JSON response)"
 }

@@ -3,15 +3,17 @@ package translator
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/kong/go-kong/kong"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/yaml"
 
 	configurationv1 "github.com/kongsync/kongsync/internal/apis/configuration/v1"
+	"github.com/kongsync/kongsync/internal/boundedyaml"
 	"github.com/kongsync/kongsync/store"
 )
 
@@ -132,6 +134,10 @@ func (t *translation) pluginConfig(src pluginSource) (kong.Configuration, bool) 
 			t.problem(src.ref, field, "the Secret value is not valid JSON; %s skipped", src.kind)
 			return nil, false
 		}
+		if err := boundedyaml.CheckJSON(val, secretValueLimits()); err != nil {
+			t.problem(src.ref, field, "the Secret value %v; %s skipped", err, src.kind)
+			return nil, false
+		}
 		var err error
 		if doc, err = jsonPointerAdd(doc, p.Path, v); err != nil {
 			t.problem(src.ref, field+".path", "cannot apply patch at %s: %v; %s skipped", quoteShort(p.Path), err, src.kind)
@@ -153,7 +159,24 @@ func (t *translation) pluginConfig(src pluginSource) (kong.Configuration, bool) 
 	return t.configFromSecret(src)
 }
 
-// configFromSecret reads configFrom's Secret value as the whole config.
+// secretValueLimits bound a Secret value read as a plugin's config or a patch of it. Its JSON,
+// YAML aliases expanded, may be no larger than a Secret may hold (1 MiB, the API server's
+// limit): a config cannot need more than its Secret, and a few hundred kilobytes of aliases
+// would otherwise expand to gigabytes and take the process down with every other tenant's
+// config. Its depth is bounded by Kong's own (maxPluginConfigDepth).
+func secretValueLimits() boundedyaml.Limits {
+	return boundedyaml.Limits{MaxBytes: corev1.MaxSecretSize, MaxDepth: maxPluginConfigDepth}
+}
+
+// maxPluginConfigDepth is how deeply a plugin's config may nest for Kong to take it: Kong
+// decodes the declarative config with lua-cjson, which refuses JSON nested deeper than 1000
+// levels (its default, which kong/tools/cjson.lua keeps), and a plugin's config sits up to 8
+// levels down (root, services, service, routes, route, plugins, plugin, config). A deeper
+// config would fail the whole POST /config.
+const maxPluginConfigDepth = 1000 - 8
+
+// configFromSecret reads configFrom's Secret value as the whole config: JSON (numbers keep their
+// text), or else YAML converted as kubectl would (boundedyaml), both within secretValueLimits.
 func (t *translation) configFromSecret(src pluginSource) (kong.Configuration, bool) {
 	field := "configFrom.secretKeyRef"
 	val, ok := t.pluginSecretValue(src, src.fields.ConfigFrom.SecretValue, field)
@@ -161,14 +184,29 @@ func (t *translation) configFromSecret(src pluginSource) (kong.Configuration, bo
 		return nil, false
 	}
 	var config map[string]any
-	if err := decodeJSON(val, &config); err != nil {
-		js, yerr := yaml.YAMLToJSON(val)
-		if yerr != nil || decodeJSON(js, &config) != nil {
-			t.problem(src.ref, field, "the Secret value is neither a JSON nor a YAML object; %s skipped", src.kind)
-			return nil, false
+	if decodeJSON(val, &config) == nil {
+		if err := boundedyaml.CheckJSON(val, secretValueLimits()); err != nil {
+			return nil, t.secretValueProblem(src, field, err)
 		}
+		return config, true
+	}
+	js, err := boundedyaml.ToJSON(val, secretValueLimits())
+	if err != nil || decodeJSON(js, &config) != nil {
+		return nil, t.secretValueProblem(src, field, err)
 	}
 	return config, true
+}
+
+// secretValueProblem reports a configFrom value that cannot be the config: over a bound (named),
+// or neither a JSON nor a YAML object (the parsers' messages would quote the Secret's data).
+func (t *translation) secretValueProblem(src pluginSource, field string, err error) bool {
+	var le *boundedyaml.LimitError
+	if errors.As(err, &le) {
+		t.problem(src.ref, field, "the Secret value %v; %s skipped", le, src.kind)
+		return false
+	}
+	t.problem(src.ref, field, "the Secret value is neither a JSON nor a YAML object; %s skipped", src.kind)
+	return false
 }
 
 // pluginSecretValue reads a Secret key for a plugin: in the KongPlugin's own namespace, or in

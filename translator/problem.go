@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kongsync/kongsync/internal/safetext"
 	"github.com/kongsync/kongsync/store"
 )
 
@@ -38,11 +39,20 @@ const (
 )
 
 // String renders a problem as one line: "Ingress default/app: spec.rules[0].host: reason".
+// Names, fields and reasons come from objects (offline, names never met an API server's
+// validation), so the line is escaped (safetext): no control or bidi character reaches a
+// terminal, a log line or an admission warning raw, and a newline cannot forge a second line.
 func (p Problem) String() string {
+	return safetext.Escape(p.Object.String() + ": " + p.Message())
+}
+
+// Message is the problem without its object, "spec.rules[0].host: reason", escaped as String
+// is: the text of an Event or a status condition about the object.
+func (p Problem) Message() string {
 	if p.Field == "" {
-		return fmt.Sprintf("%s: %s", p.Object, p.Reason)
+		return safetext.Escape(p.Reason)
 	}
-	return fmt.Sprintf("%s: %s: %s", p.Object, p.Field, p.Reason)
+	return safetext.Escape(p.Field + ": " + p.Reason)
 }
 
 // SortProblems orders problems by object, field and reason, so output is deterministic. Fields

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,6 +13,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kongsync/kongsync/document"
+	"github.com/kongsync/kongsync/internal/safetext"
 	"github.com/kongsync/kongsync/runner"
 	"github.com/kongsync/kongsync/store"
 	kongsync "github.com/kongsync/kongsync/sync"
@@ -74,8 +76,12 @@ func newDiffFlagSet(f *diffFlags, stderr io.Writer) *flag.FlagSet {
 }
 
 // diffCommand compares the configuration a Kong replica holds (GET /config) with the one
-// kongsync translates from manifests (-f) or from the cluster, entity by entity.
+// kongsync translates from manifests (-f) or from the cluster, entity by entity. Secret fields
+// are redacted on both sides as /debug/config redacts them (document.CompareOptions): a changed
+// secret is reported, its values never. Its output is for terminals: names and config keys are
+// escaped (safetext), in the JSON output as \u escapes.
 func diffCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	stdout = safetext.Writer{W: stdout}
 	f := &diffFlags{}
 	if err := newDiffFlagSet(f, stderr).Parse(args); err != nil {
 		return diffError
@@ -110,12 +116,15 @@ func diffCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 // writeDiffJSON prints the report as one JSON document; the exit status is text's.
 func writeDiffJSON(stdout, stderr io.Writer, diffs []document.Difference, same string) int {
 	out := diffJSON{Equal: same != "" || len(diffs) == 0, Hash: same, DiffReport: document.Report(diffs)}
-	b, err := json.MarshalIndent(out, "", "  ")
-	if err != nil {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // "<redacted>" as it reads
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(out); err != nil {
 		fmt.Fprintln(stderr, "kongsync diff:", err)
 		return diffError
 	}
-	fmt.Fprintln(stdout, string(b))
+	_, _ = stdout.Write(b.Bytes())
 	if out.Equal {
 		return diffSame
 	}
@@ -161,19 +170,16 @@ func runDiff(ctx context.Context, f *diffFlags, stdin io.Reader, stderr io.Write
 // problems are printed, the configuration of everything else compared.
 func expectedConfig(ctx context.Context, f *diffFlags, stdin io.Reader, stderr io.Writer) (translator.Built, error) {
 	var snap *store.Snapshot
+	var notes []store.Note
+	var refusals []store.Refusal
 	opts := f.opts
 	if len(f.files) > 0 {
-		objs, refused, notes, err := store.ReadPaths(f.files, stdin)
+		objs, refused, readNotes, err := store.ReadPaths(f.files, stdin)
 		if err != nil {
 			return translator.Built{}, err
 		}
-		for _, r := range translator.WithRefusals(nil, refused) {
-			fmt.Fprintf(stderr, "problem: %s\n", r)
-		}
 		st, loadNotes := store.Load(objs)
-		for _, n := range append(notes, loadNotes...) {
-			fmt.Fprintf(stderr, "note: %s\n", n)
-		}
+		notes, refusals = append(readNotes, loadNotes...), refused
 		snap, opts.AssumeMissingGateways = st.Snapshot(), true
 	} else {
 		cfg := runner.Defaults()
@@ -187,9 +193,7 @@ func expectedConfig(ctx context.Context, f *diffFlags, stdin io.Reader, stderr i
 	if err != nil {
 		return b, err
 	}
-	for _, p := range b.Problems {
-		fmt.Fprintf(stderr, "problem: %s\n", p)
-	}
+	printFindings(stderr, notes, translator.WithRefusals(b.Problems, refusals))
 	return b, nil
 }
 

@@ -4,11 +4,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 
 	"github.com/kongsync/kongsync/document"
+	"github.com/kongsync/kongsync/internal/safetext"
 	"github.com/kongsync/kongsync/store"
 	"github.com/kongsync/kongsync/translator"
 )
@@ -36,7 +36,7 @@ func dumpCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var files stringList
 	fs.Var(&files, "f", "manifest file or directory (recursive), or - for stdin; repeatable")
 	fs.Var(&files, "filename", "same as -f")
-	out := fs.String("o", "", "write the config to this file instead of stdout")
+	out := fs.String("o", "", "write the config to this file instead of stdout (readable by its owner only: created 0600, replaced atomically)")
 	format := fs.String("format", "yaml", "output format: yaml or json")
 	allow := fs.Bool("allow-problems", false, "exit 0 even when objects were rejected")
 	checked := fs.Bool("check-objects", true, "report, as problems, what an API server would refuse in the manifests (false: do not check, e.g. test fixtures)")
@@ -98,29 +98,38 @@ func encode(b translator.Built, format string) ([]byte, error) {
 	return document.YAML(b.Document)
 }
 
+// write puts the config on stdout, or into the file -o names, readable by its owner only.
 func write(path string, body []byte, stdout io.Writer) error {
 	if path == "" || path == "-" {
 		_, err := stdout.Write(body)
 		return err
 	}
-	return os.WriteFile(path, body, 0o644)
+	return writePrivate(path, body)
 }
 
 // report prints notes and problems on stderr and says whether anything was rejected.
 func report(stderr io.Writer, notes []store.Note, problems []translator.Problem) bool {
+	rejected := printFindings(stderr, notes, problems)
+	if rejected {
+		fmt.Fprintf(stderr, "kongsync dump: %d problem(s), %d note(s); the config of everything else was written\n", len(problems), len(notes))
+	}
+	return rejected
+}
+
+// printFindings prints the reader's notes and the problems, one line each, as dump and diff
+// report them, and says whether anything was rejected. Problems escape themselves
+// (Problem.String); a note quotes file paths and reader errors, escaped here.
+func printFindings(stderr io.Writer, notes []store.Note, problems []translator.Problem) bool {
 	rejected := len(problems) > 0
 	for _, n := range notes {
 		level := "note"
 		if n.Err {
 			level, rejected = "error", true
 		}
-		fmt.Fprintf(stderr, "%s: %s\n", level, n)
+		fmt.Fprintf(stderr, "%s: %s\n", level, safetext.Escape(n.String()))
 	}
 	for _, p := range problems {
 		fmt.Fprintf(stderr, "problem: %s\n", p)
-	}
-	if rejected {
-		fmt.Fprintf(stderr, "kongsync dump: %d problem(s), %d note(s); the config of everything else was written\n", len(problems), len(notes))
 	}
 	return rejected
 }

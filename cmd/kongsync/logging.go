@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/go-logr/logr"
+
+	"github.com/kongsync/kongsync/internal/safetext"
 )
 
 // logLevels maps --log-level to the lowest slog level written. logr's V(n) is slog level -n, so
@@ -43,8 +45,13 @@ type loggers struct {
 
 // newLogger writes lines to w as JSON objects (--log-format json) or key=value text (text, or
 // console as KIC also calls it), with string levels: {"level":"info",...}, and "error" on error
-// lines, as KIC's zap encoder writes them.
+// lines, as KIC's zap encoder writes them. Every line passes safetext.Writer (once: dispatch
+// has usually wrapped stderr already): slog's JSON leaves bidi overrides and C1 controls in
+// names and messages raw, and log lines are read on terminals.
 func newLogger(w io.Writer, level, format string) (loggers, error) {
+	if _, ok := w.(safetext.Writer); !ok {
+		w = safetext.Writer{W: w}
+	}
 	min, ok := logLevels[strings.ToLower(level)]
 	if !ok {
 		return loggers{}, fmt.Errorf("%q is not a valid --log-level (%s)", level, strings.Join(sortedKeys(logLevels), ", "))

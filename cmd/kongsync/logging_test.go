@@ -98,3 +98,41 @@ func TestLogFormats(t *testing.T) {
 		t.Error("unknown format accepted")
 	}
 }
+
+// Log lines hold object names, Kong's answers and errors: whatever control or bidi characters
+// they carry are escaped (safetext.Writer) in both formats, in the message, string values, errors
+// and lists; a JSON line still decodes to the very strings logged.
+func TestLogLinesEscaped(t *testing.T) {
+	hostile := "web\x1b[2J\r\b\x00\u202eevil\u2066\u0085\nlevel=error forged"
+	for _, format := range []string{"json", "text"} {
+		var buf bytes.Buffer
+		l, err := newLogger(&buf, "info", format)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.log.Info("object "+hostile, "object", "Ingress a/"+hostile, "tags", []string{hostile})
+		l.log.Error(errors.New(hostile), "Kong rejected "+hostile)
+		out := buf.String()
+		lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+		if len(lines) != 2 {
+			t.Errorf("%s: %d lines, want 2 (a newline forged a line):\n%s", format, len(lines), out)
+		}
+		for _, c := range []string{"\x1b", "\r", "\b", "\x00", "\u202e", "\u2066", "\u0085"} {
+			if strings.Contains(out, c) {
+				t.Errorf("%s: %q raw in\n%s", format, c, out)
+			}
+		}
+		if format != "json" {
+			continue
+		}
+		for _, line := range lines {
+			var m map[string]any
+			if err := json.Unmarshal([]byte(line), &m); err != nil {
+				t.Fatalf("not JSON: %v\n%s", err, line)
+			}
+			if !strings.HasSuffix(m["msg"].(string), hostile) {
+				t.Errorf("msg decodes to %q", m["msg"])
+			}
+		}
+	}
+}

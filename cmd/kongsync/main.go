@@ -10,6 +10,8 @@ import (
 	"os"
 	"runtime/debug"
 	"strings"
+
+	"github.com/kongsync/kongsync/internal/safetext"
 )
 
 const usage = `kongsync: a Kubernetes ingress controller for DB-less Kong.
@@ -37,7 +39,13 @@ func main() {
 // dispatch runs one subcommand and returns the process exit status. Without a subcommand, the
 // arguments are the controller's flags: KIC's binary has no subcommand, and Kong's Helm chart
 // starts it with flags (or CONTROLLER_* variables) only.
+//
+// Everything any command writes on stderr (problems, notes, errors naming files, the
+// controller's log lines) passes through safetext.Writer here, once: no control or bidi
+// character from an object, a file name or Kong's answers reaches a terminal or a log collector
+// raw. Line structure is the formatting functions' job (Problem.String escapes newlines).
 func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	stderr = safetext.Writer{W: stderr}
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") && !isHelpOrVersion(args[0]) {
 		return runCommand(ctx, args, stdout, stderr)
 	}
