@@ -277,12 +277,9 @@ func (s *soak) problemEvents(ctx context.Context, exp *expectation, bound time.D
 	}
 }
 
-func problemMessage(p translator.Problem) string {
-	if p.Field == "" {
-		return p.Reason
-	}
-	return p.Field + ": " + p.Reason
-}
+// problemMessage is the message of a problem's Event: escaped (safetext), as the Reporter
+// emits it, so that a hostile tenant's control characters do not make it differ.
+func problemMessage(p translator.Problem) string { return p.Message() }
 
 func problemEventState(evs []*corev1.Event, p translator.Problem) string {
 	want, total, combined := problemMessage(p), int32(0), false
