@@ -55,10 +55,22 @@ func aliasBomb(r *rand.Rand) string {
 	return b.String()
 }
 
-// hostAliasAttack is an Ingress whose konghq.com/host-aliases holds ~250 KiB of hosts.
+// hostAliasAttack is an Ingress whose konghq.com/host-aliases holds ~250 KiB of hosts (~6,000
+// long ones or ~27,000 short ones), on one rule or, one time in three, on 100: kongsync bounds
+// what an Ingress's routes repeat to 64 times its size, so those 100 rules (25 MB of aliases in
+// Kong's config) make no routes. About 50 rules would stay within the bound and make a 13 MB
+// config for every push, which would load the soak's doubles more than kongsync.
 func (w *world) hostAliasAttack(r *rand.Rand) []map[string]any {
 	ing := w.evilIngress("aliases")
-	setAnn(ing, "konghq.com/host-aliases", hostAliases(r, w.evilHost("aliases"), hostAliasBytes))
+	setAnn(ing, "konghq.com/host-aliases", hostAliases(r, pick(r, w.evilHost("aliases"), "ev"), hostAliasBytes))
+	if r.IntN(3) == 0 {
+		spec := ing["spec"].(map[string]any)
+		rules := spec["rules"].([]any)
+		for i := 1; i < 100; i++ {
+			rules = append(rules, map[string]any{"host": w.evilHost(fmt.Sprintf("r%d", i)), "http": rules[0].(map[string]any)["http"]})
+		}
+		spec["rules"] = rules
+	}
 	return []map[string]any{ing}
 }
 

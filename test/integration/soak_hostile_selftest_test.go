@@ -108,10 +108,12 @@ func TestSoakSelfHostileAttacksAreHostile(t *testing.T) {
 		if n, exp := len(bomb), yamlExpanded(t, bomb); n > 210_000 || exp < 1<<30 {
 			t.Errorf("seed %d: alias bomb of %d bytes expands to %d", seed, n, exp)
 		}
-		aliases := strings.Split(annotation(w.hostAliasAttack(r())[0], "konghq.com/host-aliases"), ",")
+		ing := w.hostAliasAttack(r())[0]
+		aliases := strings.Split(annotation(ing, "konghq.com/host-aliases"), ",")
 		if slices.Sort(aliases); len(slices.Compact(aliases)) < 5000 {
 			t.Errorf("seed %d: %d distinct host aliases", seed, len(aliases))
 		}
+		got["100 alias rules"] = got["100 alias rules"] || len(ing["spec"].(map[string]any)["rules"].([]any)) == 100
 		creds := w.credentialAttack(r())
 		sd := creds[0]["stringData"].(map[string]any)
 		got["victim key"] = got["victim key"] || sd["key"] == victimKey
@@ -132,7 +134,7 @@ func TestSoakSelfHostileAttacksAreHostile(t *testing.T) {
 		d := depth(w.deepAttack(r())[0]["config"])
 		got["deep"] = got["deep"] || d > 1001
 	}
-	for _, k := range []string{"victim key", "victim basic", "victim user", "controls", "deep"} {
+	for _, k := range []string{"victim key", "victim basic", "victim user", "controls", "deep", "100 alias rules"} {
 		if !got[k] {
 			t.Errorf("no attack in 60 draws has %s", k)
 		}
