@@ -14,8 +14,8 @@ import (
 // ReadPaths decodes every manifest under paths: files, directories (recursively, *.yaml, *.yml,
 // *.json, in lexical order) and "-" for stdin. Undecodable documents become notes; each reason
 // the API server would refuse an object is a Refusal (manifests never met an API server; see
-// check), the object still returned; the error is for paths that cannot be read at all, and for
-// input over MaxInputBytes in all.
+// check), the object still returned; input past MaxInputBytes in all is not read (an error note
+// for each source it cuts short); the error is for paths that cannot be read at all.
 func ReadPaths(paths []string, stdin io.Reader) ([]Object, []Refusal, []Note, error) {
 	return ReadPathsChecked(paths, stdin, true)
 }

@@ -34,6 +34,16 @@ const MaxDocumentBytes = 3 << 20
 // alias is expanded.
 const maxManifestDepth = 10000
 
+// maxManifestNodes bounds the YAML nodes of a document the slow path parses (estimated without
+// parsing: boundedyaml.EstimateNodes, which over-counts by a small factor). A parse tree costs
+// about 200 bytes a node. An object the API server holds (1.5 MiB of JSON, 2 bytes a node at
+// the least) has at most ~750,000 nodes, so 2^20 refuses nothing it would hold, and documents
+// that large are parsed one at a time (heavyNodes): one tree of at most ~200 MB at once.
+const maxManifestNodes = 1 << 20
+
+// heavyNodes is the node count above which a document is parsed alone (decodeBatchParallel).
+const heavyNodes = 1 << 15
+
 // yamlNote words why a YAML document could not be converted.
 func yamlNote(err error) string {
 	var le *boundedyaml.LimitError
@@ -136,8 +146,8 @@ var clusterScoped = map[string]bool{"IngressClass": true, "KongClusterPlugin": t
 
 // DecodeManifests reads every object in one multi-document YAML or JSON stream, split as
 // kubectl splits it (see splitter), within MaxDocumentBytes a document and MaxInputBytes in all.
-// Documents it cannot use become notes and are skipped; the error is only for a stream it
-// cannot read at all, or one over MaxInputBytes. Namespaced objects without a namespace land in
+// Documents it cannot use become notes and are skipped, and so does the rest of a stream once
+// MaxInputBytes is read (an error note); the error is only for a stream it cannot read at all. Namespaced objects without a namespace land in
 // "default", as kubectl would put them.
 //
 // Documents are split sequentially and decoded in parallel, a batch at a time, on all CPUs;
@@ -157,11 +167,12 @@ func decodeManifests(source string, r io.Reader, checked bool) ([]Object, []Refu
 type manifestReader struct {
 	lim    readLimits
 	budget budget
-	cache  *metaCache // nil: the API server's checks are off
+	cache  *metaCache  // nil: the API server's checks are off
+	heavy  *sync.Mutex // held while a document of many nodes is parsed (heavyNodes)
 }
 
 func newManifestReader(lim readLimits, checked bool) *manifestReader {
-	m := &manifestReader{lim: lim, budget: budget{left: lim.total, limit: lim.total}}
+	m := &manifestReader{lim: lim, budget: budget{left: lim.total, limit: lim.total}, heavy: &sync.Mutex{}}
 	if checked {
 		m.cache = &metaCache{}
 	}
@@ -176,7 +187,7 @@ func (m *manifestReader) decode(source string, r io.Reader) ([]Object, []Refusal
 	batch := make([]rawDoc, 0, decodeBatch)
 	first := 1 // document number of batch[0]
 	flush := func() {
-		for i, d := range decodeBatchParallel(batch, m.cache) {
+		for i, d := range decodeBatchParallel(batch, m.cache, m.heavy) {
 			for j := range d.notes {
 				d.notes[j].Source, d.notes[j].Doc = source, first+i
 			}
@@ -192,6 +203,12 @@ func (m *manifestReader) decode(source string, r io.Reader) ([]Object, []Refusal
 		if errors.Is(err, io.EOF) {
 			flush()
 			return objs, refused, notes, nil
+		}
+		if errors.Is(err, errInputTooLarge) {
+			// The bound is a note like any other exceeded bound: what was read still translates.
+			doc := first + len(batch)
+			flush()
+			return objs, refused, append(notes, Note{Source: source, Doc: doc, Err: true, Msg: err.Error()}), nil
 		}
 		if err != nil {
 			doc := first + len(batch)
@@ -215,8 +232,9 @@ type decoded struct {
 }
 
 // decodeBatchParallel decodes docs on GOMAXPROCS goroutines, and checks them when given a cache;
-// result i belongs to docs[i].
-func decodeBatchParallel(docs []rawDoc, cache *metaCache) []decoded {
+// result i belongs to docs[i]. Documents of many nodes are parsed one at a time (heavy), so
+// that the memory of their parse trees does not grow with the number of CPUs.
+func decodeBatchParallel(docs []rawDoc, cache *metaCache, heavy *sync.Mutex) []decoded {
 	out := make([]decoded, len(docs))
 	workers := min(runtime.GOMAXPROCS(0), len(docs))
 	var next atomic.Int64
@@ -230,7 +248,7 @@ func decodeBatchParallel(docs []rawDoc, cache *metaCache) []decoded {
 					out[i].notes = []Note{{Err: true, Msg: docs[i].skip}}
 					continue
 				}
-				out[i].objs, out[i].notes = decodeDocument(docs[i].data)
+				out[i].objs, out[i].notes = decodeDocument(docs[i].data, heavy)
 				if cache != nil {
 					out[i].checkObjects(cache)
 				}
@@ -262,8 +280,9 @@ func (d *decoded) checkObjects(cache *metaCache) {
 	}
 }
 
-// decodeDocument turns one YAML or JSON document into objects (several for a List).
-func decodeDocument(raw []byte) ([]Object, []Note) {
+// decodeDocument turns one YAML or JSON document into objects (several for a List), holding
+// heavy while it parses a document of more than heavyNodes nodes the slow way.
+func decodeDocument(raw []byte, heavy *sync.Mutex) ([]Object, []Note) {
 	if len(bytes.TrimSpace(raw)) == 0 || isOnlyComments(raw) {
 		return nil, nil
 	}
@@ -277,7 +296,12 @@ func decodeDocument(raw []byte) ([]Object, []Note) {
 	}
 	if !ok {
 		var err error
-		if js, err = boundedyaml.ToJSON(raw, boundedyaml.Limits{MaxBytes: MaxDocumentBytes, MaxDepth: maxManifestDepth}); err != nil {
+		if boundedyaml.EstimateNodes(raw) > heavyNodes {
+			heavy.Lock()
+			defer heavy.Unlock()
+		}
+		lim := boundedyaml.Limits{MaxBytes: MaxDocumentBytes, MaxDepth: maxManifestDepth, MaxNodes: maxManifestNodes}
+		if js, err = boundedyaml.ToJSON(raw, lim); err != nil {
 			return nil, []Note{{Err: true, Msg: yamlNote(err)}}
 		}
 	}

@@ -135,7 +135,7 @@ func TestEveryKICFlagAccepted(t *testing.T) {
 	}
 }
 
-// kongsync adds only its own coalescing flags to KIC's set: no invented names.
+// kongsync adds only its own coalescing and hardening flags to KIC's set: no invented names.
 func TestNoFlagsBeyondKICs(t *testing.T) {
 	var kic []string
 	for _, k := range readKICFlags(t) {
@@ -147,7 +147,8 @@ func TestNoFlagsBeyondKICs(t *testing.T) {
 			extra = append(extra, n)
 		}
 	}
-	if want := []string{"sync-max-delay", "sync-window"}; !slices.Equal(extra, want) {
+	want := []string{"refuse-external-name-services", "refuse-unmanaged-endpoint-slices", "sync-max-delay", "sync-window"}
+	if !slices.Equal(extra, want) {
 		t.Errorf("flags not in KIC: %v, want %v", extra, want)
 	}
 }

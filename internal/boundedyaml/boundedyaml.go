@@ -20,8 +20,10 @@ import (
 	sigsyaml "sigs.k8s.io/yaml"
 )
 
-// Limits bounds a document's JSON form. Both must be positive.
+// Limits bounds a document's JSON form. MaxBytes and MaxDepth must be positive.
 type Limits struct {
+	// MaxNodes, if positive, bounds EstimateNodes of the YAML text: what parsing it costs.
+	MaxNodes int
 	// MaxBytes bounds the JSON's length, aliases expanded.
 	MaxBytes int
 	// MaxDepth bounds how deeply objects and arrays nest: a scalar is depth 0, {} and [] depth 1.
@@ -31,7 +33,7 @@ type Limits struct {
 // LimitError is a refusal for a bound, before the document was expanded. It never quotes the
 // document (which may be a Secret's data).
 type LimitError struct {
-	Bound string // "bytes", "depth" or "recursion"
+	Bound string // "bytes", "depth", "nodes" or "recursion"
 	Limit int
 }
 
@@ -42,6 +44,8 @@ func (e *LimitError) Error() string {
 		return fmt.Sprintf("expands to more than %d bytes of JSON (YAML aliases expanded)", e.Limit)
 	case "depth":
 		return fmt.Sprintf("nests objects and arrays more than %d levels deep", e.Limit)
+	case "nodes":
+		return fmt.Sprintf("holds more than %d YAML nodes (scalars, sequences, mappings)", e.Limit)
 	}
 	return "holds a YAML alias inside the node it refers to (infinitely recursive)"
 }
@@ -51,6 +55,9 @@ func (e *LimitError) Error() string {
 // sigs.k8s.io/yaml it reads the first document of a stream only.
 func ToJSON(data []byte, lim Limits) (js []byte, err error) {
 	defer recoverParse(&err)
+	if lim.MaxNodes > 0 && EstimateNodes(data) > lim.MaxNodes {
+		return nil, &LimitError{Bound: "nodes", Limit: lim.MaxNodes}
+	}
 	// Aliases are the only way a YAML document grows when decoded, and an alias is always
 	// written with '*': without one, the conversion costs what the input does, and the JSON
 	// is checked after it.
