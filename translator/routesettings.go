@@ -104,6 +104,9 @@ func (t *translation) parseRouteSettingsFor(ref store.Ref, obj metav1.Object, rs
 	}
 	o.headers = p.headers()
 	o.copied = o.copiedBytes() + len(a[annTags])
+	if t.badHeaderRegexes(ref, o.headers) {
+		rs.skip = true
+	}
 	return rs
 }
 

@@ -162,6 +162,7 @@ func (t *translation) assemble() Result {
 	sortDocument(doc)
 	doc.Services = t.dropAmbiguousPaths(doc.Services, ings, ps)
 	doc.Plugins = t.plugins(doc, served, ps)
+	t.dropDuplicateIDs(doc)
 	t.classParamsProblems()
 	if document.IsEmpty(doc) {
 		doc.Upstreams = []*document.Upstream{{Upstream: kong.Upstream{Name: kong.String(stubUpstream)}}}
