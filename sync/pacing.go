@@ -43,9 +43,15 @@ type pacing struct {
 	cost       time.Duration // what that POST cost Kong
 }
 
-// took records a POST Kong took, from start to end, that cost Kong cost.
+// took records a POST Kong took, sent at start and answered at end, that cost Kong cost. The
+// interval counts from when Kong started on it as far as kongsync can tell, the answer's arrival
+// less Kong's own figure: never before Kong's start, so that Kong, not only kongsync, sees POSTs
+// at least the interval apart whatever the network's jitter.
 func (p *pacing) took(start, end time.Time, cost time.Duration) {
-	p.start, p.end, p.cost = start, end, cost
+	p.start, p.end, p.cost = end.Add(-cost), end, cost
+	if p.start.Before(start) {
+		p.start = start
+	}
 }
 
 // rest is how long Kong must rest after a load of cost d for loading to take at most the

@@ -168,3 +168,27 @@ func TestPacingExemptions(t *testing.T) {
 		t.Errorf("retry %v after the failure, want the backoff's (< %v)", gap, 4*load)
 	}
 }
+
+// The quiet path is as it was: with pacing on (the default budget) and Kong taking 50 ms per
+// load, changes a quiet spell apart (longer than the 200 ms rest) are each posted one window
+// (20 ms here) after they are made, none held.
+func TestLoneChangesNotPaced(t *testing.T) {
+	const load = 50 * time.Millisecond
+	e := newEnv(t, envOpts{kong: kongdouble.Options{LoadTime: load}})
+	e.upsert("a", nil)
+	e.converged(wait)
+	k := e.kongs[0]
+	var worst time.Duration
+	for i := 0; i < 10; i++ {
+		time.Sleep(5*load + 20*time.Millisecond) // the quiet spell: a precondition, not an assertion
+		n := len(k.Posts())
+		t0 := time.Now()
+		e.upsert(fmt.Sprintf("lone-%d", i), nil)
+		e.converged(wait)
+		worst = max(worst, k.Posts()[n].Start.Sub(t0))
+	}
+	t.Logf("10 lone changes: posted at most %v after they were made (window 20 ms)", worst.Round(time.Millisecond))
+	if st := e.loop.Stats(); st.Deferred != 0 || worst > 20*time.Millisecond+50*time.Millisecond {
+		t.Errorf("lone changes: %d held, the slowest posted %v after it was made; want none held, ≤ window + 50 ms", st.Deferred, worst)
+	}
+}

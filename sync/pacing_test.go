@@ -60,6 +60,28 @@ func TestPacingHold(t *testing.T) {
 	}
 }
 
+// The interval counts from Kong's start on the last POST as kongsync can tell it (its answer
+// less Kong's figure), never from before the POST was sent.
+func TestPacingTookAnchorsInterval(t *testing.T) {
+	for _, tc := range []struct {
+		name             string
+		start, end       time.Time
+		cost             time.Duration
+		wantStart, until time.Time
+	}{
+		{"Kong's figure: 20 ms on the way there", at(0), at(1030 * ms), time.Second, at(30 * ms), at(3030 * ms)},
+		{"round trip: the send", at(0), at(time.Second), time.Second, at(0), at(3 * time.Second)},
+		{"never before the send", at(0), at(time.Second), 2 * time.Second, at(0), at(3 * time.Second)},
+	} {
+		p := pacing{budget: 1, interval: 3 * time.Second}
+		p.took(tc.start, tc.end, tc.cost)
+		if until, _ := p.hold(at(time.Second)); !p.start.Equal(tc.wantStart) || !until.Equal(tc.until) {
+			t.Errorf("%s: start %v, hold until %v; want %v, %v", tc.name, p.start.Sub(t0), until.Sub(t0),
+				tc.wantStart.Sub(t0), tc.until.Sub(t0))
+		}
+	}
+}
+
 // Kong's X-Kong-Admin-Latency is the cost when it is there and plausible; else the round trip.
 func TestLoadCost(t *testing.T) {
 	rt := 1200 * ms
