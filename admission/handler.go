@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+
+	"github.com/kongsync/kongsync/internal/safetext"
 	admissionv1 "k8s.io/api/admission/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -38,7 +40,7 @@ func Handler(r Reviewer, log logr.Logger, observe func(time.Duration, Verdict)) 
 		if err != nil {
 			log.Error(err, "admission review failed", "kind", review.Request.Kind.Kind,
 				"namespace", review.Request.Namespace, "name", review.Request.Name)
-			http.Error(w, err.Error(), http.StatusInternalServerError)
+			http.Error(w, safetext.Escape(err.Error()), http.StatusInternalServerError)
 			return
 		}
 		if !verdict.Allowed {
@@ -69,10 +71,16 @@ func answerVersion(requested string) string {
 	return "admission.k8s.io/v1"
 }
 
+// response is what the API server shows the user (kubectl prints it): the object's own text in
+// it is escaped, as on every other way out (internal/safetext).
 func response(req *admissionv1.AdmissionRequest, v Verdict) *admissionv1.AdmissionResponse {
-	res := &metav1.Status{Message: v.Message}
+	res := &metav1.Status{Message: safetext.EscapeLines(v.Message)}
+	warnings := make([]string, len(v.Warnings))
+	for i, w := range v.Warnings {
+		warnings[i] = safetext.Escape(w)
+	}
 	if !v.Allowed {
 		res.Code = http.StatusBadRequest
 	}
-	return &admissionv1.AdmissionResponse{UID: req.UID, Allowed: v.Allowed, Result: res, Warnings: v.Warnings}
+	return &admissionv1.AdmissionResponse{UID: req.UID, Allowed: v.Allowed, Result: res, Warnings: warnings}
 }

@@ -28,6 +28,7 @@ func translatorOptions(cfg Config) translator.Options {
 	opts := translator.DefaultOptions()
 	opts.IngressClass = cfg.IngressClass
 	opts.ClusterDomain = cfg.ClusterDomain
+	opts.Hardening = cfg.Hardening
 	if cfg.GatewayAPIControllerName != "" {
 		opts.GatewayControllerName = cfg.GatewayAPIControllerName
 	}

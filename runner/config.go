@@ -57,6 +57,9 @@ type Config struct {
 
 	IngressClass  string // --ingress-class
 	ClusterDomain string // --cluster-domain: suffix of Service DNS names (service-upstream)
+	// Hardening are the opt-in refusals (--refuse-external-name-services,
+	// --refuse-unmanaged-endpoint-slices; docs/security.md) of the sync loop and the webhook.
+	Hardening translator.Hardening
 	// GatewayAPIControllerName is the GatewayClass controllerName served (--gateway-api-controller-name).
 	GatewayAPIControllerName string
 	EmitKubernetesEvents     bool     // --emit-kubernetes-events: Warning Events (else only logs)

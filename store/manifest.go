@@ -35,10 +35,11 @@ const MaxDocumentBytes = 3 << 20
 const maxManifestDepth = 10000
 
 // maxManifestNodes bounds the YAML nodes of a document the slow path parses (estimated without
-// parsing: boundedyaml.EstimateNodes). A parse tree costs about 200 bytes a node, so 2^18 nodes
-// is ~50 MB; an object the API server holds (1.5 MiB) has far fewer unless it is a flow list of
-// tiny scalars, which is no Kubernetes object's shape.
-const maxManifestNodes = 1 << 18
+// parsing: boundedyaml.EstimateNodes, which over-counts by a small factor). A parse tree costs
+// about 200 bytes a node. An object the API server holds (1.5 MiB of JSON, 2 bytes a node at
+// the least) has at most ~750,000 nodes, so 2^20 refuses nothing it would hold, and documents
+// that large are parsed one at a time (heavyNodes): one tree of at most ~200 MB at once.
+const maxManifestNodes = 1 << 20
 
 // heavyNodes is the node count above which a document is parsed alone (decodeBatchParallel).
 const heavyNodes = 1 << 15

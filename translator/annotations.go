@@ -187,15 +187,22 @@ func parseSNIs(v string) ([]string, error) {
 }
 
 // parseHostAliases parses konghq.com/host-aliases: items must be hostnames, optionally with a
-// leading or trailing wildcard label.
+// leading or trailing wildcard label. A repeated alias is dropped here, once for every route
+// (KIC skips it on each route, comparing it with every host before it).
 func parseHostAliases(v string) ([]string, error) {
 	hs := splitList(v)
+	seen := make(map[string]bool, len(hs))
+	out := hs[:0]
 	for _, h := range hs {
 		if !validHostAlias.MatchString(h) {
 			return nil, fmt.Errorf("invalid host alias %s", quoteShort(h))
 		}
+		if !seen[h] {
+			seen[h] = true
+			out = append(out, h)
+		}
 	}
-	return hs, nil
+	return out, nil
 }
 
 // parsePathHandling accepts the two path_handling values Kong knows.

@@ -5,7 +5,8 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"errors"
-	"sort"
+	"slices"
+	"strings"
 
 	"github.com/google/uuid"
 	"github.com/kong/go-kong/kong"
@@ -19,59 +20,74 @@ const caCertLabel = "konghq.com/ca-cert"
 
 // caCertificates emits a CA certificate for every Secret labelled konghq.com/ca-cert: "true",
 // as KIC does. Its data needs an "id" (the entity id services reference; unlike KIC, it must be
-// a UUID, which Kong requires) and one PEM CA certificate under "cert" or "ca.crt". Secrets sharing an id: the oldest wins (then namespace,
-// then name). Unlike KIC, expiry is not checked: the translator reads no clock.
+// a UUID, which Kong requires) and one PEM CA certificate under "cert" or "ca.crt". Kong keeps
+// both the id and the certificate unique, so both are global names: Secrets sharing one, in
+// any namespaces, leave it to the oldest (then namespace, then name), and the others are
+// skipped with a problem naming it (KIC sends them all, and Kong rejects the configuration). A
+// Service trusts a CA certificate only through the Secret it names (resolveServiceCerts), never
+// through another namespace's Secret that took the id. Unlike KIC, expiry is not checked: the
+// translator reads no clock.
 func (t *translation) caCertificates() []*kong.CACertificate {
 	ca := piece(t, t.memos.allCACerts, struct{}{}, t.caCertificatesOf)
-	t.caCertIDs = ca.ids
+	t.caCerts = ca
 	return ca.list
 }
 
-// caCerts is the piece of the Secret kind caCertificates is: the CA certificates and their ids.
+// caCerts is the piece of the Secret kind caCertificates is: the CA certificates, the Secret
+// each id belongs to, and the older Secret each skipped one lost its id or certificate to.
 type caCerts struct {
-	list []*kong.CACertificate
-	ids  map[string]bool
+	list   []*kong.CACertificate
+	owners map[string]store.Ref    // the Secrets whose CA certificates are in the list, by id
+	lost   map[store.Ref]store.Ref // skipped Secret -> the older one holding its id or certificate
+}
+
+// caClaim is a CA certificate Secret with its piece.
+type caClaim struct {
+	sec *corev1.Secret
+	p   *caCertPiece
 }
 
 func (t *translation) caCertificatesOf() *caCerts {
-	known := map[string]bool{}
-	winners := map[string]*corev1.Secret{}
-	pieces := map[*corev1.Secret]*caCertPiece{}
-	var ids []string
+	var claims []caClaim
 	for _, sec := range t.snap.Secrets() {
 		if sec.Labels[caCertLabel] != "true" {
 			continue
 		}
 		p := piece(t, t.memos.caCerts, sec, func() *caCertPiece { return t.caCertPiece(sec) })
-		if p.id == "" {
-			continue
+		if p.id != "" {
+			claims = append(claims, caClaim{sec, p})
 		}
-		pieces[sec] = p
-		w, seen := winners[p.id]
-		if !seen {
-			winners[p.id] = sec
-			ids = append(ids, p.id)
-			continue
-		}
-		loser := sec
-		if olderCASecret(sec, w) {
-			winners[p.id], loser = sec, w
-		}
-		t.problem(secretRef(loser), "data[id]", "id %q is used by an older CA certificate Secret; Secret skipped", p.id)
 	}
-	sort.Strings(ids)
-	out := make([]*kong.CACertificate, 0, len(ids))
-	for _, id := range ids {
-		sec := winners[id]
-		p := pieces[sec]
-		if p.err != "" {
-			t.problem(secretRef(sec), "data", "invalid CA certificate: %s; Secret skipped", p.err)
+	// In claim order, the first holder of an id, then of a certificate, keeps it: linear after
+	// the sort, and each loser's problem names the one winner.
+	slices.SortFunc(claims, func(a, b caClaim) int { return compareCASecrets(a.sec, b.sec) })
+	out := &caCerts{owners: map[string]store.Ref{}, lost: map[store.Ref]store.Ref{}}
+	byID := make(map[string]*corev1.Secret, len(claims))
+	byCert := make(map[string]*corev1.Secret, len(claims))
+	for _, c := range claims {
+		ref := secretRef(c.sec)
+		if w := byID[c.p.id]; w != nil {
+			t.problem(ref, "data[id]", "id %q is already used by the older CA certificate %s; Secret skipped", c.p.id, secretRef(w))
+			out.lost[ref] = secretRef(w)
 			continue
 		}
-		known[id] = true
-		out = append(out, p.entity)
+		byID[c.p.id] = c.sec
+		if c.p.err != "" {
+			t.problem(ref, "data", "invalid CA certificate: %s; Secret skipped", c.p.err)
+			continue
+		}
+		if w := byCert[*c.p.entity.Cert]; w != nil {
+			t.problem(ref, "data", "its certificate is already the CA certificate of the older %s, and Kong keeps "+
+				"CA certificates unique; Secret skipped", secretRef(w))
+			out.lost[ref] = secretRef(w)
+			continue
+		}
+		byCert[*c.p.entity.Cert] = c.sec
+		out.owners[c.p.id] = ref
+		out.list = append(out.list, c.p.entity)
 	}
-	return &caCerts{list: out, ids: known}
+	slices.SortFunc(out.list, func(a, b *kong.CACertificate) int { return strings.Compare(*a.ID, *b.ID) })
+	return out
 }
 
 // caCertPiece is a CA certificate Secret's piece: its id, checked, and its entity, or why its
@@ -99,11 +115,13 @@ func (t *translation) caCertPiece(sec *corev1.Secret) *caCertPiece {
 	return &caCertPiece{id: id, entity: &kong.CACertificate{ID: kong.String(id), Cert: kong.String(cert), Tags: objectTags(store.KindSecret, sec)}}
 }
 
-func olderCASecret(a, b *corev1.Secret) bool {
-	if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
-		return a.CreationTimestamp.Before(&b.CreationTimestamp)
+// compareCASecrets is the claim order of CA certificate Secrets: creation time, then
+// namespace/name.
+func compareCASecrets(a, b *corev1.Secret) int {
+	if c := a.CreationTimestamp.Compare(b.CreationTimestamp.Time); c != 0 {
+		return c
 	}
-	return nsNameKey(a.Namespace, a.Name) < nsNameKey(b.Namespace, b.Name)
+	return compareNsName(a.Namespace, a.Name, b.Namespace, b.Name)
 }
 
 // caCertPEM checks that a Secret holds exactly one PEM CA certificate and returns it re-encoded.

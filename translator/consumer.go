@@ -81,9 +81,11 @@ func (u credentialUse) field() string { return credentialField(u.index) }
 func credentialField(i int) string { return "credentials[" + strconv.Itoa(i) + "]" }
 
 // consumerCredentials attaches the credentials of the Secrets the consumer lists, in listed
-// order (KIC's order). A Secret listed twice counts once.
+// order (KIC's order). A Secret listed twice counts once, and so does a unique credential value
+// two of its Secrets hold (Kong would refuse the second; KIC drops the consumer).
 func (t *translation) consumerCredentials(c *configurationv1.KongConsumer, ref store.Ref, p *consumerPiece) {
 	seen := map[string]bool{}
+	values := map[string]int{} // credential value (ukey) -> index of the first Secret holding it
 	for i, name := range c.Credentials {
 		if seen[name] {
 			t.problem(ref, credentialField(i), "Secret %q is listed twice; the repeat is ignored", name)
@@ -101,6 +103,12 @@ func (t *translation) consumerCredentials(c *configurationv1.KongConsumer, ref s
 				"credential skipped", c.Namespace, name)
 			continue
 		}
+		if first, dup := values[cred.ukey]; dup && cred.ukey != "" {
+			t.problem(ref, credentialField(i), "Secret %s/%s repeats the %s of credentials[%d]; credential skipped",
+				c.Namespace, name, globalNameKind(cred.ukey), first)
+			continue
+		}
+		values[cred.ukey] = i
 		p.creds = append(p.creds, credentialUse{secret: secretRef(secret), index: i, cred: cred})
 		addCredential(p.out, cred)
 	}

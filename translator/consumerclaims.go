@@ -1,21 +1,25 @@
 package translator
 
 import (
-	"fmt"
 	"slices"
-	"sort"
 	"strings"
-
-	"github.com/kongsync/kongsync/store"
 )
 
-// Kong keeps usernames and custom_ids unique and rejects the whole config otherwise; KIC sends
-// both consumers anyway, in map order. kongsync gives each value to the oldest KongConsumer (by
-// creation time, ties broken by "namespace/name": the claim order) and skips the later ones
-// with a problem. A skipped consumer claims nothing, so whether a consumer is kept depends on
-// the older holders of its values only: deciding changed consumers in claim order, and passing
-// each change of a decision on to the younger holders of its values, decides every consumer a
-// change reaches once.
+// Kong keeps some values unique across the whole configuration and rejects all of it
+// otherwise: consumer usernames and custom_ids, key-auth and jwt keys, basic-auth and hmac-auth
+// usernames, oauth2 client_ids. They are global names that any namespace can claim. KIC sends
+// both consumers of a username (Kong then rejects the config) and skips every KongConsumer
+// holding a credential value twice, so that a tenant can make another's consumer disappear by
+// reusing its key. kongsync gives each value to the oldest KongConsumer holding it (by creation
+// time, ties broken by "namespace/name": the claim order) and skips the younger ones, each with
+// a problem naming the one that keeps it.
+//
+// A consumer is kept when none of its values is held by an older kept consumer; a skipped one
+// claims nothing, so whether a consumer is kept depends on the older holders of its values
+// only. Deciding changed consumers in claim order, and passing each change of a decision on to
+// the younger holders of its values, decides every consumer a change reaches once. The kept
+// holder of each value is looked up, never searched for, so that n consumers sharing a value
+// cost O(n log n), not O(n²).
 
 // claimCompare is the claim order.
 func claimCompare(a, b *consumerEntry) int {
@@ -29,12 +33,65 @@ func claimCompare(a, b *consumerEntry) int {
 	return compareNsName(a.obj.Namespace, a.obj.Name, b.obj.Namespace, b.obj.Name)
 }
 
+// Global name keys: the kind of value, a NUL, the value. Credential values use their ukey,
+// which has the same shape.
+const (
+	usernameKey = "username\x00"
+	customIDKey = "custom_id\x00"
+)
+
+// valueHolder is one holding of a global name: the consumer, and the index of the credential
+// in its piece (-1 for its username or custom_id).
+type valueHolder struct {
+	e *consumerEntry
+	i int
+}
+
+// holderList is the holders of one global name, in no order: the claim queue orders decisions.
+type holderList = few[valueHolder]
+
+// eachValue calls f with every global name the entry holds: its username and custom_id, and,
+// once its piece is made, its credential values (each once: the piece skips repeats).
+func (e *consumerEntry) eachValue(f func(key string, i int)) {
+	if e.nameKey != "" {
+		f(e.nameKey, -1)
+	}
+	if e.idKey != "" {
+		f(e.idKey, -1)
+	}
+	if e.p == nil {
+		return
+	}
+	for i, u := range e.p.val.creds {
+		if u.cred.ukey != "" {
+			f(u.cred.ukey, i)
+		}
+	}
+}
+
+// addHolders adds the entry's values to the holder lists: its names when added, its credential
+// values when its piece is set.
+func (st *consumerStage) addHolders(e *consumerEntry, creds bool) {
+	e.eachValue(func(k string, i int) {
+		if (i >= 0) == creds {
+			st.holders[k] = st.holders[k].add(valueHolder{e, i})
+		}
+	})
+}
+
+// removeHolders takes the entry out of the holder lists.
+func (st *consumerStage) removeHolders(e *consumerEntry) {
+	e.eachValue(func(k string, _ int) {
+		fewRemove(st.holders, k, func(h valueHolder) bool { return h.e == e })
+	})
+}
+
 // claimQueue holds the entries whose claims are to be decided, handed out in claim order: those
-// queued before the decisions start are sorted once, those queued by a decision kept sorted.
+// queued before the decisions start are sorted once, those queued by a decision go to a heap.
 type claimQueue struct {
 	list    []*consumerEntry
 	next    int
-	more    []*consumerEntry
+	more    claimHeap
 	started bool
 }
 
@@ -47,8 +104,7 @@ func (q *claimQueue) push(gen uint64, e *consumerEntry) {
 		q.list = append(q.list, e)
 		return
 	}
-	i, _ := slices.BinarySearchFunc(q.more, e, claimCompare)
-	q.more = slices.Insert(q.more, i, e)
+	q.more.push(e)
 }
 
 // pop returns the oldest queued entry; nil when none is left.
@@ -62,11 +118,48 @@ func (q *claimQueue) pop() *consumerEntry {
 		q.next++
 		return q.list[q.next-1]
 	case len(q.more) > 0:
-		e := q.more[0]
-		q.more = q.more[1:]
-		return e
+		return q.more.pop()
 	}
 	return nil
+}
+
+// claimHeap is a binary min-heap in claim order.
+type claimHeap []*consumerEntry
+
+func (h *claimHeap) push(e *consumerEntry) {
+	*h = append(*h, e)
+	s := *h
+	for i := len(s) - 1; i > 0; {
+		p := (i - 1) / 2
+		if claimCompare(s[i], s[p]) >= 0 {
+			break
+		}
+		s[i], s[p] = s[p], s[i]
+		i = p
+	}
+}
+
+func (h *claimHeap) pop() *consumerEntry {
+	s := *h
+	top, n := s[0], len(s)-1
+	s[0], s[n] = s[n], nil
+	s = s[:n]
+	for i := 0; ; {
+		c := 2*i + 1
+		if c >= n {
+			break
+		}
+		if c+1 < n && claimCompare(s[c+1], s[c]) < 0 {
+			c++
+		}
+		if claimCompare(s[c], s[i]) >= 0 {
+			break
+		}
+		s[i], s[c] = s[c], s[i]
+		i = c
+	}
+	*h = s
+	return top
 }
 
 // claims decides the queued entries in claim order.
@@ -83,149 +176,87 @@ func (w *consumerWork) decide(e *consumerEntry) {
 	st, c := w.st, e.obj
 	was := e.kept
 	e.kept, e.claim = false, nil
-	var byName, byID *consumerEntry
-	if c.Username != "" {
-		byName = keptBefore(st.usernames[c.Username], e)
-	}
-	if byName == nil && c.CustomID != "" {
-		byID = keptBefore(st.customIDs[c.CustomID], e)
-	}
+	byName, byID := st.olderOwner(e.nameKey, e), st.olderOwner(e.idKey, e)
 	switch {
 	case c.Username == "" && c.CustomID == "":
 		e.claim = []Problem{newProblem(e.ref, "", "neither username nor custom_id is set; KongConsumer skipped")}
-	case byName != nil:
+	case byName.e != nil:
 		e.claim = []Problem{newProblem(e.ref, "username", "username %q is already used by the older %s; "+
-			"KongConsumer skipped", c.Username, byName.ref)}
-	case byID != nil:
+			"KongConsumer skipped", c.Username, byName.e.ref)}
+	case byID.e != nil:
 		e.claim = []Problem{newProblem(e.ref, "custom_id", "custom_id %q is already used by the older %s; "+
-			"KongConsumer skipped", c.CustomID, byID.ref)}
+			"KongConsumer skipped", c.CustomID, byID.e.ref)}
 	default:
-		e.kept = true
+		st.ensurePiece(w.t, e)
+		e.claim = st.credentialClaims(e)
+		if e.kept = len(e.claim) == 0; !e.kept {
+			st.stats.refusedCreds++
+		}
 	}
 	w.touch(e)
 	if e.kept == was {
 		return
 	}
-	if e.kept {
-		st.ensurePiece(w.t, e)
-		st.addCreds(w, e)
-	} else {
-		st.removeCreds(w, e)
-		e.dropped, e.conflicts = false, nil
-	}
+	e.eachValue(func(k string, i int) {
+		switch {
+		case e.kept:
+			st.owners[k] = valueHolder{e, i} // a younger owner it displaces is among those pushed
+		case st.owners[k].e == e:
+			delete(st.owners, k)
+		}
+	})
 	w.pushYounger(e)
 }
 
-// pushYounger queues the holders of e's values that are younger than e.
+// olderOwner is the kept holder of a global name when it is older than e; zero otherwise.
+func (st *consumerStage) olderOwner(key string, e *consumerEntry) valueHolder {
+	if key == "" {
+		return valueHolder{}
+	}
+	if o := st.owners[key]; o.e != nil && o.e != e && claimCompare(o.e, e) < 0 {
+		return o
+	}
+	return valueHolder{}
+}
+
+// credentialClaims are the problems of an entry whose credential values older consumers hold:
+// one on the KongConsumer and one on the Secret for each such credential, each naming the
+// consumer that keeps the value (never the others: the text does not grow with the holders).
+func (st *consumerStage) credentialClaims(e *consumerEntry) []Problem {
+	var out []Problem
+	for _, u := range e.p.val.creds {
+		o := st.olderOwner(u.cred.ukey, e)
+		if o.e == nil {
+			continue
+		}
+		what := globalNameKind(u.cred.ukey)
+		out = append(out,
+			newProblem(e.ref, u.field(), "the %s of %s is already used by the older %s (%s); "+
+				"KongConsumer skipped", what, u.secret, o.e.ref, o.e.p.val.creds[o.i].secret),
+			newProblem(u.secret, "", "%s is already used by the older %s; %s, which lists this Secret, "+
+				"is skipped", what, o.e.ref, e.ref))
+	}
+	return out
+}
+
+// globalNameKind is what a global name key names: "username", "key-auth key".
+func globalNameKind(key string) string {
+	kind, _, _ := strings.Cut(key, "\x00")
+	return kind
+}
+
+// pushYounger queues the holders of e's values that are younger than e: the decision on e
+// changed, and with it who keeps those values.
 func (w *consumerWork) pushYounger(e *consumerEntry) {
-	for _, l := range []entryList{w.st.usernames[e.obj.Username], w.st.customIDs[e.obj.CustomID]} {
+	e.eachValue(func(k string, _ int) {
+		l := w.st.holders[k]
 		for i := range l.len() {
-			if h := l.at(i); claimCompare(e, h) < 0 && h.queued != w.t.gen {
+			if h := l.at(i).e; h.queued != w.t.gen && claimCompare(e, h) < 0 {
 				w.queue.push(w.t.gen, h)
 				w.st.stats.cascades++
 			}
 		}
-	}
-}
-
-// credentialHolder is one use of a unique credential value: the consumer and the index of the
-// credential in its piece.
-type credentialHolder struct {
-	e *consumerEntry
-	i int
-}
-
-func (h credentialHolder) use() credentialUse { return h.e.p.val.creds[h.i] }
-
-// holderList is the holders of one credential value.
-type holderList = few[credentialHolder]
-
-// addCreds adds a kept entry's credentials to the holders of their values, noting the values
-// now held twice.
-func (st *consumerStage) addCreds(w *consumerWork, e *consumerEntry) {
-	for i, u := range e.p.val.creds {
-		k := u.cred.ukey
-		if k == "" {
-			continue
-		}
-		l := st.creds[k].add(credentialHolder{e, i})
-		st.creds[k] = l
-		if l.len() > 1 {
-			w.ukeys = append(w.ukeys, k)
-		}
-	}
-}
-
-// removeCreds takes an entry's credentials out of the holders, noting the values that were
-// held twice.
-func (st *consumerStage) removeCreds(w *consumerWork, e *consumerEntry) {
-	if e.p == nil {
-		return
-	}
-	for _, u := range e.p.val.creds {
-		k := u.cred.ukey
-		if k == "" || st.creds[k].len() == 0 {
-			continue
-		}
-		if st.creds[k].len() > 1 {
-			w.ukeys = append(w.ukeys, k)
-		}
-		fewRemove(st.creds, k, func(h credentialHolder) bool { return h.e == e })
-	}
-}
-
-// conflicts decides again the holders of the credential values whose holders changed. A value
-// held twice (key-auth key, basic-auth and hmac-auth username, jwt key, oauth2 client_id) skips,
-// as in KIC, every KongConsumer holding it, with a problem on each Secret and KongConsumer.
-func (w *consumerWork) conflicts() {
-	if len(w.ukeys) == 0 {
-		return
-	}
-	seen := map[*consumerEntry]bool{}
-	w.st.stats.conflicts += len(w.ukeys)
-	for _, k := range w.ukeys {
-		l := w.st.creds[k]
-		for i := range l.len() {
-			if h := l.at(i); !seen[h.e] {
-				seen[h.e] = true
-				w.st.checkConflicts(h.e)
-				w.touch(h.e)
-			}
-		}
-	}
-}
-
-// checkConflicts decides whether a kept entry holds a value someone else holds too.
-func (st *consumerStage) checkConflicts(e *consumerEntry) {
-	e.dropped, e.conflicts = false, nil
-	for _, u := range e.p.val.creds {
-		l := st.creds[u.cred.ukey]
-		if u.cred.ukey == "" || l.len() < 2 {
-			continue
-		}
-		e.dropped = true
-		what := strings.SplitN(u.cred.ukey, "\x00", 2)[0]
-		others := otherHolders(l, e, u.secret)
-		e.conflicts = append(e.conflicts,
-			newProblem(u.secret, "", "credential used by %s conflicts on %s with %s; every KongConsumer "+
-				"involved is skipped", e.ref, what, others),
-			newProblem(e.ref, u.field(), "credential from %s conflicts on %s with %s; KongConsumer skipped",
-				u.secret, what, others))
-	}
-}
-
-// otherHolders names the other uses of a value than e's from secret: "Secret ns/a used by
-// KongConsumer ns/b".
-func otherHolders(l holderList, e *consumerEntry, secret store.Ref) string {
-	var names []string
-	for i := range l.len() {
-		o := l.at(i)
-		if s := o.use().secret; o.e != e || s != secret {
-			names = append(names, fmt.Sprintf("%s used by %s", s, o.e.ref))
-		}
-	}
-	sort.Strings(names)
-	return strings.Join(names, ", ")
+	})
 }
 
 // few is a short list, most often of one element, kept without allocating then. The zero
@@ -254,9 +285,13 @@ func (l few[T]) at(i int) T {
 	return l.more[i]
 }
 
-func (l few[T]) has(x T) bool {
+// last is the last element; zero when there is none.
+func (l few[T]) last() T {
 	var zero T
-	return x != zero && (l.one == x || slices.Contains(l.more, x))
+	if n := l.len(); n > 0 {
+		return l.at(n - 1)
+	}
+	return zero
 }
 
 // add appends x.
@@ -269,23 +304,6 @@ func (l few[T]) add(x T) few[T] {
 		return few[T]{more: []T{l.one, x}}
 	}
 	l.more = append(l.more, x)
-	return l
-}
-
-// insert adds x in the order of cmp.
-func (l few[T]) insert(x T, cmp func(a, b T) int) few[T] {
-	var zero T
-	if l.one != zero {
-		if cmp(x, l.one) < 0 {
-			return few[T]{more: []T{x, l.one}}
-		}
-		return few[T]{more: []T{l.one, x}}
-	}
-	if len(l.more) == 0 {
-		return few[T]{one: x}
-	}
-	i, _ := slices.BinarySearchFunc(l.more, x, cmp)
-	l.more = slices.Insert(l.more, i, x)
 	return l
 }
 
@@ -321,18 +339,4 @@ func fewRemove[K, T comparable](m map[K]few[T], k K, del func(T) bool) {
 // listRemove removes e from the list at m[k].
 func listRemove[K comparable](m map[K]entryList, k K, e *consumerEntry) {
 	fewRemove(m, k, func(x *consumerEntry) bool { return x == e })
-}
-
-// keptBefore returns the kept entry of the list older than e, if any (there is at most one).
-func keptBefore(l entryList, e *consumerEntry) *consumerEntry {
-	for i := range l.len() {
-		h := l.at(i)
-		if h == e || claimCompare(h, e) > 0 {
-			return nil
-		}
-		if h.kept {
-			return h
-		}
-	}
-	return nil
 }

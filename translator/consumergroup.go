@@ -143,11 +143,13 @@ func (t *translation) consumerMembers(c *configurationv1.KongConsumer, ref store
 	}
 	out := make([]groupMember, 0, len(c.ConsumerGroups))
 	ents := make([]document.ConsumerGroupConsumer, len(c.ConsumerGroups))
+	seen := make(map[string]bool, len(c.ConsumerGroups)) // the list can be long: no search of out
 	for i, name := range c.ConsumerGroups {
-		if slices.ContainsFunc(out, func(m groupMember) bool { return m.name == name }) {
+		if seen[name] {
 			t.problem(ref, groupMember{index: i}.field(), "consumer group %s is listed twice; the repeat is ignored", quoteShort(name))
 			continue
 		}
+		seen[name] = true
 		ents[i] = document.ConsumerGroupConsumer{ConsumerGroup: name, Consumer: c.Username}
 		out = append(out, groupMember{name: name, index: i, entry: &ents[i]})
 	}

@@ -11,22 +11,23 @@ import (
 
 // The consumers part of the document is a stage of assemble that keeps its state between
 // builds, like the Ingress stages (stages.go): at 10,000 KongConsumers, walking every consumer
-// to find that one changed costs more than the change. Its decisions across consumers are
-// KIC's: the oldest KongConsumer claims a username and a custom_id (claims.go), a credential
-// value held twice skips every consumer holding it, and the output is sorted by username and
-// custom_id. The stage keeps the served consumers by name, the holders of each username,
-// custom_id and credential value, and the output list, so that a change is followed to what it
-// reaches:
+// to find that one changed costs more than the change. Its decisions across consumers: the
+// oldest KongConsumer claims each global name it holds, username, custom_id and credential
+// values alike, and a younger holder of any of them is skipped (consumerclaims.go); the output
+// is sorted by username and custom_id, as KIC's. The stage keeps the served consumers by name,
+// the holders of each global name and the one that keeps it, and the output list, so that a
+// change is followed to what it reaches:
 //
 //   - changed KongConsumers come from the snapshot diff (kindGens); changed Secrets reach the
 //     consumers whose pieces read them through an index of those reads;
 //   - a consumer whose claims changed passes the change on to the younger holders of its values,
-//     in claim order; a credential value whose holders changed re-checks its holders;
+//     in claim order;
 //   - consumers entering or leaving the output are merged into the kept sorted list.
 //
 // A cold build is the same code with every served consumer changed. Whenever a change is not of
-// a shape the stage can follow (more than maxDelta changed objects of a kind, a kind its
-// pieces read that it cannot index, the default class toggled), it starts over from the
+// a shape the stage can follow (more than maxDelta changed objects of a kind or consumers
+// reached through the index, a kind its pieces read that it cannot index, the default class
+// toggled), it starts over from the
 // served consumers, reusing every piece whose reads are unchanged. The property tests compare
 // every warm build with a cold one.
 
@@ -38,11 +39,13 @@ type consumerStage struct {
 	mask         uint32            // the kinds its pieces read
 	unindexed    bool              // a piece read an EndpointSlice list or a whole kind
 	byKey        map[[2]string]*consumerEntry
-	usernames    map[string]entryList // served consumers by username, in claim order
-	customIDs    map[string]entryList
-	creds        map[string]holderList // credentials of claimed consumers by value
-	out          []*consumerEntry      // claimed, without conflict, in output order
-	list         consumerList          // the document's part, as last built
+	// holders are the served consumers holding each global name (usernameKey, customIDKey or a
+	// credential's ukey: credentials count once the consumer's piece is made); owners the kept
+	// one of them.
+	holders      map[string]holderList
+	owners       map[string]valueHolder
+	out          []*consumerEntry // kept, in output order
+	list         consumerList     // the document's part, as last built
 	withProblems []*consumerEntry
 	// readers are the consumers whose pieces made each read; built on the first change of a
 	// kind pieces read (a cold build never needs it), then kept up to date.
@@ -55,29 +58,30 @@ type consumerStage struct {
 type consumerStats struct {
 	rebuilds, patches int // builds that started over, that followed changes
 	cascades          int // decisions a changed decision passed on
-	conflicts         int // credential values whose holders were checked again
+	refusedCreds      int // decisions that skipped a consumer for a credential value
 }
 
 // consumerEntry is one served KongConsumer.
 type consumerEntry struct {
 	obj *configurationv1.KongConsumer
 	ref store.Ref
+	// nameKey and idKey are its username's and custom_id's global name keys ("" when unset).
+	nameKey, idKey string
 	// p is its piece (Kong consumer, credentials, memberships), computed when it first claims
 	// its values; nil until then.
 	p       *entry[*consumerPiece]
 	own     entry[*consumerPiece] // p's storage in a build that keeps nothing
 	out     *document.Consumer
-	kept    bool // it claimed its username and custom_id
-	dropped bool // kept, but skipped for a credential conflict
+	kept    bool // it claimed every global name it holds
 	inOut   bool // in the output list
 	removed bool // replaced or gone
 	plugins bool // has konghq.com/plugins
 	members []*document.ConsumerGroupConsumer
-	// claim, conflicts and memberProbs are its problems from each decision; the piece's
-	// problems count only while it is kept.
-	claim, conflicts, memberProbs []Problem
-	probPos                       int    // its place in withProblems plus one; 0: absent
-	touched, queued               uint64 // the build that last touched or queued it
+	// claim and memberProbs are its problems from each decision; the piece's problems count
+	// only while it is kept.
+	claim, memberProbs []Problem
+	probPos            int    // its place in withProblems plus one; 0: absent
+	touched, queued    uint64 // the build that last touched or queued it
 }
 
 // consumerWork is one build's pass over the stage: what it touched and what it still has to
@@ -87,7 +91,6 @@ type consumerWork struct {
 	st      *consumerStage
 	queue   claimQueue
 	touched []*consumerEntry // whose output state may have changed
-	ukeys   []string         // credential values whose conflict state may have changed
 }
 
 // translateConsumers builds the Kong consumers, credentials nested, of the KongConsumers this
@@ -115,7 +118,6 @@ func (t *translation) translateConsumers() consumerList {
 		}
 	}
 	w.claims()
-	w.conflicts()
 	st.output(w)
 	st.replayProblems(t)
 	st.gen, st.defaultClass, st.groups = t.gen, t.defaultClass, t.groups
@@ -156,6 +158,9 @@ func (st *consumerStage) changedKeys(t *translation) ([][2]string, bool) {
 				keys = append(keys, [2]string{e.obj.Namespace, e.obj.Name})
 			}
 		}
+		if len(keys) > maxDelta { // a Secret many consumers list: starting over is linear
+			return nil, false
+		}
 	}
 	return keys, true
 }
@@ -167,10 +172,9 @@ func (st *consumerStage) rebuild(w *consumerWork) {
 	old := st.byKey
 	objs := t.snap.snap.Objects(store.KindKongConsumer)
 	*st = consumerStage{
-		byKey:     make(map[[2]string]*consumerEntry, len(objs)),
-		usernames: make(map[string]entryList, len(objs)),
-		customIDs: map[string]entryList{},
-		creds:     make(map[string]holderList, len(objs)),
+		byKey:   make(map[[2]string]*consumerEntry, len(objs)),
+		holders: make(map[string]holderList, len(objs)),
+		owners:  make(map[string]valueHolder, len(objs)),
 	}
 	for _, o := range objs {
 		c, ok := o.(*configurationv1.KongConsumer)
@@ -214,11 +218,12 @@ func (st *consumerStage) add(w *consumerWork, c *configurationv1.KongConsumer) *
 		st.byKey[[2]string{c.Namespace, c.Name}] = e
 	}
 	if c.Username != "" {
-		st.usernames[c.Username] = st.usernames[c.Username].insert(e, claimCompare)
+		e.nameKey = usernameKey + c.Username
 	}
 	if c.CustomID != "" {
-		st.customIDs[c.CustomID] = st.customIDs[c.CustomID].insert(e, claimCompare)
+		e.idKey = customIDKey + c.CustomID
 	}
+	st.addHolders(e, false)
 	w.touch(e)
 	w.queue.push(w.t.gen, e)
 	return e
@@ -228,16 +233,11 @@ func (st *consumerStage) add(w *consumerWork, c *configurationv1.KongConsumer) *
 func (st *consumerStage) remove(w *consumerWork, e *consumerEntry) {
 	c := e.obj
 	delete(st.byKey, [2]string{c.Namespace, c.Name})
-	if c.Username != "" {
-		listRemove(st.usernames, c.Username, e)
-	}
-	if c.CustomID != "" {
-		listRemove(st.customIDs, c.CustomID, e)
-	}
 	if e.kept {
-		st.removeCreds(w, e)
+		e.eachValue(func(k string, _ int) { delete(st.owners, k) })
 		w.pushYounger(e)
 	}
+	st.removeHolders(e)
 	if st.readers != nil && e.p != nil {
 		for _, r := range e.p.reads.objs {
 			listRemove(st.readers, readKey{r.ref.Kind, r.ref.Namespace, r.ref.Name}, e)
@@ -270,6 +270,7 @@ func (st *consumerStage) ensurePiece(t *translation, e *consumerEntry) {
 func (st *consumerStage) setPiece(e *consumerEntry, p *entry[*consumerPiece]) {
 	e.p, e.out = p, p.val.out
 	st.mask |= p.reads.mask
+	st.addHolders(e, true)
 	st.indexEntry(e)
 }
 
@@ -297,7 +298,9 @@ func (st *consumerStage) indexEntry(e *consumerEntry) {
 	}
 	for _, r := range e.p.reads.objs {
 		k := readKey{r.ref.Kind, r.ref.Namespace, r.ref.Name}
-		if l := st.readers[k]; !l.has(e) {
+		// An entry's reads are indexed together: a repeat finds it last (a search of the list
+		// would cost O(n²) for a Secret n consumers list).
+		if l := st.readers[k]; l.last() != e {
 			st.readers[k] = l.add(e)
 		}
 	}
@@ -317,7 +320,7 @@ func (st *consumerStage) output(w *consumerWork) {
 	var in []*consumerEntry
 	leaving := 0
 	for _, e := range w.touched {
-		now := e.kept && !e.dropped && !e.removed
+		now := e.kept && !e.removed
 		switch {
 		case e.inOut && !now:
 			e.inOut, e.members, e.memberProbs = false, nil, nil
@@ -393,15 +396,15 @@ func (st *consumerStage) makeList() consumerList {
 	return l
 }
 
-// problems are an entry's problems now: its claim's, and, while kept, its piece's, its
-// credential conflicts' and its memberships'.
+// problemCount counts an entry's problems now: its claim's, and, while kept, its piece's and
+// its memberships'.
 func (e *consumerEntry) problemCount() int {
 	if e.removed {
 		return 0
 	}
 	n := len(e.claim)
 	if e.kept {
-		n += len(e.p.problems) + len(e.conflicts) + len(e.memberProbs)
+		n += len(e.p.problems) + len(e.memberProbs)
 	}
 	return n
 }
@@ -427,7 +430,6 @@ func (st *consumerStage) replayProblems(t *translation) {
 		t.problems = append(t.problems, e.claim...)
 		if e.kept {
 			t.problems = append(t.problems, e.p.problems...)
-			t.problems = append(t.problems, e.conflicts...)
 			t.problems = append(t.problems, e.memberProbs...)
 		}
 	}

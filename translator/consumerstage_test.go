@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kongsync/kongsync/document"
 	configurationv1 "github.com/kongsync/kongsync/internal/apis/configuration/v1"
 	kup "github.com/kongsync/kongsync/internal/apis/configuration/v1beta1"
 	"github.com/kongsync/kongsync/store"
@@ -232,16 +233,94 @@ func TestConsumerStageRandomChanges(t *testing.T) {
 				t.Fatalf("seed %d, step %d: warm build differs from BuildOnce after: %s\nearlier: %s\n%s", seed, step,
 					strings.Join(did, "; "), strings.Join(w.log[max(0, len(w.log)-12):], "; "), msg)
 			}
+			if g, o := keptConsumers(want.Document), oracleKept(snap); !slices.Equal(g, o) {
+				t.Fatalf("seed %d, step %d: kept consumers %v, want the oldest holder of each value: %v", seed, step, g, o)
+			}
 			w.log = append(w.log, did...)
 		}
 		s := eng.memos.consumerStage.stats
 		total.rebuilds += s.rebuilds
 		total.patches += s.patches
 		total.cascades += s.cascades
-		total.conflicts += s.conflicts
+		total.refusedCreds += s.refusedCreds
 	}
 	t.Logf("consumer stage: %+v", total)
-	if total.patches < 10*total.rebuilds || total.cascades == 0 || total.conflicts == 0 {
-		t.Errorf("the changes did not exercise the stage: %+v (want patches ≥ 10×rebuilds, cascades and conflicts)", total)
+	if total.patches < 10*total.rebuilds || total.cascades == 0 || total.refusedCreds == 0 {
+		t.Errorf("the changes did not exercise the stage: %+v (want patches ≥ 10×rebuilds, cascades and consumers refused for a credential)", total)
 	}
+}
+
+// keptConsumers are the namespace/name of the consumers in a document, sorted.
+func keptConsumers(d *document.Document) []string {
+	var out []string
+	for _, c := range d.Consumers {
+		var ns, name string
+		for _, tag := range c.Tags {
+			if v, ok := strings.CutPrefix(*tag, "k8s-namespace:"); ok {
+				ns = v
+			} else if v, ok := strings.CutPrefix(*tag, "k8s-name:"); ok {
+				name = v
+			}
+		}
+		out = append(out, ns+"/"+name)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// oracleKept is the rule consumerclaims.go implements, written as plainly as it is stated:
+// in claim order, a served KongConsumer with a username or custom_id is kept when none of its
+// global names (username, custom_id, unique credential values, each counted once) is held by
+// a consumer kept before it; a kept one then holds them all.
+func oracleKept(snap *store.Snapshot) []string {
+	isDefault := false
+	if o, ok := snap.Get(store.Ref{Kind: store.KindIngressClass, Name: "kong"}); ok {
+		isDefault = o.(*networkingv1.IngressClass).Annotations[networkingv1.AnnotationIsDefaultIngressClass] == "true"
+	}
+	var served []*configurationv1.KongConsumer
+	for _, o := range snap.Objects(store.KindKongConsumer) {
+		c := o.(*configurationv1.KongConsumer)
+		if class := c.Annotations[annIngressClass]; class == "kong" || (class == "" && isDefault) {
+			served = append(served, c)
+		}
+	}
+	slices.SortFunc(served, func(a, b *configurationv1.KongConsumer) int {
+		return claimCompare(&consumerEntry{obj: a}, &consumerEntry{obj: b})
+	})
+	held := map[string]bool{}
+	var kept []string
+	for _, c := range served {
+		names := oracleNames(snap, c)
+		if c.Username == "" && c.CustomID == "" || slices.ContainsFunc(names, func(n string) bool { return held[n] }) {
+			continue
+		}
+		for _, n := range names {
+			held[n] = true
+		}
+		kept = append(kept, c.Namespace+"/"+c.Name)
+	}
+	slices.Sort(kept)
+	return kept
+}
+
+// oracleNames are a KongConsumer's global names.
+func oracleNames(snap *store.Snapshot, c *configurationv1.KongConsumer) []string {
+	var names []string
+	if c.Username != "" {
+		names = append(names, "u:"+c.Username)
+	}
+	if c.CustomID != "" {
+		names = append(names, "c:"+c.CustomID)
+	}
+	for _, name := range c.Credentials {
+		o, ok := snap.Get(store.Ref{Kind: store.KindSecret, Namespace: c.Namespace, Name: name})
+		if !ok {
+			continue
+		}
+		if cred, _ := parseCredential(o.(*corev1.Secret), nil); cred != nil && cred.ukey != "" &&
+			!slices.Contains(names, cred.ukey) {
+			names = append(names, cred.ukey)
+		}
+	}
+	return names
 }

@@ -28,6 +28,11 @@ func (t *translation) targets(ks *kongService, small *smallTargets) []*kong.Targ
 
 // serviceTargets are the targets of one Service port (see targets); small may be nil.
 func (t *translation) serviceTargets(svc *corev1.Service, port *corev1.ServicePort, small *smallTargets) []*kong.Target {
+	if svc.Spec.Type == corev1.ServiceTypeExternalName && t.opts.Hardening.RefuseExternalNameServices {
+		t.problem(serviceRef(svc), "spec.type", "ExternalName Services are refused (--refuse-external-name-services): "+
+			"their externalName can be any host, another namespace's included; the upstream gets no targets")
+		return nil
+	}
 	if svc.Annotations[annServiceUpstream] == "true" || t.classParams().ServiceUpstream {
 		host := svc.Name + "." + svc.Namespace + ".svc"
 		if t.opts.ClusterDomain != "" {
@@ -46,9 +51,24 @@ func (t *translation) serviceTargets(svc *corev1.Service, port *corev1.ServicePo
 	var buf [8]endpointRef
 	refs := buf[:0]
 	for _, es := range t.snap.EndpointSlicesFor(svc.Namespace, svc.Name) {
+		if t.opts.Hardening.RefuseUnmanagedEndpointSlices && !managedSlice(es) {
+			t.problem(sliceRef(es), "metadata.labels["+discoveryv1.LabelManagedBy+"]", "EndpointSlices not managed by "+
+				"Kubernetes' endpoint controller (%s) are refused (--refuse-unmanaged-endpoint-slices): whoever writes "+
+				"one can point a Service at any address; its endpoints are skipped", endpointSliceController)
+			continue
+		}
 		refs = t.sliceTargets(es, svc, port.Name, refs)
 	}
 	return endpointTargets(refs, small)
+}
+
+// endpointSliceController is the endpointslice.kubernetes.io/managed-by value of the
+// EndpointSlices Kubernetes' endpoint controller makes from a Service's selector.
+const endpointSliceController = "endpointslice-controller.k8s.io"
+
+// managedSlice reports whether Kubernetes' endpoint controller manages an EndpointSlice.
+func managedSlice(es *discoveryv1.EndpointSlice) bool {
+	return es.Labels[discoveryv1.LabelManagedBy] == endpointSliceController
 }
 
 // endpointRef is a usable endpoint: its address, port, and whether the address is IPv6.

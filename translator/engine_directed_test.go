@@ -77,7 +77,7 @@ func directedCACertSecretAppears(t *testing.T) {
 }
 
 // caCertPEMForTest is a self-signed CA certificate, PEM.
-func caCertPEMForTest(t *testing.T) []byte {
+func caCertPEMForTest(t testing.TB) []byte {
 	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {

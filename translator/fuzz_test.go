@@ -216,7 +216,8 @@ func fuzzing() bool {
 
 // kongInvariants checks, cheaply, what Kong or decK would reject the whole configuration for:
 // route paths that are neither absolute nor regex, bad route hosts, duplicate names, ids or SNIs,
-// and targets that are not host:port with a port in 1-65535.
+// targets that are not host:port with a port in 1-65535 or whose weight is outside 0-65535, and
+// header regexes PCRE2 does not compile.
 func kongInvariants(d *document.Document) error {
 	seen := map[string]bool{}
 	once := func(kind, v string) error {
@@ -253,6 +254,13 @@ func kongInvariants(d *document.Document) error {
 					return fmt.Errorf("route %s: host %q", *r.Name, *h)
 				}
 			}
+			for name, vs := range r.Headers {
+				for _, v := range vs {
+					if re, ok := strings.CutPrefix(v, kongHeaderRegexPrefix); ok && pcreProblem(re) != "" {
+						return fmt.Errorf("route %s: header %s: regex %q", *r.Name, name, re)
+					}
+				}
+			}
 		}
 	}
 	for _, u := range d.Upstreams {
@@ -263,6 +271,9 @@ func kongInvariants(d *document.Document) error {
 			host, port, err := net.SplitHostPort(*tg.Target)
 			if n, perr := strconv.Atoi(port); err != nil || host == "" || perr != nil || n < 1 || n > 65535 {
 				return fmt.Errorf("upstream %s: target %q", *u.Name, *tg.Target)
+			}
+			if tg.Weight != nil && (*tg.Weight < 0 || *tg.Weight > maxTargetWeight) {
+				return fmt.Errorf("upstream %s: target %q: weight %d outside Kong's 0-65535", *u.Name, *tg.Target, *tg.Weight)
 			}
 		}
 	}
@@ -331,7 +342,11 @@ func TestKongInvariantsCatch(t *testing.T) {
 		"bad host":         {Services: []*document.Service{svc(route("/a", "a b"))}},
 		"port 0":           {Upstreams: []*document.Upstream{up("10.0.0.1:0")}},
 		"no port":          {Upstreams: []*document.Upstream{up("10.0.0.1")}},
-		"two services":     {Services: []*document.Service{svc(route("/a", "a.example.com")), svc(route("/b", "b.example.com"))}},
+		"weight too big": {Upstreams: []*document.Upstream{{Upstream: kong.Upstream{Name: kong.String("u")},
+			Targets: []*kong.Target{{Target: kong.String("10.0.0.1:80"), Weight: kong.Int(65536)}}}}},
+		"header regex": {Services: []*document.Service{svc(&document.Route{Route: kong.Route{Name: kong.String("r"), ID: kong.String("1"),
+			Paths: kong.StringSlice("/"), Headers: map[string][]string{"x": {"~*a("}}}})}},
+		"two services": {Services: []*document.Service{svc(route("/a", "a.example.com")), svc(route("/b", "b.example.com"))}},
 	} {
 		if kongInvariants(d) == nil {
 			t.Errorf("%s: not caught", name)

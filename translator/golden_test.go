@@ -60,7 +60,8 @@ func loadCase(t testing.TB, dir string) ([]store.Object, []store.Refusal) {
 }
 
 // caseOptions are the translator options of a golden case: DefaultOptions, with what the
-// case's optional options.yaml sets (kongVersion: the Kong version translated for).
+// case's optional options.yaml sets (kongVersion: the Kong version translated for; hardening:
+// the opt-in refusals, by their flags' names: refuse-external-name-services: true).
 func caseOptions(t testing.TB, dir string) Options {
 	t.Helper()
 	opts := DefaultOptions()
@@ -73,10 +74,16 @@ func caseOptions(t testing.TB, dir string) Options {
 	}
 	var o struct {
 		KongVersion string `json:"kongVersion"`
+		Hardening   struct {
+			ExternalName bool `json:"refuse-external-name-services"`
+			Unmanaged    bool `json:"refuse-unmanaged-endpoint-slices"`
+		} `json:"hardening"`
 	}
 	if err := yaml.UnmarshalStrict(b, &o); err != nil {
 		t.Fatalf("%s/options.yaml: %v", dir, err)
 	}
+	opts.Hardening = Hardening{RefuseExternalNameServices: o.Hardening.ExternalName,
+		RefuseUnmanagedEndpointSlices: o.Hardening.Unmanaged}
 	if o.KongVersion != "" {
 		if opts.KongVersion, err = ParseKongVersion(o.KongVersion); err != nil {
 			t.Fatalf("%s/options.yaml: %v", dir, err)

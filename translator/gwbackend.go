@@ -269,6 +269,7 @@ func (t *translation) routeUpstream(rs *routeService, svcs []*corev1.Service, ta
 		}
 		ts = mergeTargets(ts, weighted(t.serviceTargets(b.svc, b.port, nil), b.weight))
 	}
+	scaleWeights(ts)
 	sortTargets(ts)
 	u.Targets = ts
 	if len(svcs) > 0 {
@@ -319,4 +320,26 @@ func weightOr100(w *int) int {
 		return 100
 	}
 	return *w
+}
+
+// maxTargetWeight is the largest target weight Kong accepts.
+const maxTargetWeight = 65535
+
+// scaleWeights brings an upstream's target weights into Kong's 0-65535, keeping their
+// proportions: when the largest (an unset weight is Kong's 100) is above the limit, each becomes
+// round(w × 65535 / largest), at least 1 unless it was 0. Gateway API allows backendRef weights
+// up to 1,000,000; KIC sends them as they are and Kong refuses the whole configuration.
+func scaleWeights(ts []*kong.Target) {
+	top := 0
+	for _, x := range ts {
+		top = max(top, weightOr100(x.Weight))
+	}
+	if top <= maxTargetWeight {
+		return
+	}
+	for _, x := range ts {
+		if w := weightOr100(x.Weight); w != 0 {
+			x.Weight = kong.Int(max(int((int64(w)*maxTargetWeight+int64(top)/2)/int64(top)), 1))
+		}
+	}
 }

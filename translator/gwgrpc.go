@@ -51,6 +51,9 @@ func (t *translation) grpcRoutePiece(r *gatewayv1.GRPCRoute) *routePiece {
 		if resolved.reason == "" {
 			resolved = reason
 		}
+		if t.badGRPCMatch(ref, i, rule) {
+			continue
+		}
 		name := base + strconv.Itoa(i)
 		routes := t.grpcRuleRoutes(name, rule, hosts, tags, rs)
 		t.buildRouteService(p, store.KindGRPCRoute, r, &routeService{name: name, protocol: protocol, backends: bes,

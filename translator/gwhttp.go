@@ -229,6 +229,9 @@ type matchRef struct{ rule, match int }
 // routes are the Kong routes of the rules g (in KIC's order) of one Kong service, or false
 // when a filter cannot be translated (a problem on the route; the Kong service is skipped).
 func (h *httpRouteCtx) routes(g []int) ([]*document.Route, bool) {
+	if h.badHTTPMatches(g) {
+		return nil, false
+	}
 	var out []*document.Route
 	fgroups := groupByKey(g, func(i int) string { return sortedJSONKey(h.r.Spec.Rules[i].Filters) })
 	for _, fg := range fgroups {

@@ -123,22 +123,28 @@ func (t *translation) attachRules(p *ingressPiece) {
 
 // translateRules turns an Ingress's rules into routes, one per host and backend. A path whose
 // backend cannot be resolved is skipped with a problem; the rest of the Ingress still counts.
+// An Ingress whose routes would exceed the route budget (budget.go) makes none.
 func (t *translation) translateRules(ing *networkingv1.Ingress, p *ingressPiece) {
 	if p.rs.skip {
 		return
 	}
 	var buf [4]routeGroup
-	groups := buf[:0]
+	groups := routeGroups{list: buf[:0]}
 	for i := range ing.Spec.Rules {
 		rule := &ing.Spec.Rules[i]
 		if rule.HTTP == nil || t.badRuleHost(ing, i, rule.Host) {
 			continue
 		}
 		for j := range rule.HTTP.Paths {
-			groups = t.translatePath(ing, p, rule.Host, &rule.HTTP.Paths[j], pathPos{i, j}, groups)
+			t.translatePath(ing, p, rule.Host, &rule.HTTP.Paths[j], pathPos{i, j}, &groups)
 		}
 	}
-	for _, g := range groups {
+	if t.overRouteBudget(ing, p.rs, groups.list) {
+		p.rs.skip = true
+		return
+	}
+	for _, g := range groups.list {
+		p.rs.applyHosts(&g.route.r.Route)
 		u := ruleUse{be: g.be, route: &g.route.r}
 		var hb [4]uint64
 		u.setKeys(keyHashes(t.seed, &g.route.r, hb[:0]))
@@ -149,8 +155,8 @@ func (t *translation) translateRules(ing *networkingv1.Ingress, p *ingressPiece)
 // translatePath adds one Ingress path to the route of its (host, Service, port) group,
 // creating the route when it does not exist yet.
 func (t *translation) translatePath(ing *networkingv1.Ingress, ip *ingressPiece, host string,
-	p *networkingv1.HTTPIngressPath, pos pathPos, groups []routeGroup,
-) []routeGroup {
+	p *networkingv1.HTTPIngressPath, pos pathPos, groups *routeGroups,
+) {
 	rs := ip.rs
 	pt := networkingv1.PathTypeImplementationSpecific
 	if p.PathType != nil {
@@ -160,7 +166,7 @@ func (t *translation) translatePath(ing *networkingv1.Ingress, ip *ingressPiece,
 	case networkingv1.PathTypePrefix, networkingv1.PathTypeExact, networkingv1.PathTypeImplementationSpecific:
 	default:
 		t.problem(ingressRef(ing), pos.field(".pathType"), "unknown path type %q; path skipped", pt)
-		return groups
+		return
 	}
 	path := collapseSlashes(p.Path)
 	if path == "" {
@@ -168,38 +174,71 @@ func (t *translation) translatePath(ing *networkingv1.Ingress, ip *ingressPiece,
 	}
 	if path[0] != '/' {
 		t.problem(ingressRef(ing), pos.field(".path"), "%s is not an absolute path; path skipped", quoteShort(p.Path))
-		return groups
+		return
 	}
 	if t.badKongPath(ing, pos, path, pt, rs) {
-		return groups
+		return
 	}
 	if p.Backend.Service == nil {
 		t.problem(ingressRef(ing), pos.field(".backend"), "%s; path skipped", unsupportedBackend(p.Backend.Resource))
-		return groups
+		return
 	}
 	be, ok := t.resolveBackend(ing, p.Backend.Service, func() string { return pos.field(".backend.service") })
 	if !ok {
-		return groups
+		return
 	}
-	g := findGroup(groups, be.ident, host)
+	g := groups.find(be.ident, host)
 	if g == nil {
-		groups = append(groups, routeGroup{be: be, host: host, route: t.newRuleRoute(ing, rs, &be, host)})
-		g = &groups[len(groups)-1]
+		g = groups.add(routeGroup{be: be, host: host, route: t.newRuleRoute(ing, rs, &be, host)})
 	}
 	var buf [2]string
 	for _, kp := range ingressPaths(path, pt, rs.regexMarker, rs.legacyRegex, buf[:0]) {
 		g.route.addPath(kp, t.defaults.slash)
 	}
-	return groups
 }
 
-func findGroup(groups []routeGroup, id *ksIdent, host string) *routeGroup {
-	for i := range groups {
-		if groups[i].be.ident == id && groups[i].host == host {
-			return &groups[i]
+// routeGroups are an Ingress's route groups in order of appearance, indexed once they are many
+// (an Ingress of thousands of hosts would otherwise search them for each path).
+type routeGroups struct {
+	list []routeGroup
+	idx  map[groupKey]int
+}
+
+type groupKey struct {
+	id   *ksIdent
+	host string
+}
+
+// groupsIndexedAt is the number of groups from which they are looked up in a map.
+const groupsIndexedAt = 16
+
+func (gs *routeGroups) find(id *ksIdent, host string) *routeGroup {
+	if gs.idx != nil {
+		if i, ok := gs.idx[groupKey{id, host}]; ok {
+			return &gs.list[i]
+		}
+		return nil
+	}
+	for i := range gs.list {
+		if gs.list[i].be.ident == id && gs.list[i].host == host {
+			return &gs.list[i]
 		}
 	}
 	return nil
+}
+
+func (gs *routeGroups) add(g routeGroup) *routeGroup {
+	gs.list = append(gs.list, g)
+	switch n := len(gs.list); {
+	case n == groupsIndexedAt:
+		gs.idx = make(map[groupKey]int, 2*n)
+		for i := range gs.list {
+			gs.idx[groupKey{gs.list[i].be.ident, gs.list[i].host}] = i
+		}
+	case n > groupsIndexedAt:
+		gs.idx[groupKey{g.be.ident, g.host}] = n - 1
+	}
+	return &gs.list[len(gs.list)-1]
 }
 
 // unsupportedBackend explains why a non-Service backend cannot be translated.
@@ -223,7 +262,6 @@ func (t *translation) newRuleRoute(ing *networkingv1.Ingress, rs *routeSettings,
 		a.hosts[0] = &a.host
 		a.r.Hosts = a.hosts[:]
 	}
-	rs.applyHosts(&a.r.Route)
 	return a
 }
 

@@ -28,6 +28,7 @@ type pathClaim struct {
 	svc   int // index in the services list
 	route *document.Route
 	path  int
+	crit  string // the route's criteriaKey, made once per route
 }
 
 // dropAmbiguousPaths applies the rule above to the sorted services. Routes and services that
@@ -36,23 +37,7 @@ func (t *translation) dropAmbiguousPaths(services []*document.Service, ings []*n
 	if len(ings) < 1 || !t.mayShare(ps) {
 		return services
 	}
-	order := make(map[[2]string]int, len(ings))
-	for i, ing := range ings {
-		order[[2]string{ing.Namespace, ing.Name}] = i
-	}
-	claims := make([]pathClaim, 0, len(services))
-	for si, s := range services {
-		for _, r := range s.Routes {
-			ns, name, ok := routeIngress(r)
-			idx, known := order[[2]string{ns, name}]
-			if !ok || !known || r.Name == nil || isDefaultRouteName(*r.Name, ns, name) {
-				continue
-			}
-			for pi := range r.Paths {
-				claims = append(claims, pathClaim{order: idx, svc: si, route: r, path: pi})
-			}
-		}
-	}
+	claims := pathClaims(services, ings)
 	if !anyShared(claims) {
 		return services
 	}
@@ -64,9 +49,10 @@ func (t *translation) dropAmbiguousPaths(services []*document.Service, ings []*n
 	})
 	owner := make(map[matchKey]pathClaim, len(claims))
 	drop := map[*document.Route]map[int]bool{}
+	fields := ruleFields{}
 	var kb [4]matchKey
 	for _, c := range claims {
-		keys := matchKeys(c.route, *c.route.Paths[c.path], kb[:0])
+		keys := matchKeys(c.route, c.crit, *c.route.Paths[c.path], kb[:0])
 		var winner *document.Route
 		for _, k := range keys {
 			if w, ok := owner[k]; ok && w.svc != c.svc {
@@ -86,7 +72,8 @@ func (t *translation) dropAmbiguousPaths(services []*document.Service, ings []*n
 			drop[c.route] = map[int]bool{}
 		}
 		drop[c.route][c.path] = true
-		t.ambiguousProblem(ings[c.order], ps[c.order].rs, services[c.svc], c.route, *c.route.Paths[c.path], winner)
+		t.ambiguousProblem(fields.of(ings[c.order], ps[c.order].rs), ings[c.order], services[c.svc], c.route,
+			*c.route.Paths[c.path], winner)
 	}
 	if len(drop) == 0 {
 		return services
@@ -95,14 +82,38 @@ func (t *translation) dropAmbiguousPaths(services []*document.Service, ings []*n
 	return applyDrops(services, drop)
 }
 
+// pathClaims are the (route, path) pairs of the Ingresses' rule routes, in services order.
+func pathClaims(services []*document.Service, ings []*networkingv1.Ingress) []pathClaim {
+	order := make(map[[2]string]int, len(ings))
+	for i, ing := range ings {
+		order[[2]string{ing.Namespace, ing.Name}] = i
+	}
+	claims := make([]pathClaim, 0, len(services))
+	for si, s := range services {
+		for _, r := range s.Routes {
+			ns, name, ok := routeIngress(r)
+			idx, known := order[[2]string{ns, name}]
+			if !ok || !known || r.Name == nil || isDefaultRouteName(*r.Name, ns, name) {
+				continue
+			}
+			crit := routeCriteria(r)
+			for pi := range r.Paths {
+				claims = append(claims, pathClaim{order: idx, svc: si, route: r, path: pi, crit: crit})
+			}
+		}
+	}
+	return claims
+}
+
 // keyHashes appends the hashes of a rule route's match keys, which mayShare compares, to out.
 func keyHashes(seed maphash.Seed, r *document.Route, out []uint64) []uint64 {
 	var kb [4]matchKey
+	crit := routeCriteria(r)
 	for _, p := range r.Paths {
 		if p == nil {
 			continue
 		}
-		for _, k := range matchKeys(r, *p, kb[:0]) {
+		for _, k := range matchKeys(r, crit, *p, kb[:0]) {
 			out = append(out, maphash.Comparable(seed, k))
 		}
 	}
@@ -115,7 +126,7 @@ func anyShared(claims []pathClaim) bool {
 	first := make(map[matchKey]int, len(claims))
 	var kb [4]matchKey
 	for _, c := range claims {
-		for _, k := range matchKeys(c.route, *c.route.Paths[c.path], kb[:0]) {
+		for _, k := range matchKeys(c.route, c.crit, *c.route.Paths[c.path], kb[:0]) {
 			if svc, ok := first[k]; !ok {
 				first[k] = c.svc
 			} else if svc != c.svc {
@@ -176,13 +187,18 @@ type matchKey struct{ host, path, criteria string }
 // noCriteria is criteriaKey of a route without methods, SNIs, protocols or headers.
 const noCriteria = "\x00\x00\x00\x00"
 
-// matchKeys appends the keys under which a route path matches to dst: one per host, or one
-// without a host.
-func matchKeys(r *document.Route, path string, dst []matchKey) []matchKey {
-	crit := noCriteria
+// routeCriteria is a route's criteriaKey, or noCriteria.
+func routeCriteria(r *document.Route) string {
 	if len(r.Methods) > 0 || len(r.SNIs) > 0 || len(r.Protocols) > 0 || len(r.Headers) > 0 {
-		crit = criteriaKey(r)
+		return criteriaKey(r)
 	}
+	return noCriteria
+}
+
+// matchKeys appends the keys under which a route path matches to dst: one per host, or one
+// without a host. crit is the route's routeCriteria, which the caller makes once per route
+// (it is as long as the route's methods, SNIs and headers: making it per path is quadratic).
+func matchKeys(r *document.Route, crit, path string, dst []matchKey) []matchKey {
 	if len(r.Hosts) == 0 {
 		return append(dst, matchKey{path: path, criteria: crit})
 	}
@@ -223,30 +239,50 @@ func joinSorted(l []*string) string {
 }
 
 // ambiguousProblem reports one dropped path on the Ingress path that produced it.
-func (t *translation) ambiguousProblem(ing *networkingv1.Ingress, rs *routeSettings, s *document.Service, r *document.Route, kp string, winner *document.Route) {
+func (t *translation) ambiguousProblem(fields *ingressFields, ing *networkingv1.Ingress, s *document.Service, r *document.Route, kp string, winner *document.Route) {
 	wns, wname, _ := routeIngress(winner)
 	host := ""
 	if len(r.Hosts) > 0 {
 		host = *r.Hosts[0]
 	}
-	t.problem(ingressRef(ing), ruleFieldFor(ing, rs, *s.Name, host, kp),
+	t.problem(ingressRef(ing), fields.field(*s.Name, host, kp),
 		"Kong path %s on host %s is already routed to another Service by Ingress %s/%s (route %s) with the same methods, headers, SNIs and protocols; the oldest Ingress (then the smaller route name) wins, path dropped from route %s",
 		quoteShort(kp), quoteShort(host), wns, wname, *winner.Name, *r.Name)
 }
 
-// ruleFieldFor finds the Ingress path that produced Kong path kp on host for Kong service svc.
-func ruleFieldFor(ing *networkingv1.Ingress, rs *routeSettings, svc, host, kp string) string {
+// ruleFields are the path indexes of the Ingresses with dropped paths, made on first use:
+// one pass over an Ingress's paths, however many of them are dropped.
+type ruleFields map[*networkingv1.Ingress]*ingressFields
+
+func (f ruleFields) of(ing *networkingv1.Ingress, rs *routeSettings) *ingressFields {
+	if x := f[ing]; x != nil {
+		return x
+	}
+	x := newIngressFields(ing, rs)
+	f[ing] = x
+	return x
+}
+
+// ingressFields finds the first Ingress path that produced a Kong path on a rule host (or on
+// a rule without host) for a Kong service.
+type ingressFields map[ruleFieldKey]pathPos
+
+type ruleFieldKey struct{ svc, host, kp string }
+
+func newIngressFields(ing *networkingv1.Ingress, rs *routeSettings) *ingressFields {
+	x := ingressFields{}
 	for i := range ing.Spec.Rules {
 		rule := &ing.Spec.Rules[i]
-		if rule.HTTP == nil || (rule.Host != host && rule.Host != "") {
+		if rule.HTTP == nil {
 			continue
 		}
 		for j := range rule.HTTP.Paths {
 			p := &rule.HTTP.Paths[j]
 			b := p.Backend.Service
-			if b == nil || kongServiceName(ing.Namespace, b.Name, portDefOf(b.Port)) != svc {
+			if b == nil {
 				continue
 			}
+			svc := kongServiceName(ing.Namespace, b.Name, portDefOf(b.Port))
 			pt := networkingv1.PathTypeImplementationSpecific
 			if p.PathType != nil {
 				pt = *p.PathType
@@ -256,12 +292,31 @@ func ruleFieldFor(ing *networkingv1.Ingress, rs *routeSettings, svc, host, kp st
 				path = "/"
 			}
 			var buf [2]string
-			for _, got := range ingressPaths(path, pt, rs.regexMarker, rs.legacyRegex, buf[:0]) {
-				if got == kp {
-					return pathPos{i, j}.field(".path")
+			for _, kp := range ingressPaths(path, pt, rs.regexMarker, rs.legacyRegex, buf[:0]) {
+				if k := (ruleFieldKey{svc, rule.Host, kp}); !hasKey(x, k) {
+					x[k] = pathPos{i, j}
 				}
 			}
 		}
+	}
+	return &x
+}
+
+func hasKey[K comparable, V any](m map[K]V, k K) bool {
+	_, ok := m[k]
+	return ok
+}
+
+// field is the field of the first Ingress path that produced Kong path kp on host for Kong
+// service svc, in rule order; "spec.rules" when none did.
+func (x *ingressFields) field(svc, host, kp string) string {
+	a, okA := (*x)[ruleFieldKey{svc, host, kp}]
+	b, okB := (*x)[ruleFieldKey{svc, "", kp}]
+	switch {
+	case okA && (!okB || a.rule < b.rule || a.rule == b.rule && a.path < b.path):
+		return a.field(".path")
+	case okB:
+		return b.field(".path")
 	}
 	return "spec.rules"
 }

@@ -1,8 +1,6 @@
 package translator
 
 import (
-	"errors"
-	"regexp/syntax"
 	"strconv"
 	"strings"
 
@@ -63,39 +61,9 @@ func quoteShort(v string) string {
 
 func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
-// regexMeta are the characters whose imbalance can make a regex invalid; a path without any is
-// never checked.
-const regexMeta = `()[]\`
-
-// certainlyInvalidRegex returns why a Kong regex path (without its "~") cannot compile, or nil.
-// Kong uses PCRE, which Go's regexp is not: lookarounds, backreferences, possessive quantifiers,
-// (*VERB)s and large repeat counts are valid PCRE that Go refuses. So only errors PCRE shares
-// are believed: unbalanced parentheses or brackets and a trailing backslash. Anything else goes
-// to Kong, and a regex Kong refuses is caught by the sync loop's fallback to the last good
-// config (docs/bad-input.md).
-func certainlyInvalidRegex(re string) error {
-	if strings.Contains(re, "(?#") {
-		return nil // PCRE comments may hold unbalanced parentheses
-	}
-	_, err := syntax.Parse(re, syntax.Perl)
-	var se *syntax.Error
-	if !errors.As(err, &se) {
-		return nil
-	}
-	switch se.Code {
-	case syntax.ErrMissingParen, syntax.ErrUnexpectedParen, syntax.ErrMissingBracket, syntax.ErrTrailingBackslash:
-		return se
-	}
-	return nil
-}
-
-func syntaxCode(err error) string {
-	var se *syntax.Error
-	if errors.As(err, &se) {
-		return string(se.Code)
-	}
-	return err.Error()
-}
+// regexMeta are the characters a path needs for kongPathProblem to find a regex error in it; a
+// path without any is not checked. A regex path (the marker) is always checked.
+const regexMeta = `()[]{}\\*+?|`
 
 // badRuleHost reports, and returns true for, an Ingress rule whose host is not a valid host.
 func (t *translation) badRuleHost(ing *networkingv1.Ingress, i int, host string) bool {

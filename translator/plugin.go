@@ -85,7 +85,7 @@ func (t *translation) pluginTemplate(src pluginSource) (kong.Plugin, bool) {
 		return kong.Plugin{}, false
 	}
 	config, ok := t.pluginConfig(src)
-	if !ok {
+	if !ok || !t.configDepthOK(src, config) {
 		return kong.Plugin{}, false
 	}
 	// run_on is not passed on: Kong 3.x has no such field and rejects it; KIC drops it too once
@@ -167,13 +167,6 @@ func (t *translation) pluginConfig(src pluginSource) (kong.Configuration, bool) 
 func secretValueLimits() boundedyaml.Limits {
 	return boundedyaml.Limits{MaxBytes: corev1.MaxSecretSize, MaxDepth: maxPluginConfigDepth}
 }
-
-// maxPluginConfigDepth is how deeply a plugin's config may nest for Kong to take it: Kong
-// decodes the declarative config with lua-cjson, which refuses JSON nested deeper than 1000
-// levels (its default, which kong/tools/cjson.lua keeps), and a plugin's config sits up to 8
-// levels down (root, services, service, routes, route, plugins, plugin, config). A deeper
-// config would fail the whole POST /config.
-const maxPluginConfigDepth = 1000 - 8
 
 // configFromSecret reads configFrom's Secret value as the whole config: JSON (numbers keep their
 // text), or else YAML converted as kubectl would (boundedyaml), both within secretValueLimits.

@@ -260,6 +260,12 @@ func (t *translation) attachPlugin(k pluginRef, rels *pluginRels, pass *pluginPa
 		var instance string
 		if tmpl.InstanceName != nil {
 			instance = suffixedInstanceName(*tmpl.InstanceName, c, used)
+			if prev, taken := pass.owner[instanceKey(instance)]; taken && prev != src.ref {
+				// Another source's short form: 36 bits, which a tenant can search for to
+				// collide with another namespace's plugin and have it left out. The full
+				// digest cannot be searched for.
+				instance = *tmpl.InstanceName + "-" + attachmentDigest(c)
+			}
 			if !claimInstanceName(t, pass.owner, src, instance) {
 				continue
 			}
@@ -274,7 +280,7 @@ func (t *translation) attachPlugin(k pluginRef, rels *pluginRels, pass *pluginPa
 // across all plugins. Two KongPlugins with one instance_name on one entity (or a global one
 // repeating another's) would collide, and KIC sends both: the later is reported and left out.
 func claimInstanceName(t *translation, owner map[string]store.Ref, src pluginSource, name string) bool {
-	key := "instance_name\x00" + name
+	key := instanceKey(name)
 	if prev, taken := owner[key]; taken && prev != src.ref {
 		t.problem(src.ref, "instance_name", "instance_name %s is already used by %s; plugin not attached there",
 			quoteShort(name), prev)
@@ -407,11 +413,25 @@ func pluginIDInput(name string, c pluginCombo) string {
 	return string(b)
 }
 
+// instanceKey is an instance_name's key among the names pluginPass.owner records.
+func instanceKey(name string) string { return "instance_name\x00" + name }
+
 // suffixedInstanceName keeps instance_name unique across the entities one KongPlugin attaches
 // to, as KIC does: "-" and the first 9 hex digits of the SHA-256 of the attachment
 // ("_service-<name>", "_route-<name>", "_consumer-<name>", "_group-<name>"), or all 64 should the short form
 // repeat within the plugin.
 func suffixedInstanceName(base string, c pluginCombo, used map[string]bool) string {
+	full := attachmentDigest(c)
+	name := base + "-" + full[:9]
+	if used[name] {
+		name = base + "-" + full
+	}
+	used[name] = true
+	return name
+}
+
+// attachmentDigest is the hex SHA-256 of an attachment's description.
+func attachmentDigest(c pluginCombo) string {
 	var h strings.Builder
 	if c.service != "" {
 		h.WriteString("_service-" + c.service)
@@ -426,11 +446,5 @@ func suffixedInstanceName(base string, c pluginCombo, used map[string]bool) stri
 		h.WriteString("_group-" + c.group)
 	}
 	sum := sha256.Sum256([]byte(h.String()))
-	full := hex.EncodeToString(sum[:])
-	name := base + "-" + full[:9]
-	if used[name] {
-		name = base + "-" + full
-	}
-	used[name] = true
-	return name
+	return hex.EncodeToString(sum[:])
 }

@@ -1,6 +1,7 @@
 package translator
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/kong/go-kong/kong"
@@ -31,9 +32,13 @@ type routeOptions struct {
 	redirectCode, regexPriority         *int
 	protocols, methods                  []*string
 	snis                                []*string
-	hostAliases                         []string
-	headers                             map[string][]string
-	pathHandling                        *string
+	// hostAliases are the aliases, each once, in first-seen order: every route shares them.
+	hostAliases  []*string
+	headers      map[string][]string
+	pathHandling *string
+	// copied is how many bytes of annotation values every route of the object repeats (aliases,
+	// methods, SNIs, protocols, headers, extra tags): the route budget weighs it (budget.go).
+	copied int
 }
 
 // parseRouteSettingsInto reads the route annotations of ing into rs. A value that does not parse is
@@ -87,7 +92,7 @@ func (t *translation) parseRouteSettingsFor(ref store.Ref, obj metav1.Object, rs
 		if hs, err := parseHostAliases(v); err != nil {
 			p.bad(annHostAliases, err.Error())
 		} else {
-			o.hostAliases = hs
+			o.hostAliases = kong.StringSlice(hs...)
 		}
 	}
 	if v := a[annPathHandling]; v != "" {
@@ -98,7 +103,28 @@ func (t *translation) parseRouteSettingsFor(ref store.Ref, obj metav1.Object, rs
 		}
 	}
 	o.headers = p.headers()
+	o.copied = o.copiedBytes() + len(a[annTags])
+	if t.badHeaderRegexes(ref, o.headers) {
+		rs.skip = true
+	}
 	return rs
+}
+
+// copiedBytes counts the bytes of the values every route repeats.
+func (o *routeOptions) copiedBytes() int {
+	n := 0
+	for _, l := range [][]*string{o.hostAliases, o.methods, o.snis, o.protocols} {
+		for _, v := range l {
+			n += len(*v) + 1
+		}
+	}
+	for name, vs := range o.headers {
+		n += len(name) + 1
+		for _, v := range vs {
+			n += len(v) + 1
+		}
+	}
+	return n
 }
 
 // hasRouteAnnotations reports whether any annotation parseRouteSettings reads is present: all
@@ -151,23 +177,29 @@ func (rs *routeOptions) apply(r *kong.Route) {
 	normalizeProtocols(r)
 }
 
-// applyHosts appends the host aliases to a route's hosts, skipping duplicates.
+// applyHosts appends the host aliases to a route's hosts, skipping duplicates as KIC does. The
+// aliases are unique already (parseHostAliases), so each is compared with the route's own few
+// hosts only, through a set when they are many: linear in the aliases, not quadratic.
 func (rs *routeSettings) applyHosts(r *kong.Route) {
-	if rs.opts == nil {
+	if rs.opts == nil || len(rs.opts.hostAliases) == 0 {
 		return
 	}
-	for _, h := range rs.opts.hostAliases {
-		dup := false
-		for _, have := range r.Hosts {
-			if *have == h {
-				dup = true
-				break
-			}
-		}
-		if !dup {
-			r.Hosts = append(r.Hosts, kong.String(h))
+	own := r.Hosts
+	var set map[string]bool
+	if len(own) > 8 {
+		set = make(map[string]bool, len(own))
+		for _, h := range own {
+			set[*h] = true
 		}
 	}
+	hosts := make([]*string, len(own), len(own)+len(rs.opts.hostAliases))
+	copy(hosts, own)
+	for _, h := range rs.opts.hostAliases {
+		if set != nil && !set[*h] || set == nil && !slices.ContainsFunc(own, func(o *string) bool { return *o == *h }) {
+			hosts = append(hosts, h)
+		}
+	}
+	r.Hosts = hosts
 }
 
 func normalizeProtocols(r *kong.Route) {

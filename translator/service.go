@@ -501,14 +501,15 @@ func (t *translation) consistentAnnotations(kongName string, svcs []*corev1.Serv
 		return true
 	}
 	var bad []string
+	seen := map[string]bool{} // a Service can carry thousands of annotations: no search of bad
 	for _, a := range svcs {
 		for k, v := range a.Annotations {
-			if len(k) < len(annPrefix) || k[:len(annPrefix)] != annPrefix || containsString(bad, k) {
+			if len(k) < len(annPrefix) || k[:len(annPrefix)] != annPrefix || seen[k] {
 				continue
 			}
 			for _, b := range svcs {
 				if w, ok := b.Annotations[k]; !ok || w != v {
-					bad = append(bad, k)
+					bad, seen[k] = append(bad, k), true
 					break
 				}
 			}

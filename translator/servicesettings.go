@@ -210,12 +210,24 @@ func (t *translation) resolveServiceCerts(svc *corev1.Service, info *serviceInfo
 	}
 	var ids []*string
 	for _, c := range info.caCerts {
-		if !t.caCertIDs[c.id] {
+		owner, ok := t.caCerts.owners[c.id]
+		named := store.Ref{Kind: store.KindSecret, Namespace: svc.Namespace, Name: c.name}
+		lostTo, lost := t.caCerts.lost[named]
+		switch {
+		case !ok && lost && lostTo.Namespace != svc.Namespace:
+			t.problem(serviceRef(svc), annotationField(annCACertSecrets), "Secret %s/%s is skipped: the older CA "+
+				"certificate %s of another namespace holds its id or certificate; CA certificate skipped",
+				svc.Namespace, c.name, lostTo)
+		case !ok:
 			t.problem(serviceRef(svc), annotationField(annCACertSecrets),
 				"Secret %s/%s is not a valid CA certificate Secret; CA certificate skipped", svc.Namespace, c.name)
-			continue
+		case owner != named: // trusting the id would trust owner's certificate, maybe another namespace's
+			t.problem(serviceRef(svc), annotationField(annCACertSecrets),
+				"the id %s of Secret %s/%s belongs to the older CA certificate %s, whose certificate Kong gets "+
+					"under it; CA certificate skipped", quoteShort(c.id), svc.Namespace, c.name, owner)
+		default:
+			ids = append(ids, kong.String(c.id))
 		}
-		ids = append(ids, kong.String(c.id))
 	}
 	if len(ids) > 0 {
 		s.CACertificates = ids

@@ -80,11 +80,7 @@ func objectTagsIn(kind store.Kind, obj metav1.Object, blk *tagBlock, nsTag *[2]s
 			}
 		}
 	}
-	for i, t := range user {
-		if !containsString(user[:i], t) {
-			vals = append(vals, t)
-		}
-	}
+	vals = append(vals, uniqueInPlace(user)...)
 	for i := range vals {
 		tags = append(tags, &vals[i])
 	}
@@ -211,13 +207,7 @@ func objectTagsWith(kind store.Kind, obj metav1.Object, prefix string, values []
 	if len(values) == 0 {
 		return tags
 	}
-	user := splitList(obj.GetAnnotations()[annTags])
-	nUser := 0
-	for i, t := range user {
-		if !containsString(user[:i], t) {
-			nUser++
-		}
-	}
+	nUser := len(uniqueInPlace(splitList(obj.GetAnnotations()[annTags])))
 	at := len(tags) - nUser
 	extra := make([]*string, len(values))
 	for i, v := range values {
@@ -225,4 +215,27 @@ func objectTagsWith(kind store.Kind, obj metav1.Object, prefix string, values []
 		extra[i] = &s
 	}
 	return slices.Insert(slices.Clip(tags), at, extra...)
+}
+
+// uniqueInPlace keeps the first of each string of list, in order, reusing list's storage. A
+// set takes over from a search from a few strings on: an annotation can list 100,000 tags.
+func uniqueInPlace(list []string) []string {
+	if len(list) <= 8 {
+		out := list[:0]
+		for _, v := range list {
+			if !containsString(out, v) {
+				out = append(out, v)
+			}
+		}
+		return out
+	}
+	seen := make(map[string]struct{}, len(list))
+	out := list[:0]
+	for _, v := range list {
+		if _, dup := seen[v]; !dup {
+			seen[v] = struct{}{}
+			out = append(out, v)
+		}
+	}
+	return out
 }

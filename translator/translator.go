@@ -40,6 +40,23 @@ type Options struct {
 	// live loop sets the lowest version its replicas report in GET /; the zero value means
 	// DefaultKongVersion.
 	KongVersion semver.Version
+	// Hardening are the opt-in refusals a platform team can switch on (docs/security.md).
+	Hardening Hardening
+}
+
+// Hardening are refusals that KIC does not make, each a flag of `kongsync run`, `dump` and
+// `diff`; the zero value translates as KIC does. Each refusal is a problem on the object.
+type Hardening struct {
+	// RefuseExternalNameServices (--refuse-external-name-services): an ExternalName Service
+	// gives its upstreams no targets. Its externalName can be any host, another namespace's
+	// Services or the cluster's own endpoints included (the CVE-2021-25740 pattern); so can
+	// ingress.kubernetes.io/service-upstream on it, through the Service's DNS name.
+	RefuseExternalNameServices bool
+	// RefuseUnmanagedEndpointSlices (--refuse-unmanaged-endpoint-slices): an EndpointSlice not
+	// managed by Kubernetes' endpoint controller (endpointslice.kubernetes.io/managed-by other
+	// than endpointslice-controller.k8s.io) gives no targets: whoever can write one can point a
+	// Service at any address, the same pattern.
+	RefuseUnmanagedEndpointSlices bool
 }
 
 // DefaultOptions are KIC v3.5.13's defaults.
@@ -101,7 +118,7 @@ type translation struct {
 	certOrder  []*certEntry          // Secrets that produce certificates, in claim order
 	sniOwner   map[string]*certEntry // TLS host → the Secret serving it
 	clientRefs []clientCertRef       // services whose client_certificate awaits the merged id
-	caCertIDs  map[string]bool       // ids of the CA certificates in the output
+	caCerts    *caCerts              // the CA certificates in the output, their Secrets
 
 	defaultRoute *document.Route // the default backend route, if any
 }
@@ -145,6 +162,7 @@ func (t *translation) assemble() Result {
 	sortDocument(doc)
 	doc.Services = t.dropAmbiguousPaths(doc.Services, ings, ps)
 	doc.Plugins = t.plugins(doc, served, ps)
+	t.dropDuplicateIDs(doc)
 	t.classParamsProblems()
 	if document.IsEmpty(doc) {
 		doc.Upstreams = []*document.Upstream{{Upstream: kong.Upstream{Name: kong.String(stubUpstream)}}}

@@ -66,6 +66,7 @@ func newDiffFlagSet(f *diffFlags, stderr io.Writer) *flag.FlagSet {
 	fs.StringVar(&f.opts.IngressClass, "ingress-class", f.opts.IngressClass, "the ingress class to translate")
 	fs.StringVar(&f.opts.ClusterDomain, "cluster-domain", "", "cluster domain appended to Service DNS names (as the controller's flag)")
 	fs.StringVar(&f.opts.GatewayControllerName, "gateway-api-controller-name", f.opts.GatewayControllerName, "GatewayClass controllerName served")
+	defineHardeningFlags(fs, &f.opts.Hardening)
 	f.version = kongVersionFlag{v: &f.opts.KongVersion, fromKong: true}
 	fs.Var(&f.version, "kong-version", "Kong Gateway `version` to translate for (e.g. 3.11.0); default: the version the Kong at --kong-admin-url reports in GET /, as the controller does")
 	fs.BoolVar(&f.compare.IgnoreIDs, "ignore-ids", false, "match and compare entities without their ids")

@@ -48,6 +48,7 @@ func dumpCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.StringVar(&opts.ClusterDomain, "cluster-domain", opts.ClusterDomain, "cluster domain appended to Service DNS names (as the controller's flag)")
 	fs.StringVar(&opts.GatewayControllerName, "gateway-api-controller-name", opts.GatewayControllerName, "GatewayClass controllerName served (as the controller's flag)")
 	fs.Var(&kongVersionFlag{v: &opts.KongVersion}, "kong-version", kongVersionUsage)
+	defineHardeningFlags(fs, &opts.Hardening)
 	if err := fs.Parse(args); err != nil {
 		return exitError
 	}

@@ -3,13 +3,17 @@ package main
 import (
 	"bytes"
 	"encoding/base64"
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
 
 	"github.com/kongsync/kongsync/store"
 )
@@ -157,7 +161,7 @@ func TestDumpGoldenBadCases(t *testing.T) {
 	}
 	for _, dir := range dirs {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
-			code, out, stderr := runDump(t, "-f", filepath.Join(dir, "in.yaml"))
+			code, out, stderr := runDump(t, append(caseFlags(t, dir), "-f", filepath.Join(dir, "in.yaml"))...)
 			problems, _ := os.ReadFile(filepath.Join(dir, "problems.txt"))
 			if len(problems) == 0 && !withoutProblems[filepath.Base(dir)] {
 				t.Errorf("a bad-input case without problems.txt")
@@ -370,4 +374,32 @@ spec: {ports: [{port: 80}]}
 	if code != 1 || !strings.Contains(errOut, "HTTPRoute default/c: spec.parentRefs[0]") {
 		t.Errorf("exit %d, want 1 with route c's refusal:\n%s", code, errOut)
 	}
+}
+
+// caseFlags are the dump flags a golden case's options.yaml stands for: its hardening flags
+// (by name) and its kongVersion.
+func caseFlags(t *testing.T, dir string) []string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "options.yaml"))
+	if os.IsNotExist(err) {
+		return nil
+	}
+	var o struct {
+		KongVersion string          `json:"kongVersion"`
+		Hardening   map[string]bool `json:"hardening"`
+	}
+	if err == nil {
+		err = yaml.Unmarshal(b, &o)
+	}
+	if err != nil {
+		t.Fatalf("%s/options.yaml: %v", dir, err)
+	}
+	var flags []string
+	if o.KongVersion != "" {
+		flags = append(flags, "--kong-version", o.KongVersion)
+	}
+	for _, name := range slices.Sorted(maps.Keys(o.Hardening)) {
+		flags = append(flags, fmt.Sprintf("--%s=%t", name, o.Hardening[name]))
+	}
+	return flags
 }

@@ -134,12 +134,6 @@ func pemPair(t *testing.T, cn string, ca bool, hosts ...string) (string, string)
 		string(pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder}))
 }
 
-// pemBody is a line from the middle of a PEM block: present in any copy of it.
-func pemBody(p string) string {
-	lines := strings.Split(p, "\n")
-	return lines[len(lines)/2]
-}
-
 // endless is a reader that never ends.
 type endless struct{ b byte }
 

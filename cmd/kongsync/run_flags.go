@@ -97,6 +97,7 @@ func defineKubeFlags(fs *pflag.FlagSet, c *runner.Config, raw *rawFlags) {
 	fs.StringVar(&c.ClusterDomain, "cluster-domain", "", "cluster domain appended to Service DNS names (ingress.kubernetes.io/service-upstream targets)")
 	raw.controllerName = newValidated(c.GatewayAPIControllerName, "string", checkControllerName)
 	fs.Var(raw.controllerName, "gateway-api-controller-name", "GatewayClass controllerName whose Gateways' routes are served")
+	defineHardeningFlags(fs, &c.Hardening)
 	fs.BoolVar(&c.EmitKubernetesEvents, "emit-kubernetes-events", true, "emit Warning Events on objects kongsync or Kong cannot use (else they are only logged)")
 	raw.publishService = newValidated("", "namespaced-name", checkNamespacedName)
 	fs.Var(raw.publishService, "publish-service", "namespace/name of the Service whose addresses go into Ingress status")

@@ -135,7 +135,7 @@ func TestEveryKICFlagAccepted(t *testing.T) {
 	}
 }
 
-// kongsync adds only its own coalescing and pacing flags to KIC's set: no invented names.
+// kongsync adds only its own coalescing, pacing and hardening flags to KIC's set: no invented names.
 func TestNoFlagsBeyondKICs(t *testing.T) {
 	var kic []string
 	for _, k := range readKICFlags(t) {
@@ -147,7 +147,8 @@ func TestNoFlagsBeyondKICs(t *testing.T) {
 			extra = append(extra, n)
 		}
 	}
-	if want := []string{"kong-load-budget", "sync-max-delay", "sync-window"}; !slices.Equal(extra, want) {
+	want := []string{"kong-load-budget", "refuse-external-name-services", "refuse-unmanaged-endpoint-slices", "sync-max-delay", "sync-window"}
+	if !slices.Equal(extra, want) {
 		t.Errorf("flags not in KIC: %v, want %v", extra, want)
 	}
 }

@@ -1,0 +1,64 @@
+package translator
+
+import "strconv"
+
+// maxPluginConfigDepth is how deeply a plugin config may nest, counting the config object as 1.
+// Kong decodes the declarative configuration with lua-cjson's default depth limit of 1000 (Kong
+// never changes it: kong/db/declarative/init.lua uses cjson.safe as it is) and encodes
+// {entities, meta} with the same limit to hash it; a plugin config sits under at most 8 levels
+// of the document (a plugin nested in a route of a service) and 5 of that encoding. 990 keeps
+// every plugin Kong could load, and stops a config a few hundred KB deep from becoming a YAML
+// output of hundreds of MB (the YAML writer indents each level).
+const maxPluginConfigDepth = 990
+
+// configDepthOK reports, and returns false for, a plugin config nested deeper than Kong takes.
+// The walk stops one level past the limit, so its cost is bounded by the limit, not the input.
+func (t *translation) configDepthOK(src pluginSource, config map[string]any) bool {
+	if nestingExceeds(config, maxPluginConfigDepth) {
+		field := "config"
+		switch {
+		case src.fields.ConfigFrom != nil:
+			field = "configFrom.secretKeyRef"
+		case len(src.fields.ConfigPatches) > 0:
+			field = "configPatches"
+		}
+		t.problem(src.ref, field, "the plugin config nests more than %s levels (Kong's JSON decoder refuses it); %s skipped",
+			strconv.Itoa(maxPluginConfigDepth), src.kind)
+		return false
+	}
+	return true
+}
+
+// nestingExceeds reports whether v has more than limit levels of objects and arrays.
+func nestingExceeds(v any, limit int) bool {
+	var children func(yield func(any) bool)
+	switch x := v.(type) {
+	case map[string]any:
+		children = func(yield func(any) bool) {
+			for _, e := range x {
+				if !yield(e) {
+					return
+				}
+			}
+		}
+	case []any:
+		children = func(yield func(any) bool) {
+			for _, e := range x {
+				if !yield(e) {
+					return
+				}
+			}
+		}
+	default:
+		return false
+	}
+	if limit <= 0 {
+		return true
+	}
+	for e := range children {
+		if nestingExceeds(e, limit-1) {
+			return true
+		}
+	}
+	return false
+}
