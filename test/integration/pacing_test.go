@@ -338,6 +338,15 @@ func inKong(posts []kongdouble.Request, seqs []int, c pacedChange) time.Duration
 // double's X-Kong-Admin-Latency), and the deferred pushes are counted by the rule that held them.
 func checkPacingMetrics(t *testing.T, sc pacingScenario, addr string, kong *kongdouble.Server) {
 	t.Helper()
+	// The double records a POST before kongsync reads the answer; the worker's next GET /status
+	// comes after it has counted the POST.
+	posts := kong.Posts()
+	lastEnd := posts[len(posts)-1].End
+	waitDouble(t, kong, "a probe after the last POST", func() bool {
+		reqs := kong.Requests()
+		r := reqs[len(reqs)-1]
+		return r.Path == "/status" && r.Start.After(lastEnd)
+	})
 	var loaded time.Duration
 	for _, p := range kong.Posts() {
 		if p.Status == http.StatusCreated || p.Status == http.StatusNotModified {
