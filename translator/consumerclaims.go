@@ -33,12 +33,24 @@ func claimCompare(a, b *consumerEntry) int {
 	return compareNsName(a.obj.Namespace, a.obj.Name, b.obj.Namespace, b.obj.Name)
 }
 
-// Global name keys: the kind of value, a NUL, the value. Credential values use their ukey,
-// which has the same shape.
+// claimKey is a global name: its space (usernames and custom_ids are unique separately, and a
+// credential's ukey already names its kind) and its value. A struct, not a concatenated string,
+// so that keying a consumer's names allocates nothing.
+type claimKey struct {
+	space claimSpace
+	v     string
+}
+
+type claimSpace uint8
+
 const (
-	usernameKey = "username\x00"
-	customIDKey = "custom_id\x00"
+	spaceUsername claimSpace = iota + 1
+	spaceCustomID
+	spaceCredential
 )
+
+// set reports whether the key names a value ("" is no username, no custom_id, no ukey).
+func (k claimKey) set() bool { return k.v != "" }
 
 // valueHolder is one holding of a global name: the consumer, and the index of the credential
 // in its piece (-1 for its username or custom_id).
@@ -52,11 +64,11 @@ type holderList = few[valueHolder]
 
 // eachValue calls f with every global name the entry holds: its username and custom_id, and,
 // once its piece is made, its credential values (each once: the piece skips repeats).
-func (e *consumerEntry) eachValue(f func(key string, i int)) {
-	if e.nameKey != "" {
+func (e *consumerEntry) eachValue(f func(key claimKey, i int)) {
+	if e.nameKey.set() {
 		f(e.nameKey, -1)
 	}
-	if e.idKey != "" {
+	if e.idKey.set() {
 		f(e.idKey, -1)
 	}
 	if e.p == nil {
@@ -64,7 +76,7 @@ func (e *consumerEntry) eachValue(f func(key string, i int)) {
 	}
 	for i, u := range e.p.val.creds {
 		if u.cred.ukey != "" {
-			f(u.cred.ukey, i)
+			f(claimKey{spaceCredential, u.cred.ukey}, i)
 		}
 	}
 }
@@ -72,7 +84,7 @@ func (e *consumerEntry) eachValue(f func(key string, i int)) {
 // addHolders adds the entry's values to the holder lists: its names when added, its credential
 // values when its piece is set.
 func (st *consumerStage) addHolders(e *consumerEntry, creds bool) {
-	e.eachValue(func(k string, i int) {
+	e.eachValue(func(k claimKey, i int) {
 		if (i >= 0) == creds {
 			st.holders[k] = st.holders[k].add(valueHolder{e, i})
 		}
@@ -81,7 +93,7 @@ func (st *consumerStage) addHolders(e *consumerEntry, creds bool) {
 
 // removeHolders takes the entry out of the holder lists.
 func (st *consumerStage) removeHolders(e *consumerEntry) {
-	e.eachValue(func(k string, _ int) {
+	e.eachValue(func(k claimKey, _ int) {
 		fewRemove(st.holders, k, func(h valueHolder) bool { return h.e == e })
 	})
 }
@@ -197,7 +209,7 @@ func (w *consumerWork) decide(e *consumerEntry) {
 	if e.kept == was {
 		return
 	}
-	e.eachValue(func(k string, i int) {
+	e.eachValue(func(k claimKey, i int) {
 		switch {
 		case e.kept:
 			st.owners[k] = valueHolder{e, i} // a younger owner it displaces is among those pushed
@@ -209,8 +221,8 @@ func (w *consumerWork) decide(e *consumerEntry) {
 }
 
 // olderOwner is the kept holder of a global name when it is older than e; zero otherwise.
-func (st *consumerStage) olderOwner(key string, e *consumerEntry) valueHolder {
-	if key == "" {
+func (st *consumerStage) olderOwner(key claimKey, e *consumerEntry) valueHolder {
+	if !key.set() {
 		return valueHolder{}
 	}
 	if o := st.owners[key]; o.e != nil && o.e != e && claimCompare(o.e, e) < 0 {
@@ -225,7 +237,7 @@ func (st *consumerStage) olderOwner(key string, e *consumerEntry) valueHolder {
 func (st *consumerStage) credentialClaims(e *consumerEntry) []Problem {
 	var out []Problem
 	for _, u := range e.p.val.creds {
-		o := st.olderOwner(u.cred.ukey, e)
+		o := st.olderOwner(claimKey{spaceCredential, u.cred.ukey}, e)
 		if o.e == nil {
 			continue
 		}
@@ -248,7 +260,7 @@ func globalNameKind(key string) string {
 // pushYounger queues the holders of e's values that are younger than e: the decision on e
 // changed, and with it who keeps those values.
 func (w *consumerWork) pushYounger(e *consumerEntry) {
-	e.eachValue(func(k string, _ int) {
+	e.eachValue(func(k claimKey, _ int) {
 		l := w.st.holders[k]
 		for i := range l.len() {
 			if h := l.at(i).e; h.queued != w.t.gen && claimCompare(e, h) < 0 {
