@@ -44,10 +44,25 @@ type claimKey struct {
 type claimSpace uint8
 
 const (
-	spaceUsername claimSpace = iota + 1
+	spaceUsername claimSpace = iota
 	spaceCustomID
 	spaceCredential
+	claimSpaces // how many
 )
+
+// claimMaps are maps by global name, one per space, keyed by the value alone: plain string
+// keys hash as fast as strings do, and need no key built.
+type claimMaps[T any] [claimSpaces]map[string]T
+
+// newClaimMaps makes the maps for about n consumers: most have a username and a credential,
+// few a custom_id.
+func newClaimMaps[T any](n int) claimMaps[T] {
+	return claimMaps[T]{make(map[string]T, n), make(map[string]T), make(map[string]T, n)}
+}
+
+func (m claimMaps[T]) get(k claimKey) T    { return m[k.space][k.v] }
+func (m claimMaps[T]) set(k claimKey, v T) { m[k.space][k.v] = v }
+func (m claimMaps[T]) delete(k claimKey)   { delete(m[k.space], k.v) }
 
 // set reports whether the key names a value ("" is no username, no custom_id, no ukey).
 func (k claimKey) set() bool { return k.v != "" }
@@ -86,7 +101,7 @@ func (e *consumerEntry) eachValue(f func(key claimKey, i int)) {
 func (st *consumerStage) addHolders(e *consumerEntry, creds bool) {
 	e.eachValue(func(k claimKey, i int) {
 		if (i >= 0) == creds {
-			st.holders[k] = st.holders[k].add(valueHolder{e, i})
+			st.holders.set(k, st.holders.get(k).add(valueHolder{e, i}))
 		}
 	})
 }
@@ -94,7 +109,7 @@ func (st *consumerStage) addHolders(e *consumerEntry, creds bool) {
 // removeHolders takes the entry out of the holder lists.
 func (st *consumerStage) removeHolders(e *consumerEntry) {
 	e.eachValue(func(k claimKey, _ int) {
-		fewRemove(st.holders, k, func(h valueHolder) bool { return h.e == e })
+		fewRemove(st.holders[k.space], k.v, func(h valueHolder) bool { return h.e == e })
 	})
 }
 
@@ -212,9 +227,9 @@ func (w *consumerWork) decide(e *consumerEntry) {
 	e.eachValue(func(k claimKey, i int) {
 		switch {
 		case e.kept:
-			st.owners[k] = valueHolder{e, i} // a younger owner it displaces is among those pushed
-		case st.owners[k].e == e:
-			delete(st.owners, k)
+			st.owners.set(k, valueHolder{e, i}) // a younger owner it displaces is among those pushed
+		case st.owners.get(k).e == e:
+			st.owners.delete(k)
 		}
 	})
 	w.pushYounger(e)
@@ -225,7 +240,7 @@ func (st *consumerStage) olderOwner(key claimKey, e *consumerEntry) valueHolder 
 	if !key.set() {
 		return valueHolder{}
 	}
-	if o := st.owners[key]; o.e != nil && o.e != e && claimCompare(o.e, e) < 0 {
+	if o := st.owners.get(key); o.e != nil && o.e != e && claimCompare(o.e, e) < 0 {
 		return o
 	}
 	return valueHolder{}
@@ -261,7 +276,7 @@ func globalNameKind(key string) string {
 // changed, and with it who keeps those values.
 func (w *consumerWork) pushYounger(e *consumerEntry) {
 	e.eachValue(func(k claimKey, _ int) {
-		l := w.st.holders[k]
+		l := w.st.holders.get(k)
 		for i := range l.len() {
 			if h := l.at(i).e; h.queued != w.t.gen && claimCompare(e, h) < 0 {
 				w.queue.push(w.t.gen, h)

@@ -42,8 +42,8 @@ type consumerStage struct {
 	// holders are the served consumers holding each global name (claimKey: a username, custom_id or a
 	// credential's ukey: credentials count once the consumer's piece is made); owners the kept
 	// one of them.
-	holders      map[claimKey]holderList
-	owners       map[claimKey]valueHolder
+	holders      claimMaps[holderList]
+	owners       claimMaps[valueHolder]
 	out          []*consumerEntry // kept, in output order
 	list         consumerList     // the document's part, as last built
 	withProblems []*consumerEntry
@@ -173,8 +173,8 @@ func (st *consumerStage) rebuild(w *consumerWork) {
 	objs := t.snap.snap.Objects(store.KindKongConsumer)
 	*st = consumerStage{
 		byKey:   make(map[[2]string]*consumerEntry, len(objs)),
-		holders: make(map[claimKey]holderList, len(objs)),
-		owners:  make(map[claimKey]valueHolder, len(objs)),
+		holders: newClaimMaps[holderList](len(objs)),
+		owners:  newClaimMaps[valueHolder](len(objs)),
 	}
 	for _, o := range objs {
 		c, ok := o.(*configurationv1.KongConsumer)
@@ -234,7 +234,7 @@ func (st *consumerStage) remove(w *consumerWork, e *consumerEntry) {
 	c := e.obj
 	delete(st.byKey, [2]string{c.Namespace, c.Name})
 	if e.kept {
-		e.eachValue(func(k claimKey, _ int) { delete(st.owners, k) })
+		e.eachValue(func(k claimKey, _ int) { st.owners.delete(k) })
 		w.pushYounger(e)
 	}
 	st.removeHolders(e)
