@@ -17,7 +17,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 base=${1:?usage: hack/bench-compare.sh BASE}
 rounds=${ROUNDS:-6}
-bench=${BENCH:-'^Benchmark(FullBuild|Incremental|GatewayFullBuild)$/n=10000$'}
+bench=${BENCH:-'^Benchmark(FullBuild|Incremental|GatewayFullBuild|GatewayIncremental|Consumers)$/n=10000$'}
 benchtime=${BENCHTIME:-5x}
 n=${N:-10000}
 benchstat=${BENCHSTAT:-go run golang.org/x/perf/cmd/benchstat@latest}

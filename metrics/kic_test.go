@@ -76,7 +76,9 @@ func labelValue(m *dto.Metric, name string) string {
 func observeAll(p *Prometheus, replicas ...string) {
 	p.ObserveTranslation(kongsync.TranslationStats{Duration: 1500 * time.Microsecond, Objects: 7, Problems: 3, BrokenObjects: 2, ConfigBytes: 1234})
 	for _, r := range replicas {
-		p.ObservePush(kongsync.PushStats{Replica: r, Result: kongsync.ResultAccepted, Duration: 5 * time.Millisecond, Bytes: 1300})
+		p.ObservePush(kongsync.PushStats{Replica: r, Result: kongsync.ResultAccepted, Duration: 5 * time.Millisecond, Bytes: 1300,
+			LoadCost: 4 * time.Millisecond})
+		p.ObserveDeferred(r, kongsync.PaceLoadBudget)
 		p.ObservePush(kongsync.PushStats{Replica: r, Result: kongsync.ResultRejected, Duration: 5 * time.Millisecond, Bytes: 1300, RejectedEntities: 4})
 		p.ObservePush(kongsync.PushStats{Replica: r, Result: kongsync.ResultNetworkError, Duration: time.Millisecond, Bytes: 1300})
 		p.ObserveProbe(r, true, true)
@@ -194,10 +196,10 @@ func TestForgetReplicaDeletesItsSeries(t *testing.T) {
 			}
 		}
 	}
-	// kept: kongsync's push duration ×3, pushes ×3, reachable, in sync; KIC's push count ×3,
-	// duration ×2, size ×2, broken, last successful.
-	if perReplica != 17 {
-		t.Errorf("%d series for the kept replica, want 17", perReplica)
+	// kept: kongsync's push duration ×3, pushes ×3, reachable, in sync, load seconds, deferred;
+	// KIC's push count ×3, duration ×2, size ×2, broken, last successful.
+	if perReplica != 19 {
+		t.Errorf("%d series for the kept replica, want 19", perReplica)
 	}
 }
 

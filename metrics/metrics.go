@@ -30,6 +30,8 @@ type Prometheus struct {
 	pushes              *prometheus.CounterVec
 	reachable           *prometheus.GaugeVec
 	inSync              *prometheus.GaugeVec
+	kongLoad            *prometheus.CounterVec
+	deferred            *prometheus.CounterVec
 }
 
 // New registers every metric, KIC's with a random instance_id as KIC's manager has, plus the Go
@@ -80,9 +82,19 @@ func NewForInstance(instanceID string) *Prometheus {
 		inSync: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "kongsync_replica_in_sync", Help: "1 if the Kong replica reported the latest configuration hash at its last probe.",
 		}, []string{"replica"}),
+		kongLoad: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "kongsync_kong_load_seconds_total",
+			Help: "Time the Kong replica spent on the POST /config it took (201, 304): Kong's own X-Kong-Admin-Latency " +
+				"when it reports one, else the round trip. Its rate is the share of time Kong spends loading (--kong-load-budget).",
+		}, []string{"replica"}),
+		deferred: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "kongsync_pushes_deferred_total",
+			Help: "Pushes to the Kong replica held back to spare it, by the rule that held them: load_budget " +
+				"(--kong-load-budget) or proxy_sync_interval (--proxy-sync-seconds). Changes made meanwhile go in one push.",
+		}, []string{"replica", "reason"}),
 	}
 	r.MustRegister(p.translationDuration, p.objects, p.problems, p.excluded,
-		p.configBytes, p.pushDuration, p.changeToPost, p.pushes, p.reachable, p.inSync,
+		p.configBytes, p.pushDuration, p.changeToPost, p.pushes, p.reachable, p.inSync, p.kongLoad, p.deferred,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	r.MustRegister(p.kic.collectors()...)
 	return p
@@ -103,6 +115,14 @@ func (p *Prometheus) ObservePush(s kongsync.PushStats) {
 	p.kic.observePush(s, time.Now())
 	p.pushDuration.WithLabelValues(s.Replica, string(s.Result)).Observe(s.Duration.Seconds())
 	p.pushes.WithLabelValues(s.Replica, string(s.Result)).Inc()
+	if s.LoadCost > 0 {
+		p.kongLoad.WithLabelValues(s.Replica).Add(s.LoadCost.Seconds())
+	}
+}
+
+// ObserveDeferred implements sync.PacingMetrics.
+func (p *Prometheus) ObserveDeferred(replica string, reason kongsync.PaceReason) {
+	p.deferred.WithLabelValues(replica, string(reason)).Inc()
 }
 
 // ForgetReplica implements sync.ReplicaMetrics: every series of a Kong replica that went away is
@@ -115,6 +135,8 @@ func (p *Prometheus) ForgetReplica(replica string) {
 	p.pushes.DeletePartialMatch(l)
 	p.reachable.DeletePartialMatch(l)
 	p.inSync.DeletePartialMatch(l)
+	p.kongLoad.DeletePartialMatch(l)
+	p.deferred.DeletePartialMatch(l)
 }
 
 // ObserveChangeToPost implements sync.LatencyMetrics.
@@ -141,4 +163,5 @@ var (
 	_ kongsync.ProbeMetrics   = (*Prometheus)(nil)
 	_ kongsync.LatencyMetrics = (*Prometheus)(nil)
 	_ kongsync.ReplicaMetrics = (*Prometheus)(nil)
+	_ kongsync.PacingMetrics  = (*Prometheus)(nil)
 )

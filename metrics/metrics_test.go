@@ -96,6 +96,11 @@ func TestPrometheusAndHealth(t *testing.T) {
 	p.ObservePush(kongsync.PushStats{Replica: "http://kong:8001", Result: kongsync.ResultAccepted, Duration: 5 * time.Millisecond})
 	p.ObserveProbe("http://kong:8001", true, false)
 	p.ObserveChangeToPost("http://kong:8001", 115*time.Millisecond)
+	p.ObservePush(kongsync.PushStats{Replica: "http://kong:8001", Result: kongsync.ResultAccepted, LoadCost: 1500 * time.Millisecond})
+	p.ObservePush(kongsync.PushStats{Replica: "http://kong:8001", Result: kongsync.ResultUnchanged, LoadCost: 500 * time.Millisecond})
+	p.ObserveDeferred("http://kong:8001", kongsync.PaceLoadBudget)
+	p.ObserveDeferred("http://kong:8001", kongsync.PaceInterval)
+	p.ObserveDeferred("http://kong:8001", kongsync.PaceLoadBudget)
 	ready := false
 	h := HealthHandler(func() bool { return ready })
 	for _, tc := range []struct {
@@ -113,7 +118,10 @@ func TestPrometheusAndHealth(t *testing.T) {
 	w := httptest.NewRecorder()
 	MetricsHandler(p.Registry).ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/metrics", nil))
 	for _, want := range []string{"kongsync_config_bytes 1234", "kongsync_translation_objects 7",
-		`kongsync_pushes_total{replica="http://kong:8001",result="accepted"} 2`,
+		`kongsync_pushes_total{replica="http://kong:8001",result="accepted"} 3`,
+		`kongsync_kong_load_seconds_total{replica="http://kong:8001"} 2`,
+		`kongsync_pushes_deferred_total{reason="load_budget",replica="http://kong:8001"} 2`,
+		`kongsync_pushes_deferred_total{reason="proxy_sync_interval",replica="http://kong:8001"} 1`,
 		`kongsync_replica_reachable{replica="http://kong:8001"} 1`,
 		`kongsync_change_to_post_seconds_bucket{le="0.11"} 0`, `kongsync_change_to_post_seconds_bucket{le="0.12"} 1`, `kongsync_replica_in_sync{replica="http://kong:8001"} 0`} {
 		if !strings.Contains(w.Body.String(), want) {

@@ -91,6 +91,12 @@ type Config struct {
 
 	SyncWindow   time.Duration // --sync-window
 	SyncMaxDelay time.Duration // --sync-max-delay
+	// KongLoadBudget is --kong-load-budget: the share of time each Kong may spend loading what
+	// kongsync posts (sync.Config.LoadBudget; 1 turns pacing by cost off).
+	KongLoadBudget float64
+	// ProxySyncInterval is KIC's --proxy-sync-seconds, when set: no two pushes to one Kong
+	// start closer than it (sync.Config.MinPushInterval); 0 = no such interval.
+	ProxySyncInterval time.Duration
 
 	// Identity names this replica in the leader Lease (default: hostname).
 	Identity string
@@ -151,5 +157,6 @@ func Defaults() Config {
 		AdmissionWebhookListen:   AdmissionOff,
 		SyncWindow:               kongsync.DefaultWindow,
 		SyncMaxDelay:             kongsync.DefaultMaxDelay,
+		KongLoadBudget:           kongsync.DefaultLoadBudget,
 	}
 }

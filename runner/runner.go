@@ -278,6 +278,8 @@ func newLoop(cfg Config, st *store.Store, m kongsync.Metrics, r kongsync.Reporte
 			opts.KongVersion = v
 			engine.SetOptions(opts)
 		},
+		// Pacing (docs/sync.md): Kong's share of time loading, and KIC's interval when set.
+		LoadBudget: cfg.KongLoadBudget, MinPushInterval: cfg.ProxySyncInterval,
 	}
 	if pw != nil {
 		lc.Published = pw.Offer

@@ -160,6 +160,19 @@ type metrics struct {
 	probes       []string // "reachable/synced" per probe, e.g. "true/false"
 	latencies    []string // "replica d" per ObserveChangeToPost
 	latency      []time.Duration
+	deferred     []PaceReason // ObserveDeferred calls
+}
+
+func (m *metrics) ObserveDeferred(_ string, why PaceReason) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.deferred = append(m.deferred, why)
+}
+
+func (m *metrics) deferrals() []PaceReason {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]PaceReason(nil), m.deferred...)
 }
 
 func (m *metrics) ObserveChangeToPost(replica string, d time.Duration) {

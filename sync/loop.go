@@ -43,6 +43,14 @@ type Config struct {
 	Window time.Duration
 	// MaxDelay bounds the wait after the first Notify of a burst (default 500 ms).
 	MaxDelay time.Duration
+	// LoadBudget is the share of time each Kong replica may spend loading what this loop
+	// posts (default DefaultLoadBudget, 0.2): after a POST that cost Kong d, the next one to
+	// that replica waits until d·(1−LoadBudget)/LoadBudget after it ended, and posts the latest
+	// config then. 1 (or more) turns pacing by cost off. See docs/sync.md, "Pacing".
+	LoadBudget float64
+	// MinPushInterval, if positive, is the least time between the starts of two POSTs to one
+	// replica: KIC's --proxy-sync-seconds, as KIC means it.
+	MinPushInterval time.Duration
 	// Reporter receives problems and rejections (default: discard).
 	Reporter Reporter
 	// Metrics receives measurements (default: discard).
@@ -122,6 +130,11 @@ func New(cfg Config) (*Loop, error) {
 	if cfg.MaxDelay < cfg.Window {
 		cfg.MaxDelay = cfg.Window
 	}
+	if !(cfg.LoadBudget > 0) { // also NaN
+		cfg.LoadBudget = DefaultLoadBudget
+	}
+	cfg.LoadBudget = min(cfg.LoadBudget, 1)
+	cfg.MinPushInterval = max(cfg.MinPushInterval, 0)
 	if cfg.Reporter == nil {
 		cfg.Reporter = nopReporter{}
 	}
@@ -151,8 +164,8 @@ func New(cfg Config) (*Loop, error) {
 
 // Lead allows (true) or stops (false) posting configurations, for a loop made with
 // Config.Follower: the controller calls it as this replica gains and loses the leader Lease. A
-// new leader's replicas post at once whatever they do not hold; a push already under way when
-// leadership is lost completes.
+// new leader's replicas post at once whatever they do not hold, unpaced (a previous leader may
+// have been pacing other configs); a push already under way when leadership is lost completes.
 func (l *Loop) Lead(leading bool) {
 	if l.leading.Swap(leading) == leading {
 		return
@@ -165,6 +178,9 @@ func (l *Loop) Lead(leading bool) {
 	}
 	l.mu.Unlock()
 	for _, w := range ws {
+		if leading {
+			w.unpace()
+		}
 		w.poke()
 	}
 }

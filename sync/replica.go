@@ -110,6 +110,10 @@ type Outcome struct {
 	Err error
 	// Duration is the request's round trip.
 	Duration time.Duration
+	// Cost is what the POST cost Kong, as pacing counts it: Kong's own figure
+	// (X-Kong-Admin-Latency) when it reports one (CostFromKong), else Duration.
+	Cost         time.Duration
+	CostFromKong bool
 	// Bytes is the size of the request body (0 when the request could not be built).
 	Bytes int64
 	// Body is Kong's answer to a failed push, as read (nil on success). It can echo entities
@@ -142,6 +146,7 @@ func (r *Replica) Push(ctx context.Context, p *Payload) Outcome {
 		_, err = io.Copy(io.Discard, resp.Body)
 	}
 	out := Outcome{Status: resp.StatusCode, Duration: time.Since(start), Bytes: size}
+	out.Cost, out.CostFromKong = loadCost(resp.Header, out.Duration)
 	if err != nil {
 		out.Result, out.Err = ResultNetworkError, fmt.Errorf("read /config response: %w", scrub(err))
 		return out

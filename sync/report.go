@@ -58,6 +58,9 @@ type PushStats struct {
 	Bytes int64
 	// RejectedEntities counts the entities Kong named in a 400 (its flattened errors).
 	RejectedEntities int
+	// LoadCost is what a POST Kong took (201 or 304) cost it, as pacing counts it
+	// (Outcome.Cost); 0 for a POST it did not take.
+	LoadCost time.Duration
 }
 
 // ReplicaMetrics may also be implemented by a Metrics value to drop the series of a replica
@@ -82,6 +85,13 @@ type ProbeMetrics interface {
 // stays small.
 type LatencyMetrics interface {
 	ObserveChangeToPost(replica string, d time.Duration)
+}
+
+// PacingMetrics may also be implemented by a Metrics value to count the pushes pacing held back
+// (docs/sync.md, "Pacing"): once per hold of a replica's push, whatever number of configs was
+// coalesced meanwhile. The time Kong spent loading is PushStats.LoadCost.
+type PacingMetrics interface {
+	ObserveDeferred(replica string, reason PaceReason)
 }
 
 // TranslationStats describes one translation.

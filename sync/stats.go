@@ -18,12 +18,15 @@ type Stats struct {
 	EmptyDetected int64
 	// RejectedObjects counts objects reported as rejected by Kong.
 	RejectedObjects int64
+	// Deferred counts pushes pacing held back (one per hold, however many configs were
+	// coalesced during it), all replicas together.
+	Deferred int64
 }
 
 type counters struct {
 	builds, skipped, aheadUsed, aheadWasted                                        atomic.Int64
 	pushes, accepted, unchanged, rejected, tooLarge, busy, server, network, failed atomic.Int64
-	probes, probeFailures, emptyDetected, rejectedObjects                          atomic.Int64
+	probes, probeFailures, emptyDetected, rejectedObjects, deferred                atomic.Int64
 }
 
 // Stats returns the current counters.
@@ -37,6 +40,7 @@ func (l *Loop) Stats() Stats {
 		ServerErrors: c.server.Load(), NetworkErrors: c.network.Load(), Failed: c.failed.Load(),
 		Probes: c.probes.Load(), ProbeFailures: c.probeFailures.Load(),
 		EmptyDetected: c.emptyDetected.Load(), RejectedObjects: c.rejectedObjects.Load(),
+		Deferred: c.deferred.Load(),
 	}
 }
 

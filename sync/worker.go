@@ -46,7 +46,13 @@ type worker struct {
 	needVersion    bool   // read GET / before the next push (new replica, restart, outage)
 	lastVersionErr string // the last unusable version's error, to report each distinct one once
 
-	timed *Payload // the last payload whose first POST fed LatencyMetrics (worker goroutine only)
+	pace     pacing        // when the next POST may start (docs/sync.md, "Pacing")
+	unpaced  bool          // the next POST is not paced: the last one failed, or leadership was just gained
+	loadTime time.Duration // what the POSTs Kong took cost it, in all
+	deferred int64         // pushes pacing held back
+
+	timed   *Payload // the last payload whose first POST fed LatencyMetrics (worker goroutine only)
+	holding bool     // a push is being held back by pacing (worker goroutine only)
 }
 
 func newWorker(rep *Replica, l *Loop) *worker {
@@ -59,6 +65,7 @@ func newWorker(rep *Replica, l *Loop) *worker {
 		done:        make(chan struct{}),
 		needProbe:   true,
 		needVersion: true,
+		pace:        pacing{budget: l.cfg.LoadBudget, interval: l.cfg.MinPushInterval},
 	}
 }
 
@@ -68,6 +75,13 @@ func (w *worker) setDesired(p *Payload) {
 	w.desired = p
 	w.mu.Unlock()
 	w.poke()
+}
+
+// unpace lets the next POST go without pacing (leadership just gained).
+func (w *worker) unpace() {
+	w.mu.Lock()
+	w.unpaced = true
+	w.mu.Unlock()
 }
 
 // poke wakes the worker to decide again; it never blocks.
@@ -86,20 +100,29 @@ const (
 	actPush
 )
 
-// next decides what to do now: probe, push a payload, or wait (for how long; 0 = until woken).
-func (w *worker) next(now time.Time) (action, *Payload, time.Duration) {
+// decision is what the worker does next.
+type decision struct {
+	act  action
+	p    *Payload      // actPush: what to post
+	wait time.Duration // actWait: how long, 0 = until woken
+	held PaceReason    // a push is due but pacing holds it back (actWait or actProbe)
+}
+
+// next decides what to do now: probe, push a payload, or wait. It reads only the worker's state
+// and now: no I/O, no clock.
+func (w *worker) next(now time.Time) decision {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	d := w.desired
 	if d == nil {
-		return actWait, nil, 0
+		return decision{}
 	}
 	probeDue := !w.nextProbe.After(now)
 	if w.needProbe {
 		if probeDue {
-			return actProbe, nil, 0
+			return decision{act: actProbe}
 		}
-		return actWait, nil, w.nextProbe.Sub(now)
+		return decision{wait: w.nextProbe.Sub(now)}
 	}
 	target := d
 	if w.refused(d) {
@@ -111,17 +134,31 @@ func (w *worker) next(now time.Time) (action, *Payload, time.Duration) {
 	// A follower (Config.Follower, not leading) only probes: it knows what the replica holds
 	// when it is elected, and is woken then.
 	needPush := target != nil && !w.holds(target) && w.loop.leading.Load() && w.pushable(target)
-	if needPush && !w.nextAttempt.After(now) {
-		return actPush, target, 0
+	due, held := w.nextAttempt, PaceNone
+	if needPush && !w.exempt() {
+		if until, why := w.pace.hold(now); until.After(due) {
+			due, held = until, why
+		}
+	}
+	if needPush && !due.After(now) {
+		return decision{act: actPush, p: target}
 	}
 	if probeDue {
-		return actProbe, nil, 0
+		return decision{act: actProbe, held: held}
 	}
 	wait := w.nextProbe.Sub(now)
 	if needPush {
-		wait = minDur(wait, w.nextAttempt.Sub(now))
+		wait = minDur(wait, due.Sub(now))
 	}
-	return actWait, nil, wait
+	return decision{wait: wait, held: held}
+}
+
+// exempt reports whether the next POST goes out unpaced: a Kong that holds nothing of ours (new,
+// or restarted empty) must be served at once; a failed POST is retried on the backoff's
+// schedule (or Retry-After), and whatever follows a refused one (the rebuild without the
+// objects Kong named) goes at once; so does a new leader's first POST. Called with mu held.
+func (w *worker) exempt() bool {
+	return w.unpaced || w.failures > 0 || w.accepted == ""
 }
 
 // holds reports whether the replica is known to hold p. A payload whose md5 is still being
@@ -143,18 +180,19 @@ func (w *worker) run(ctx context.Context) {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for ctx.Err() == nil {
-		act, p, wait := w.next(time.Now())
-		switch act {
+		d := w.next(time.Now())
+		w.noteHeld(d.held)
+		switch d.act {
 		case actProbe:
 			w.probe(ctx)
 			continue
 		case actPush:
-			w.push(ctx, p)
+			w.push(ctx, d.p)
 			continue
 		}
 		var tc <-chan time.Time
-		if wait > 0 {
-			timer.Reset(wait)
+		if d.wait > 0 {
+			timer.Reset(d.wait)
 			tc = timer.C
 		}
 		select {
@@ -164,6 +202,22 @@ func (w *worker) run(ctx context.Context) {
 		case <-tc:
 		}
 	}
+}
+
+// noteHeld counts a push pacing holds back, once per hold (worker goroutine only).
+func (w *worker) noteHeld(why PaceReason) {
+	if why == PaceNone || w.holding {
+		return
+	}
+	w.holding = true
+	w.loop.stats.deferred.Add(1)
+	w.mu.Lock()
+	w.deferred++
+	w.mu.Unlock()
+	if pm, ok := w.loop.cfg.Metrics.(PacingMetrics); ok {
+		pm.ObserveDeferred(w.rep.URL(), why)
+	}
+	w.log.V(1).Info("push deferred to spare Kong", "reason", string(why))
 }
 
 // probe reads the replica's configuration_hash and updates what it is known to hold; first its
@@ -267,15 +321,21 @@ func (w *worker) push(ctx context.Context, p *Payload) {
 		w.timed = p
 		lm.ObserveChangeToPost(w.rep.URL(), time.Since(p.changed))
 	}
+	w.holding = false
+	start := time.Now()
 	out := w.rep.Push(ctx, p)
 	if ctx.Err() != nil {
 		return
 	}
+	now := time.Now()
+	var cost time.Duration
+	if out.Result.ok() {
+		cost = out.Cost
+	}
 	w.pushes.Add(1)
 	w.loop.countPush(out.Result)
 	w.loop.cfg.Metrics.ObservePush(PushStats{Replica: w.rep.URL(), Result: out.Result, Duration: out.Duration,
-		Bytes: out.Bytes, RejectedEntities: len(out.Entities)})
-	now := time.Now()
+		Bytes: out.Bytes, RejectedEntities: len(out.Entities), LoadCost: cost})
 	if w.loop.cfg.Dumps != nil {
 		w.loop.cfg.Dumps.Record(w.rep.URL(), p, out, now)
 	}
@@ -288,13 +348,15 @@ func (w *worker) push(ctx context.Context, p *Payload) {
 	case out.Result.ok():
 		w.accepted, w.lastGood = p.Hash(), p
 		w.failures, w.nextAttempt, w.needProbe, w.unreachable = 0, time.Time{}, false, false
+		w.pace.took(start, now, cost)
+		w.unpaced, w.loadTime = false, w.loadTime+cost
 	case out.Result.permanent():
 		if p == w.lastGood && p != w.desired {
 			w.lastGood = nil // even the old config no longer loads: never alternate between the two
 		} else {
 			w.rejected = p.Hash()
 		}
-		w.failures, w.nextAttempt = 0, time.Time{}
+		w.failures, w.nextAttempt, w.unpaced = 0, time.Time{}, true
 	default:
 		w.failures++
 		firstFailure = w.failures == 1
@@ -304,7 +366,7 @@ func (w *worker) push(ctx context.Context, p *Payload) {
 		}
 		w.nextAttempt = now.Add(wait)
 		w.nextProbe = w.nextAttempt // check /status right before the retry, not earlier
-		w.needProbe = true
+		w.needProbe, w.unpaced = true, true
 		w.unreachable = w.unreachable || out.Result == ResultNetworkError
 	}
 	w.mu.Unlock()
@@ -363,6 +425,11 @@ func (w *worker) status() ReplicaStatus {
 		Pushes:              w.pushes.Load(),
 		EverAccepted:        w.everAccepted.Load(),
 		Unreachable:         w.unreachable,
+		KongLoadTime:        w.loadTime,
+		Deferred:            w.deferred,
+	}
+	if !w.exempt() {
+		st.PacedUntil, _ = w.pace.hold(time.Now())
 	}
 	if w.versionKnown {
 		st.KongVersion = w.kongVersion.String()
@@ -396,6 +463,12 @@ type ReplicaStatus struct {
 	ConsecutiveFailures int
 	// Pushes counts POST /config attempts.
 	Pushes int64
+	// KongLoadTime is what the POSTs the replica took (201, 304) cost it, in all; Deferred
+	// counts the pushes pacing held back; PacedUntil is when the next POST may start (zero when
+	// now). See docs/sync.md, "Pacing".
+	KongLoadTime time.Duration
+	Deferred     int64
+	PacedUntil   time.Time
 }
 
 func minDur(a, b time.Duration) time.Duration {

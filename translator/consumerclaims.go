@@ -33,12 +33,39 @@ func claimCompare(a, b *consumerEntry) int {
 	return compareNsName(a.obj.Namespace, a.obj.Name, b.obj.Namespace, b.obj.Name)
 }
 
-// Global name keys: the kind of value, a NUL, the value. Credential values use their ukey,
-// which has the same shape.
+// claimKey is a global name: its space (usernames and custom_ids are unique separately, and a
+// credential's ukey already names its kind) and its value. A struct, not a concatenated string,
+// so that keying a consumer's names allocates nothing.
+type claimKey struct {
+	space claimSpace
+	v     string
+}
+
+type claimSpace uint8
+
 const (
-	usernameKey = "username\x00"
-	customIDKey = "custom_id\x00"
+	spaceUsername claimSpace = iota
+	spaceCustomID
+	spaceCredential
+	claimSpaces // how many
 )
+
+// claimMaps are maps by global name, one per space, keyed by the value alone: plain string
+// keys hash as fast as strings do, and need no key built.
+type claimMaps[T any] [claimSpaces]map[string]T
+
+// newClaimMaps makes the maps for about n consumers: most have a username and a credential,
+// few a custom_id.
+func newClaimMaps[T any](n int) claimMaps[T] {
+	return claimMaps[T]{make(map[string]T, n), make(map[string]T), make(map[string]T, n)}
+}
+
+func (m claimMaps[T]) get(k claimKey) T    { return m[k.space][k.v] }
+func (m claimMaps[T]) set(k claimKey, v T) { m[k.space][k.v] = v }
+func (m claimMaps[T]) delete(k claimKey)   { delete(m[k.space], k.v) }
+
+// set reports whether the key names a value ("" is no username, no custom_id, no ukey).
+func (k claimKey) set() bool { return k.v != "" }
 
 // valueHolder is one holding of a global name: the consumer, and the index of the credential
 // in its piece (-1 for its username or custom_id).
@@ -52,11 +79,11 @@ type holderList = few[valueHolder]
 
 // eachValue calls f with every global name the entry holds: its username and custom_id, and,
 // once its piece is made, its credential values (each once: the piece skips repeats).
-func (e *consumerEntry) eachValue(f func(key string, i int)) {
-	if e.nameKey != "" {
+func (e *consumerEntry) eachValue(f func(key claimKey, i int)) {
+	if e.nameKey.set() {
 		f(e.nameKey, -1)
 	}
-	if e.idKey != "" {
+	if e.idKey.set() {
 		f(e.idKey, -1)
 	}
 	if e.p == nil {
@@ -64,7 +91,7 @@ func (e *consumerEntry) eachValue(f func(key string, i int)) {
 	}
 	for i, u := range e.p.val.creds {
 		if u.cred.ukey != "" {
-			f(u.cred.ukey, i)
+			f(claimKey{spaceCredential, u.cred.ukey}, i)
 		}
 	}
 }
@@ -72,17 +99,17 @@ func (e *consumerEntry) eachValue(f func(key string, i int)) {
 // addHolders adds the entry's values to the holder lists: its names when added, its credential
 // values when its piece is set.
 func (st *consumerStage) addHolders(e *consumerEntry, creds bool) {
-	e.eachValue(func(k string, i int) {
+	e.eachValue(func(k claimKey, i int) {
 		if (i >= 0) == creds {
-			st.holders[k] = st.holders[k].add(valueHolder{e, i})
+			st.holders.set(k, st.holders.get(k).add(valueHolder{e, i}))
 		}
 	})
 }
 
 // removeHolders takes the entry out of the holder lists.
 func (st *consumerStage) removeHolders(e *consumerEntry) {
-	e.eachValue(func(k string, _ int) {
-		fewRemove(st.holders, k, func(h valueHolder) bool { return h.e == e })
+	e.eachValue(func(k claimKey, _ int) {
+		fewRemove(st.holders[k.space], k.v, func(h valueHolder) bool { return h.e == e })
 	})
 }
 
@@ -197,23 +224,23 @@ func (w *consumerWork) decide(e *consumerEntry) {
 	if e.kept == was {
 		return
 	}
-	e.eachValue(func(k string, i int) {
+	e.eachValue(func(k claimKey, i int) {
 		switch {
 		case e.kept:
-			st.owners[k] = valueHolder{e, i} // a younger owner it displaces is among those pushed
-		case st.owners[k].e == e:
-			delete(st.owners, k)
+			st.owners.set(k, valueHolder{e, i}) // a younger owner it displaces is among those pushed
+		case st.owners.get(k).e == e:
+			st.owners.delete(k)
 		}
 	})
 	w.pushYounger(e)
 }
 
 // olderOwner is the kept holder of a global name when it is older than e; zero otherwise.
-func (st *consumerStage) olderOwner(key string, e *consumerEntry) valueHolder {
-	if key == "" {
+func (st *consumerStage) olderOwner(key claimKey, e *consumerEntry) valueHolder {
+	if !key.set() {
 		return valueHolder{}
 	}
-	if o := st.owners[key]; o.e != nil && o.e != e && claimCompare(o.e, e) < 0 {
+	if o := st.owners.get(key); o.e != nil && o.e != e && claimCompare(o.e, e) < 0 {
 		return o
 	}
 	return valueHolder{}
@@ -225,7 +252,7 @@ func (st *consumerStage) olderOwner(key string, e *consumerEntry) valueHolder {
 func (st *consumerStage) credentialClaims(e *consumerEntry) []Problem {
 	var out []Problem
 	for _, u := range e.p.val.creds {
-		o := st.olderOwner(u.cred.ukey, e)
+		o := st.olderOwner(claimKey{spaceCredential, u.cred.ukey}, e)
 		if o.e == nil {
 			continue
 		}
@@ -248,8 +275,8 @@ func globalNameKind(key string) string {
 // pushYounger queues the holders of e's values that are younger than e: the decision on e
 // changed, and with it who keeps those values.
 func (w *consumerWork) pushYounger(e *consumerEntry) {
-	e.eachValue(func(k string, _ int) {
-		l := w.st.holders[k]
+	e.eachValue(func(k claimKey, _ int) {
+		l := w.st.holders.get(k)
 		for i := range l.len() {
 			if h := l.at(i).e; h.queued != w.t.gen && claimCompare(e, h) < 0 {
 				w.queue.push(w.t.gen, h)

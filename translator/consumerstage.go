@@ -38,11 +38,11 @@ type consumerStage struct {
 	mask         uint32            // the kinds its pieces read
 	unindexed    bool              // a piece read an EndpointSlice list or a whole kind
 	byKey        map[[2]string]*consumerEntry
-	// holders are the served consumers holding each global name (usernameKey, customIDKey or a
+	// holders are the served consumers holding each global name (claimKey: a username, custom_id or a
 	// credential's ukey: credentials count once the consumer's piece is made); owners the kept
 	// one of them.
-	holders      map[string]holderList
-	owners       map[string]valueHolder
+	holders      claimMaps[holderList]
+	owners       claimMaps[valueHolder]
 	out          []*consumerEntry // kept, in output order
 	list         consumerList     // the document's part, as last built
 	withProblems []*consumerEntry
@@ -65,7 +65,7 @@ type consumerEntry struct {
 	obj *configurationv1.KongConsumer
 	ref store.Ref
 	// nameKey and idKey are its username's and custom_id's global name keys ("" when unset).
-	nameKey, idKey string
+	nameKey, idKey claimKey
 	// p is its piece (Kong consumer, credentials, memberships), computed when it first claims
 	// its values; nil until then.
 	p       *entry[*consumerPiece]
@@ -167,8 +167,8 @@ func (st *consumerStage) rebuild(w *consumerWork) {
 	objs := t.snap.snap.Objects(store.KindKongConsumer)
 	*st = consumerStage{
 		byKey:   make(map[[2]string]*consumerEntry, len(objs)),
-		holders: make(map[string]holderList, len(objs)),
-		owners:  make(map[string]valueHolder, len(objs)),
+		holders: newClaimMaps[holderList](len(objs)),
+		owners:  newClaimMaps[valueHolder](len(objs)),
 	}
 	for _, o := range objs {
 		c, ok := o.(*configurationv1.KongConsumer)
@@ -212,10 +212,10 @@ func (st *consumerStage) add(w *consumerWork, c *configurationv1.KongConsumer) *
 		st.byKey[[2]string{c.Namespace, c.Name}] = e
 	}
 	if c.Username != "" {
-		e.nameKey = usernameKey + c.Username
+		e.nameKey = claimKey{spaceUsername, c.Username}
 	}
 	if c.CustomID != "" {
-		e.idKey = customIDKey + c.CustomID
+		e.idKey = claimKey{spaceCustomID, c.CustomID}
 	}
 	st.addHolders(e, false)
 	w.touch(e)
@@ -228,7 +228,7 @@ func (st *consumerStage) remove(w *consumerWork, e *consumerEntry) {
 	c := e.obj
 	delete(st.byKey, [2]string{c.Namespace, c.Name})
 	if e.kept {
-		e.eachValue(func(k string, _ int) { delete(st.owners, k) })
+		e.eachValue(func(k claimKey, _ int) { st.owners.delete(k) })
 		w.pushYounger(e)
 	}
 	st.removeHolders(e)

@@ -286,22 +286,17 @@ func (h *httpRouteCtx) badHTTPMatches(g []int) bool {
 	for _, i := range g {
 		for j := range h.r.Spec.Rules[i].Matches {
 			m := &h.r.Spec.Rules[i].Matches[j]
-			field := "spec.rules[" + strconv.Itoa(i) + "].matches[" + strconv.Itoa(j) + "]"
-			if m.Path != nil {
-				for _, kp := range appendKongPaths(nil, m.Path) {
-					if why := kongPathProblem(*kp); why != "" {
-						h.t.problem(h.ref, field+".path.value", "Kong path %s %s; the rule's Kong service is skipped", quoteShort(*kp), why)
-						bad = true
-						break
-					}
-				}
+			field := func() string { return "spec.rules[" + strconv.Itoa(i) + "].matches[" + strconv.Itoa(j) + "]" }
+			if kp, why := pathMatchProblem(m.Path); why != "" {
+				h.t.problem(h.ref, field()+".path.value", "Kong path %s %s; the rule's Kong service is skipped", quoteShort(kp), why)
+				bad = true
 			}
 			for k, x := range m.Headers {
 				if x.Type == nil || *x.Type != gatewayv1.HeaderMatchRegularExpression {
 					continue
 				}
 				if why := pcreProblem(x.Value); why != "" {
-					h.t.problem(h.ref, field+".headers["+strconv.Itoa(k)+"].value",
+					h.t.problem(h.ref, field()+".headers["+strconv.Itoa(k)+"].value",
 						"regex %s does not compile with PCRE2 (%s); the rule's Kong service is skipped", quoteShort(x.Value), why)
 					bad = true
 				}
@@ -309,4 +304,31 @@ func (h *httpRouteCtx) badHTTPMatches(g []int) bool {
 		}
 	}
 	return bad
+}
+
+// pathMatchProblem is why Kong would refuse a Kong path of a path match (appendKongPaths), and
+// that path; "" when it takes them all. A prefix's plain path /p/ is checked as /p: adding the
+// slash makes no empty, dot or percent problem that /p does not have. One allocation at most.
+func pathMatchProblem(p *gatewayv1.HTTPPathMatch) (string, string) {
+	if p == nil || p.Value == nil {
+		return "", ""
+	}
+	v := *p.Value
+	t := gatewayv1.PathMatchPathPrefix
+	if p.Type != nil {
+		t = *p.Type
+	}
+	kp := "~" + v + "$"
+	if t == gatewayv1.PathMatchRegularExpression {
+		kp = kp[:len(kp)-1]
+	}
+	if why := kongPathProblem(kp); why != "" {
+		return kp, why
+	}
+	if t == gatewayv1.PathMatchPathPrefix {
+		if why := kongPathProblem(v); why != "" {
+			return v, why
+		}
+	}
+	return "", ""
 }

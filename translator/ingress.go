@@ -106,7 +106,7 @@ func (t *translation) translateRules(ing *networkingv1.Ingress, p *ingressPiece)
 			continue
 		}
 		for j := range rule.HTTP.Paths {
-			t.translatePath(ing, p, rule.Host, &rule.HTTP.Paths[j], pathPos{i, j}, &groups)
+			groups = t.translatePath(ing, p, rule.Host, &rule.HTTP.Paths[j], pathPos{i, j}, groups)
 		}
 	}
 	if t.overRouteBudget(ing, p.rs, groups.list) {
@@ -123,10 +123,11 @@ func (t *translation) translateRules(ing *networkingv1.Ingress, p *ingressPiece)
 }
 
 // translatePath adds one Ingress path to the route of its (host, Service, port) group,
-// creating the route when it does not exist yet.
+// creating the route when it does not exist yet. The groups go by value, not by pointer, so
+// that their first few stay in translateRules's stack buffer.
 func (t *translation) translatePath(ing *networkingv1.Ingress, ip *ingressPiece, host string,
-	p *networkingv1.HTTPIngressPath, pos pathPos, groups *routeGroups,
-) {
+	p *networkingv1.HTTPIngressPath, pos pathPos, groups routeGroups,
+) routeGroups {
 	rs := ip.rs
 	pt := networkingv1.PathTypeImplementationSpecific
 	if p.PathType != nil {
@@ -136,7 +137,7 @@ func (t *translation) translatePath(ing *networkingv1.Ingress, ip *ingressPiece,
 	case networkingv1.PathTypePrefix, networkingv1.PathTypeExact, networkingv1.PathTypeImplementationSpecific:
 	default:
 		t.problem(ingressRef(ing), pos.field(".pathType"), "unknown path type %q; path skipped", pt)
-		return
+		return groups
 	}
 	path := collapseSlashes(p.Path)
 	if path == "" {
@@ -144,27 +145,28 @@ func (t *translation) translatePath(ing *networkingv1.Ingress, ip *ingressPiece,
 	}
 	if path[0] != '/' {
 		t.problem(ingressRef(ing), pos.field(".path"), "%s is not an absolute path; path skipped", quoteShort(p.Path))
-		return
+		return groups
 	}
 	if t.badKongPath(ing, pos, path, pt, rs) {
-		return
+		return groups
 	}
 	if p.Backend.Service == nil {
 		t.problem(ingressRef(ing), pos.field(".backend"), "%s; path skipped", unsupportedBackend(p.Backend.Resource))
-		return
+		return groups
 	}
 	be, ok := t.resolveBackend(ing, p.Backend.Service, func() string { return pos.field(".backend.service") })
 	if !ok {
-		return
+		return groups
 	}
 	g := groups.find(be.ident, host)
 	if g == nil {
-		g = groups.add(routeGroup{be: be, host: host, route: t.newRuleRoute(ing, rs, &be, host)})
+		groups, g = groups.add(routeGroup{be: be, host: host, route: t.newRuleRoute(ing, rs, &be, host)})
 	}
 	var buf [2]string
 	for _, kp := range ingressPaths(path, pt, rs.regexMarker, rs.legacyRegex, buf[:0]) {
 		g.route.addPath(kp, t.defaults.slash)
 	}
+	return groups
 }
 
 // routeGroups are an Ingress's route groups in order of appearance, indexed once they are many
@@ -182,7 +184,7 @@ type groupKey struct {
 // groupsIndexedAt is the number of groups from which they are looked up in a map.
 const groupsIndexedAt = 16
 
-func (gs *routeGroups) find(id *ksIdent, host string) *routeGroup {
+func (gs routeGroups) find(id *ksIdent, host string) *routeGroup {
 	if gs.idx != nil {
 		if i, ok := gs.idx[groupKey{id, host}]; ok {
 			return &gs.list[i]
@@ -197,7 +199,7 @@ func (gs *routeGroups) find(id *ksIdent, host string) *routeGroup {
 	return nil
 }
 
-func (gs *routeGroups) add(g routeGroup) *routeGroup {
+func (gs routeGroups) add(g routeGroup) (routeGroups, *routeGroup) {
 	gs.list = append(gs.list, g)
 	switch n := len(gs.list); {
 	case n == groupsIndexedAt:
@@ -208,7 +210,7 @@ func (gs *routeGroups) add(g routeGroup) *routeGroup {
 	case n > groupsIndexedAt:
 		gs.idx[groupKey{g.be.ident, g.host}] = n - 1
 	}
-	return &gs.list[len(gs.list)-1]
+	return gs, &gs.list[len(gs.list)-1]
 }
 
 // unsupportedBackend explains why a non-Service backend cannot be translated.

@@ -75,12 +75,26 @@ func kongPathProblem(kp string) string {
 		}
 		return ""
 	}
-	for _, seg := range strings.Split(kp, "/") {
-		if seg == "." || seg == ".." {
-			return "has a . or .. segment (Kong accepts only normalized paths)"
-		}
+	if hasDotSegment(kp) {
+		return "has a . or .. segment (Kong accepts only normalized paths)"
 	}
 	return ""
+}
+
+// hasDotSegment reports whether a path has a "." or ".." segment, without splitting it.
+func hasDotSegment(p string) bool {
+	for len(p) > 0 {
+		seg := p
+		if i := strings.IndexByte(p, '/'); i >= 0 {
+			seg, p = p[:i], p[i+1:]
+		} else {
+			p = ""
+		}
+		if seg == "." || seg == ".." {
+			return true
+		}
+	}
+	return false
 }
 
 // percentProblem is Kong's check of every route path, regex or not: a % must start a

@@ -51,7 +51,8 @@ type rawFlags struct {
 }
 
 // newRunFlagSet defines every flag: KIC v3.5.13's, with KIC's names, types and defaults
-// (docs/operations.md says which act and how), plus kongsync's --sync-window and --sync-max-delay.
+// (docs/operations.md says which act and how), plus kongsync's --sync-window, --sync-max-delay
+// and --kong-load-budget.
 func newRunFlagSet(f *runFlags, raw *rawFlags) *pflag.FlagSet {
 	f.cfg = runner.Defaults()
 	f.logLevel, f.logFormat = "info", "text"
@@ -122,9 +123,10 @@ func defineServeFlags(fs *pflag.FlagSet, f *runFlags, raw *rawFlags) {
 	fs.StringVar(&c.AdmissionTLS.KeyFile, "admission-webhook-key-file", "", "admission webhook private key file (default "+admission.DefaultKeyFile+")")
 	fs.StringVar(&c.AdmissionTLS.CertPEM, "admission-webhook-cert", "", "admission webhook PEM certificate, instead of the file")
 	fs.StringVar(&c.AdmissionTLS.KeyPEM, "admission-webhook-key", "", "admission webhook PEM private key, instead of the file (never logged)")
-	fs.Float32Var(&raw.proxySyncSeconds, "proxy-sync-seconds", 3, "when set, the longest a change waits for a push during a burst, in seconds (--sync-max-delay); unset, kongsync's 500ms applies")
+	fs.Float32Var(&raw.proxySyncSeconds, "proxy-sync-seconds", 3, "when set, the least time between the starts of two pushes to one Kong, in seconds, as KIC's sync interval; unset, none")
 	fs.DurationVar(&c.SyncWindow, "sync-window", c.SyncWindow, "kongsync: quiet time after the last change before a sync")
 	fs.DurationVar(&c.SyncMaxDelay, "sync-max-delay", c.SyncMaxDelay, "kongsync: longest wait after the first change of a burst")
+	fs.Float64Var(&c.KongLoadBudget, "kong-load-budget", c.KongLoadBudget, "kongsync: share of time each Kong may spend loading configurations, in (0, 1]; after a load that took d, the next push waits d·(1-budget)/budget (1: no pacing by cost)")
 	fs.DurationVar(&f.termDelay, "term-delay", 0, "after SIGTERM, how long the shutdown may take before kongsync exits anyway (0: no limit)")
 	raw.gates = newFeatureGates()
 	fs.Var(raw.gates, "feature-gates", "KIC's feature gates, A=true,B=false; unknown gates are an error")
@@ -212,9 +214,12 @@ func (f *runFlags) finish(fs *pflag.FlagSet, raw *rawFlags, cli map[string]bool)
 	}
 	c.KongAdminTimeout = seconds(raw.proxyTimeout)
 	if fs.Changed("proxy-sync-seconds") {
-		if err := f.proxySync(fs, raw.proxySyncSeconds); err != nil {
+		if err := f.proxySync(raw.proxySyncSeconds); err != nil {
 			return err
 		}
+	}
+	if !(c.KongLoadBudget > 0 && c.KongLoadBudget <= 1) {
+		return fmt.Errorf("--kong-load-budget must be a share of time in (0, 1], e.g. 0.2 for 20%%, got %v", c.KongLoadBudget)
 	}
 	if err := f.diagnostics(raw); err != nil {
 		return err
@@ -259,17 +264,16 @@ func (f *runFlags) adminToken(raw *rawFlags) error {
 	return nil
 }
 
-// proxySync maps KIC's --proxy-sync-seconds (KIC pushes at most every that many seconds) onto
-// the coalescing window: the longest a change waits during a burst, unless --sync-max-delay is
-// also set; the quiet window never exceeds it.
-func (f *runFlags) proxySync(fs *pflag.FlagSet, s float32) error {
-	if s <= 0 {
+// proxySync takes KIC's --proxy-sync-seconds as KIC means it, the interval between syncs: no two
+// pushes to one Kong start closer than that (a user who raised it to spare Kong gets that). The
+// coalescing window and max delay stay kongsync's, so a lone change in a quiet cluster still
+// goes out one window after it, not on the next tick. Unset, there is no such interval (KIC's
+// default 3 s ticker does not apply; --kong-load-budget spares Kong by what each load costs).
+func (f *runFlags) proxySync(s float32) error {
+	if !(s > 0) {
 		return fmt.Errorf("--proxy-sync-seconds must be positive, got %v", s)
 	}
-	if !fs.Changed("sync-max-delay") {
-		f.cfg.SyncMaxDelay = seconds(s)
-	}
-	f.cfg.SyncWindow = min(f.cfg.SyncWindow, f.cfg.SyncMaxDelay)
+	f.cfg.ProxySyncInterval = seconds(s)
 	return nil
 }
 

@@ -135,7 +135,7 @@ func TestEveryKICFlagAccepted(t *testing.T) {
 	}
 }
 
-// kongsync adds only its own coalescing and hardening flags to KIC's set: no invented names.
+// kongsync adds only its own coalescing, pacing and hardening flags to KIC's set: no invented names.
 func TestNoFlagsBeyondKICs(t *testing.T) {
 	var kic []string
 	for _, k := range readKICFlags(t) {
@@ -147,7 +147,7 @@ func TestNoFlagsBeyondKICs(t *testing.T) {
 			extra = append(extra, n)
 		}
 	}
-	want := []string{"refuse-external-name-services", "refuse-unmanaged-endpoint-slices", "sync-max-delay", "sync-window"}
+	want := []string{"kong-load-budget", "refuse-external-name-services", "refuse-unmanaged-endpoint-slices", "sync-max-delay", "sync-window"}
 	if !slices.Equal(extra, want) {
 		t.Errorf("flags not in KIC: %v, want %v", extra, want)
 	}
@@ -252,6 +252,10 @@ func TestRunFlagsErrors(t *testing.T) {
 		{"controller name", []string{"--gateway-api-controller-name=kic"}, nil, "example.com/controller-name"},
 		{"zero timeout", []string{"--proxy-timeout-seconds=0"}, nil, "--proxy-timeout-seconds"},
 		{"zero sync", []string{"--proxy-sync-seconds=0"}, nil, "--proxy-sync-seconds"},
+		{"zero load budget", []string{"--kong-load-budget=0"}, nil, "--kong-load-budget"},
+		{"load budget in percent", []string{"--kong-load-budget=20"}, nil, "--kong-load-budget"},
+		{"negative load budget", nil, []string{"CONTROLLER_KONG_LOAD_BUDGET=-0.1"}, "--kong-load-budget"},
+		{"NaN load budget", []string{"--kong-load-budget=NaN"}, nil, "--kong-load-budget"},
 	} {
 		if _, _, err := parseRunFlags(tc.args, tc.env); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: err = %v, want it to mention %q", tc.name, err, tc.want)
@@ -321,27 +325,36 @@ func TestKICOnlyFlagWarnings(t *testing.T) {
 	}
 }
 
-// --proxy-sync-seconds bounds the wait of a change during a burst (sync.Config.MaxDelay) unless
-// --sync-max-delay is given too; the quiet window never exceeds it; unset, kongsync's timings.
-func TestProxySyncSeconds(t *testing.T) {
+// --proxy-sync-seconds, when set, is KIC's interval: the least time between two pushes to one
+// Kong (sync.Config.MinPushInterval); the window and max delay stay kongsync's, with or without
+// it. --kong-load-budget (default 0.2) is Kong's share of time loading; both also come from
+// CONTROLLER_* variables.
+func TestProxySyncSecondsAndLoadBudget(t *testing.T) {
 	for _, tc := range []struct {
 		args              []string
 		env               []string
+		interval          time.Duration
 		window, max, tout time.Duration
+		budget            float64
 	}{
-		{nil, nil, 100 * time.Millisecond, 500 * time.Millisecond, 30 * time.Second},
-		{[]string{"--proxy-sync-seconds=1.5"}, nil, 100 * time.Millisecond, 1500 * time.Millisecond, 30 * time.Second},
-		{[]string{"--proxy-sync-seconds=0.05"}, nil, 50 * time.Millisecond, 50 * time.Millisecond, 30 * time.Second},
-		{[]string{"--proxy-sync-seconds=1", "--sync-max-delay=2s"}, nil, 100 * time.Millisecond, 2 * time.Second, 30 * time.Second},
-		{nil, []string{"CONTROLLER_PROXY_SYNC_SECONDS=3", "CONTROLLER_PROXY_TIMEOUT_SECONDS=2.5"}, 100 * time.Millisecond, 3 * time.Second, 2500 * time.Millisecond},
+		{nil, nil, 0, 100 * time.Millisecond, 500 * time.Millisecond, 30 * time.Second, 0.2},
+		{[]string{"--proxy-sync-seconds=1.5"}, nil, 1500 * time.Millisecond, 100 * time.Millisecond, 500 * time.Millisecond, 30 * time.Second, 0.2},
+		{[]string{"--proxy-sync-seconds=0.05"}, nil, 50 * time.Millisecond, 100 * time.Millisecond, 500 * time.Millisecond, 30 * time.Second, 0.2},
+		{[]string{"--proxy-sync-seconds=1", "--sync-max-delay=2s", "--kong-load-budget=1"}, nil,
+			time.Second, 100 * time.Millisecond, 2 * time.Second, 30 * time.Second, 1},
+		{nil, []string{"CONTROLLER_PROXY_SYNC_SECONDS=3", "CONTROLLER_PROXY_TIMEOUT_SECONDS=2.5", "CONTROLLER_KONG_LOAD_BUDGET=0.1"},
+			3 * time.Second, 100 * time.Millisecond, 500 * time.Millisecond, 2500 * time.Millisecond, 0.1},
 	} {
 		f, _, err := parseRunFlags(tc.args, tc.env)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c := f.cfg; c.SyncWindow != tc.window || c.SyncMaxDelay != tc.max || c.KongAdminTimeout != tc.tout {
-			t.Errorf("%v %v: window %v max %v timeout %v, want %v %v %v", tc.args, tc.env, c.SyncWindow, c.SyncMaxDelay,
-				c.KongAdminTimeout, tc.window, tc.max, tc.tout)
+		c := f.cfg
+		if c.ProxySyncInterval != tc.interval || c.SyncWindow != tc.window || c.SyncMaxDelay != tc.max ||
+			c.KongAdminTimeout != tc.tout || c.KongLoadBudget != tc.budget {
+			t.Errorf("%v %v: interval %v window %v max %v timeout %v budget %v, want %v %v %v %v %v", tc.args, tc.env,
+				c.ProxySyncInterval, c.SyncWindow, c.SyncMaxDelay, c.KongAdminTimeout, c.KongLoadBudget,
+				tc.interval, tc.window, tc.max, tc.tout, tc.budget)
 		}
 	}
 }

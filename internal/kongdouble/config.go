@@ -79,7 +79,7 @@ func (s *Server) postConfig(w http.ResponseWriter, r *http.Request, body []byte)
 	writeJSON(w, http.StatusCreated, res.entities)
 }
 
-// load installs a config, taking LoadTime; a concurrent load is refused with 429 and the
+// load installs a config, taking LoadTime (plus LoadTimePerMB); a concurrent load is refused with 429 and the
 // seconds left as Retry-After. It returns false when it answered (429) or gave up.
 func (s *Server) load(w http.ResponseWriter, r *http.Request, l *loaded) bool {
 	s.mu.Lock()
@@ -90,7 +90,7 @@ func (s *Server) load(w http.ResponseWriter, r *http.Request, l *loaded) bool {
 		writeJSON(w, http.StatusTooManyRequests, map[string]any{"message": kongMessage(http.StatusTooManyRequests)})
 		return false
 	}
-	d := s.loadTime
+	d := s.loadDuration(len(l.raw))
 	if d > 0 {
 		s.loadUntil = now.Add(d)
 		s.broadcast()

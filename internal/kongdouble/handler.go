@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -38,6 +39,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	received := time.Now()
 	if ok {
 		s.route(rec, r, body)
+	}
+	if !s.opts.NoLatencyHeader {
+		// Kong's own figure for the request (kong/init.lua admin_header_filter), milliseconds.
+		rec.header.Set("X-Kong-Admin-Latency", strconv.FormatInt(time.Since(start).Milliseconds(), 10))
 	}
 	s.record(Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), Header: r.Header.Clone(),
 		Body: body, Status: rec.status, Start: start, Received: received, End: time.Now()})

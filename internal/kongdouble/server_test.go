@@ -282,3 +282,37 @@ func TestBodyOverNginxLimit(t *testing.T) {
 		t.Errorf("a body over 10m with the default limit: HTTP %d", resp.StatusCode)
 	}
 }
+
+// A load takes LoadTime plus LoadTimePerMB per MiB of config, and every answer carries Kong's
+// X-Kong-Admin-Latency (whole milliseconds of the double's handling) unless NoLatencyHeader.
+func TestLoadTimePerMBAndLatencyHeader(t *testing.T) {
+	s := New(Options{LoadTime: 50 * time.Millisecond, LoadTimePerMB: 400 * time.Millisecond})
+	defer s.Close()
+	// A quarter MiB of config: 50 ms + 100 ms.
+	pad := strings.Repeat("x", 1<<18)
+	cfg := `{"_format_version":"3.0","_comment":"` + pad + `","services":[{"name":"s","host":"example.com"}]}`
+	b := mustJSON(t, map[string]string{"config": cfg})
+	start := time.Now()
+	code, _, hdr := do(t, s, http.MethodPost, "/config", "application/json", b)
+	took := time.Since(start)
+	if code != http.StatusCreated {
+		t.Fatalf("HTTP %d", code)
+	}
+	if took < 150*time.Millisecond {
+		t.Errorf("load of %d bytes took %v, want at least 150 ms", len(cfg), took)
+	}
+	lat, err := time.ParseDuration(hdr.Get("X-Kong-Admin-Latency") + "ms")
+	if err != nil || lat < 150*time.Millisecond || lat > took {
+		t.Errorf("X-Kong-Admin-Latency %q, want 150 ms ≤ it ≤ the round trip %v", hdr.Get("X-Kong-Admin-Latency"), took)
+	}
+	s.SetLoadTimePerMB(0)
+	s.SetLoadTime(0)
+	if _, _, hdr := do(t, s, http.MethodGet, "/status", "", ""); hdr.Get("X-Kong-Admin-Latency") == "" {
+		t.Error("GET /status without X-Kong-Admin-Latency")
+	}
+	quiet := New(Options{NoLatencyHeader: true})
+	defer quiet.Close()
+	if _, _, hdr := do(t, quiet, http.MethodPost, "/config", "application/json", b); hdr.Get("X-Kong-Admin-Latency") != "" {
+		t.Error("NoLatencyHeader: the header is there")
+	}
+}

@@ -61,10 +61,22 @@ func (r *writeToPostResult) report(b *testing.B) {
 // writeToPostOnce starts one kongsync of variant v, waits for its first complete push, then
 // times changes updates of the loaded kind's objects (a new path) one after the other. KONGSYNC_BENCH_HARNESS_GC=1 collects the
 // benchmark process's garbage (the double's) before each change, outside the timed interval.
+//
+// What is timed is a change in a quiet cluster. Each change follows the previous POST as soon as
+// the double has answered it (its validation of a 10k config takes ~2.3 s), so with pacing by
+// cost (docs/sync.md, "Pacing") it would wait 4 × that: the bench runs kongsync with
+// CONTROLLER_KONG_LOAD_BUDGET=1, which turns that pacing off and leaves the quiet path as it is
+// with the default budget once a load's rest is over. KONGSYNC_BENCH_PACED=1 keeps the default
+// budget and waits out each rest before the next change instead (about 5× longer).
 func writeToPostOnce(b *testing.B, n int, v liveVariant, changes int) writeToPostResult {
 	harnessGC := os.Getenv("KONGSYNC_BENCH_HARNESS_GC") == "1"
+	paced := os.Getenv("KONGSYNC_BENCH_PACED") == "1"
+	env := v.env
+	if !paced {
+		env = append([]string{"CONTROLLER_KONG_LOAD_BUDGET=1"}, v.env...)
+	}
 	metricsAddr := freeAddr(b)
-	p := startLiveWith(b, v.bin, v.env, "--metrics-bind-address="+metricsAddr)
+	p := startLiveWith(b, v.bin, env, "--metrics-bind-address="+metricsAddr)
 	defer p.stop()
 	p.waitComplete(b, n)
 	ctx, cancelWatch := context.WithCancel(context.Background())
@@ -82,6 +94,9 @@ func writeToPostOnce(b *testing.B, n int, v liveVariant, changes int) writeToPos
 		}
 		path := fmt.Sprintf("/w%d-%d", time.Now().UnixNano(), k)
 		last = path
+		if paced {
+			waitQuiet(p.double, 0)
+		}
 		p.double.ResetRequests()
 		if harnessGC {
 			goruntime.GC()

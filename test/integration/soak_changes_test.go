@@ -86,8 +86,8 @@ func (s *soak) resource(k *soakKind, ns string) dynamic.ResourceInterface {
 }
 
 // apply writes one change and logs it with its outcome (the API server refuses some invalid
-// objects by their CRD schema; that is logged, not a failure).
-func (s *soak) apply(ctx context.Context, writer string, c change) {
+// objects by their CRD schema; that is logged, not a failure). It returns the write's error.
+func (s *soak) apply(ctx context.Context, writer string, c change) error {
 	ri := s.resource(c.kind, c.ns)
 	var err error
 	if c.op == "delete" || c.op == "recreate" {
@@ -104,6 +104,9 @@ func (s *soak) apply(ctx context.Context, writer string, c change) {
 	if c.obj != nil {
 		b, _ := json.Marshal(c.obj)
 		body = " " + string(b)
+		if len(b) > soakLogBody { // the hostile tenant's big objects: the seed replays them
+			body = fmt.Sprintf(" %s… (%d bytes)", b[:soakLogBody], len(b))
+		}
 	}
 	outcome := "ok"
 	switch {
@@ -122,7 +125,11 @@ func (s *soak) apply(ctx context.Context, writer string, c change) {
 		s.count("change " + c.op + " " + c.kind.kind)
 	}
 	s.logf("%s %s %s %s/%s: %s%s", writer, c.op, c.kind.kind, c.ns, c.name, outcome, body)
+	return err
 }
+
+// soakLogBody is how much of an object the change log shows.
+const soakLogBody = 4096
 
 // toData turns a Secret's stringData into base64 data, so that server-side apply owns (and
 // drops) each key.
@@ -152,6 +159,7 @@ func (s *soak) runWriters(ctx context.Context, phase int, rt rate) <-chan struct
 	for w := range rt.writers {
 		r := rand.New(rand.NewPCG(s.seed, uint64(phase)<<8|uint64(w)|1<<40))
 		later := rand.New(rand.NewPCG(s.seed, uint64(phase)<<8|uint64(w)|2<<40))
+		hostile := rand.New(rand.NewPCG(s.seed, uint64(phase)<<8|uint64(w)|3<<40))
 		go func() {
 			defer func() { finished <- struct{}{} }()
 			for ctx.Err() == nil {
@@ -165,6 +173,9 @@ func (s *soak) runWriters(ctx context.Context, phase int, rt rate) <-chan struct
 				c := s.pickChange(r, s.world.kinds)
 				if later.IntN(12) == 0 { // one change in 12 or so: a later kind, before the main one
 					s.apply(ctx, fmt.Sprintf("p%d.w%d", phase, w), s.pickChange(later, s.world.later))
+				}
+				if hostile.IntN(15) == 0 { // one in 15 or so: the hostile tenant
+					s.attack(ctx, fmt.Sprintf("p%d.w%d.evil", phase, w), hostile)
 				}
 				s.apply(ctx, fmt.Sprintf("p%d.w%d", phase, w), c)
 				if g := rt.gap(r); g > 0 {

@@ -99,15 +99,29 @@ type expectation struct {
 }
 
 func (s *soak) expect(snap *store.Snapshot, rejected []store.Ref) (*expectation, error) {
-	b, err := translator.BuildOnce(snap.Without(rejected...), runner.TranslatorOptions(s.cfg()))
+	exp, took, err := coldBuild(snap, rejected, runner.TranslatorOptions(s.cfg()))
+	if err == nil && took > soakBuildBound {
+		err = fmt.Errorf("a cold build of the cluster took %s (bound %s)", took.Round(time.Millisecond), soakBuildBound)
+	}
+	s.mu.Lock()
+	s.slowestBuild = max(s.slowestBuild, took)
+	s.mu.Unlock()
+	return exp, err
+}
+
+// coldBuild translates snap without the rejected objects, and says how long that took.
+func coldBuild(snap *store.Snapshot, rejected []store.Ref, opts translator.Options) (*expectation, time.Duration, error) {
+	t0 := time.Now()
+	b, err := translator.BuildOnce(snap.Without(rejected...), opts)
+	took := time.Since(t0)
 	if err != nil {
-		return nil, err
+		return nil, took, err
 	}
 	var doc map[string]any
 	if err := json.Unmarshal(b.Config.Bytes(), &doc); err != nil {
-		return nil, err
+		return nil, took, err
 	}
-	return &expectation{snap: snap, built: b, doc: doc, rejected: rejected}, nil
+	return &expectation{snap: snap, built: b, doc: doc, rejected: rejected}, took, nil
 }
 
 // converge waits until every double holds the expectation (recomputed whenever the set of
@@ -263,12 +277,9 @@ func (s *soak) problemEvents(ctx context.Context, exp *expectation, bound time.D
 	}
 }
 
-func problemMessage(p translator.Problem) string {
-	if p.Field == "" {
-		return p.Reason
-	}
-	return p.Field + ": " + p.Reason
-}
+// problemMessage is the message of a problem's Event: escaped (safetext), as the Reporter
+// emits it, so that a hostile tenant's control characters do not make it differ.
+func problemMessage(p translator.Problem) string { return p.Message() }
 
 func problemEventState(evs []*corev1.Event, p translator.Problem) string {
 	want, total, combined := problemMessage(p), int32(0), false

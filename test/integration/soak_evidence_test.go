@@ -87,7 +87,7 @@ func (s *soak) finish() {
 			}
 			continue
 		}
-		for _, ns := range s.world.namespaces {
+		for _, ns := range s.world.watched() {
 			// Services have no DeleteCollection: delete what a list finds, one by one.
 			list, err := ri.Namespace(ns).List(ctx, metav1.ListOptions{})
 			if err != nil {
@@ -100,7 +100,7 @@ func (s *soak) finish() {
 	}
 	_ = admin.CoreV1().Services(s.kongNS).Delete(ctx, "kong-admin", metav1.DeleteOptions{})
 	_ = admin.DiscoveryV1().EndpointSlices(s.kongNS).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{})
-	for _, ns := range append([]string{s.kongNS}, s.world.namespaces...) {
+	for _, ns := range append([]string{s.kongNS}, s.world.watched()...) {
 		_ = admin.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{})
 	}
 	s.procs.closeLogs()
@@ -119,22 +119,28 @@ func soakPairs(t *testing.T, prefix string) []tlsPair {
 	t.Helper()
 	var out []tlsPair
 	for i := range 3 {
-		key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-		if err != nil {
-			t.Fatal(err)
-		}
 		tmpl := &x509.Certificate{SerialNumber: big.NewInt(int64(i + 1)), Subject: pkix.Name{CommonName: "*." + prefix + ".example.com"},
 			DNSNames: []string{"*." + prefix + ".example.com"}, NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour)}
-		der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-		if err != nil {
-			t.Fatal(err)
-		}
+		cert, key := selfSignedAs(t, tmpl)
 		kder, err := x509.MarshalECPrivateKey(key)
 		if err != nil {
 			t.Fatal(err)
 		}
-		out = append(out, tlsPair{cert: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
-			key: pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder})})
+		out = append(out, tlsPair{cert: cert, key: pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder})})
 	}
 	return out
+}
+
+// selfSignedAs is tmpl signed by a new P-256 key of its own: the PEM certificate and the key.
+func selfSignedAs(t *testing.T, tmpl *x509.Certificate) ([]byte, *ecdsa.PrivateKey) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), key
 }

@@ -117,10 +117,11 @@ type soak struct {
 	postsSeen   []int
 	lastVersion map[string]uint64
 
-	mu     gosync.Mutex
-	log    *os.File
-	counts map[string]int
-	start  time.Time
+	mu           gosync.Mutex
+	log          *os.File
+	counts       map[string]int
+	start        time.Time
+	slowestBuild time.Duration // the checks' slowest cold build
 }
 
 func runSoak(t *testing.T, seed uint64, dur time.Duration) {
@@ -167,6 +168,7 @@ func newSoak(t *testing.T, seed uint64, dur time.Duration) *soak {
 		t.Fatal(err)
 	}
 	s.world = newWorld(prefix, []string{prefix + "-a", prefix + "-b", prefix + "-c"}, soakPairs(t, prefix))
+	s.world.evil = newHostileTenant(prefix, prefix+"-a", soakCA(t, "victim CA"), soakCA(t, "hostile CA"))
 	os.WriteFile(s.path("seed.txt"), []byte(fmt.Sprintf("SOAK_SEED=%d SOAK_DURATION=%s\n", seed, dur)), 0o644)
 	s.procs = newProcs(s)
 	return s
@@ -208,7 +210,7 @@ func (s *soak) cfg() runner.Config {
 
 func (s *soak) configure(c *runner.Config) {
 	c.RestConfig = plane.RestConfig()
-	c.WatchNamespaces = s.world.namespaces
+	c.WatchNamespaces = s.world.watched()
 	c.IngressClass = s.world.class
 	// The leader writes statuses (Ingress, Gateway API, Kong kinds' Programmed) under churn too;
 	// each write is a new resourceVersion the replicas see.
@@ -217,12 +219,13 @@ func (s *soak) configure(c *runner.Config) {
 }
 
 // setup installs the CRDs, the namespaces, the Kong doubles behind the kong-admin Service, the
-// sentinel, and starts both kongsyncs and the Event index.
+// sentinel, the victim's and the hostile tenant's stable objects, and starts both kongsyncs,
+// the Event index and the heap watch.
 func (s *soak) setup(ctx context.Context) {
 	t := s.t
 	installKongCRDs(t)
 	installGatewayCRDs(t, "standard")
-	for _, ns := range append([]string{s.kongNS}, s.world.namespaces...) {
+	for _, ns := range append([]string{s.kongNS}, s.world.watched()...) {
 		if _, err := admin.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
@@ -239,6 +242,13 @@ func (s *soak) setup(ctx context.Context) {
 	if err := s.touchSentinel(ctx); err != nil {
 		t.Fatal(err)
 	}
+	for _, o := range append(s.world.victimObjects(), s.world.hostileBase()...) {
+		c := change{op: "apply", kind: s.world.kindFor(o["kind"].(string)), ns: o["metadata"].(map[string]any)["namespace"].(string), name: objName(o), obj: o}
+		if err := s.apply(ctx, "setup", c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.watchHeap(ctx)
 	s.events = newEventIndex(ctx)
 	s.procs.start(t, "a")
 	s.procs.start(t, "b")
@@ -286,13 +296,15 @@ func (s *soak) phase(ctx context.Context, phase int) {
 
 // check verifies the invariants after a phase.
 func (s *soak) check(ctx context.Context, phase int, res *resources) {
-	snap, err := runner.ClusterSnapshot(ctx, s.cfg(), logr.Discard())
-	if err != nil {
-		s.violation(fmt.Sprintf("reading the cluster back after phase %d: %v", phase, err), nil, nil)
-	}
 	bound := soakConvergeBound
 	if at := s.apiRestarted.Load(); at != 0 && s.healed.Sub(time.Unix(0, at)) < soakBackoffReset {
 		bound = soakConvergeBoundAPIServer
+	}
+	t0 := time.Now()
+	defer s.watchCheck(phase, bound+soakEventBound+soakCheckSlack)()
+	snap, err := runner.ClusterSnapshot(ctx, s.cfg(), logr.Discard())
+	if err != nil {
+		s.violation(fmt.Sprintf("reading the cluster back after phase %d: %v", phase, err), nil, nil)
 	}
 	_, exp, diffs, err := s.converge(ctx, snap, bound-time.Since(s.healed))
 	took := time.Since(s.healed)
@@ -319,6 +331,8 @@ func (s *soak) check(ctx context.Context, phase int, res *resources) {
 	if n := s.procs.panics.Load(); n > 0 {
 		s.violation(fmt.Sprintf("%d log lines mention a panic", n), exp, nil)
 	}
+	s.checkHostile(phase, snap, exp)
+	res.checks = append(res.checks, time.Since(t0))
 	if msg := res.sample(phase); msg != "" {
 		s.violation(msg, exp, nil)
 	}
@@ -332,6 +346,7 @@ func (s *soak) check(ctx context.Context, phase int, res *resources) {
 type resources struct {
 	converged      []time.Duration
 	convergedQuiet []time.Duration // phases not within soakBackoffReset of an apiserver restart
+	checks         []time.Duration // each whole check, from reading the cluster to isolation
 	rss            []uint64
 	goroutines     []int
 	heap           []uint64
@@ -370,10 +385,12 @@ func (s *soak) report(res *resources) {
 	for _, k := range keys {
 		fmt.Fprintf(&b, "  %6d  %s\n", s.counts[k], k)
 	}
+	slowest := s.slowestBuild
 	s.mu.Unlock()
 	fmt.Fprintf(&b, "  convergence after heal, all phases: %s (bound %s; %s after an apiserver restart)\n",
 		quantiles(res.converged), soakConvergeBound, soakConvergeBoundAPIServer)
 	fmt.Fprintf(&b, "  convergence after heal, phases away from an apiserver restart: %s\n", quantiles(res.convergedQuiet))
+	fmt.Fprintf(&b, "  whole checks: %s; slowest cold build %s (bound %s)\n", quantiles(res.checks), slowest.Round(time.Millisecond), soakBuildBound)
 	if n := len(res.heap); n > 0 {
 		fmt.Fprintf(&b, "  goroutines first %d, last %d, max %d\n  heap MiB first %d, last %d, max %d\n  RSS MiB first %d, last %d, max %d\n",
 			res.goroutines[0], res.goroutines[n-1], maxOf(res.goroutines), res.heap[0]>>20, res.heap[n-1]>>20, maxOf(res.heap)>>20,

@@ -32,7 +32,12 @@ type world struct {
 	// later are kinds added after seeds were recorded in soakRegressions: they draw from a
 	// stream of their own (see runWriters), so that recorded seeds keep their schedules.
 	later []soakKind
+	// evil is the hostile tenant (soak_hostile_test.go): a namespace beside namespaces.
+	evil *hostileTenant
 }
+
+// watched are the namespaces kongsync watches: the world's and the hostile tenant's.
+func (w *world) watched() []string { return append(append([]string(nil), w.namespaces...), w.evil.ns) }
 
 type tlsPair struct{ cert, key []byte }
 
