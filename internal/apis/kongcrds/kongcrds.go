@@ -4,6 +4,7 @@
 package kongcrds
 
 import (
+	"encoding/json"
 	"fmt"
 	"os/exec"
 	"path/filepath"
@@ -15,18 +16,24 @@ import (
 // Module is the Go module that publishes the CRDs.
 const Module = "github.com/kong/kubernetes-configuration"
 
-// Dir returns the module's directory in the module cache (the go command downloads it if
-// needed, as go.sum carries it).
+// Dir returns the module's directory in the module cache, downloading the pinned version when
+// the cache lacks it: no package of the module is compiled, so neither `go build` nor a plain
+// `go mod download` fetches it, and `go list -m` reports no directory for a module it has not
+// downloaded.
 func Dir() (string, error) {
-	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", Module).Output()
+	version, err := Version()
 	if err != nil {
-		return "", fmt.Errorf("locating %s: %v", Module, err)
+		return "", err
 	}
-	dir := strings.TrimSpace(string(out))
-	if dir == "" {
-		return "", fmt.Errorf("locating %s: not downloaded (go mod download)", Module)
+	out, err := exec.Command("go", "mod", "download", "-json", Module+"@"+version).Output()
+	if err != nil {
+		return "", fmt.Errorf("downloading %s@%s: %v", Module, version, err)
 	}
-	return dir, nil
+	var m struct{ Dir, Error string }
+	if err := json.Unmarshal(out, &m); err != nil || m.Error != "" || m.Dir == "" {
+		return "", fmt.Errorf("downloading %s@%s: %v%s", Module, version, err, m.Error)
+	}
+	return m.Dir, nil
 }
 
 // Version returns the module version in use: go.mod's replace pins it below what

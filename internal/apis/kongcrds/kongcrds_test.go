@@ -1,7 +1,10 @@
 package kongcrds
 
 import (
+	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -22,5 +25,30 @@ func TestFilesAreKICs(t *testing.T) {
 	all, err := AllFiles()
 	if err != nil || len(all) != 13 || all[12] != inc[0] {
 		t.Fatalf("AllFiles() = %v (%v)", all, err)
+	}
+}
+
+// TestDirDownloads: on a machine whose module cache has never held the module (no package of it
+// is compiled, so neither go build nor go mod download fetches it), Dir downloads it. The
+// empty cache is fed from this machine's cache as a file proxy, so no network is needed.
+func TestDirDownloads(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the go command against a fresh module cache")
+	}
+	out, err := exec.Command("go", "env", "GOMODCACHE").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := filepath.Join(strings.TrimSpace(string(out)), "cache", "download")
+	if _, err := os.Stat(filepath.Join(proxy, Module)); err != nil {
+		t.Skipf("this machine's module cache has no %s to serve: %v", Module, err)
+	}
+	t.Setenv("GOMODCACHE", t.TempDir())
+	t.Setenv("GOPROXY", "file://"+proxy)
+	t.Setenv("GOSUMDB", "off")
+	t.Setenv("GOFLAGS", "-modcacherw") // so that the temporary cache can be removed
+	files, err := Files()
+	if err != nil || len(files) != 12 {
+		t.Fatalf("Files() on an empty module cache = %d files (%v), want 12", len(files), err)
 	}
 }
