@@ -217,3 +217,9 @@ func (e *Engine) newTranslation(snap *store.Snapshot) *translation {
 func BuildOnce(snap *store.Snapshot, opts Options) (Built, error) {
 	return newEngine(opts).Build(snap)
 }
+
+// TranslateOnce is BuildOnce without the encoding, for a caller that writes the document some
+// other way (`kongsync dump`'s YAML).
+func TranslateOnce(snap *store.Snapshot, opts Options) Result {
+	return newEngine(opts).Translate(snap)
+}

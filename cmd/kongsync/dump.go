@@ -67,12 +67,7 @@ func dumpCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	st, loadNotes := store.Load(objs)
 	notes = append(notes, loadNotes...)
-	res, err := translator.BuildOnce(st.Snapshot(), opts)
-	if err != nil {
-		fmt.Fprintln(stderr, "kongsync dump:", err)
-		return exitError
-	}
-	body, err := encode(res, *format)
+	res, body, err := translateAndEncode(st.Snapshot(), opts, *format)
 	if err != nil {
 		fmt.Fprintln(stderr, "kongsync dump:", err)
 		return exitError
@@ -91,12 +86,21 @@ func dumpCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// encode writes the build as JSON (the bytes Kong is sent) or as YAML of the same document.
-func encode(b translator.Built, format string) ([]byte, error) {
+// translateAndEncode translates once and writes the config as JSON (the bytes Kong is sent:
+// the encoded build) or as YAML of the same document. YAML needs no JSON encoding and no md5,
+// so it is made from the translation alone: a 10k-Ingress dump then never holds the ~18 MB of
+// JSON pieces beside the document.
+func translateAndEncode(snap *store.Snapshot, opts translator.Options, format string) (translator.Result, []byte, error) {
 	if format == "json" {
-		return append(b.Config.Bytes(), '\n'), nil
+		b, err := translator.BuildOnce(snap, opts)
+		if err != nil {
+			return translator.Result{}, nil, err
+		}
+		return b.Result, append(b.Config.Bytes(), '\n'), nil
 	}
-	return document.YAML(b.Document)
+	res := translator.TranslateOnce(snap, opts)
+	body, err := document.YAML(res.Document)
+	return res, body, err
 }
 
 // write puts the config on stdout, or into the file -o names, readable by its owner only.
