@@ -130,7 +130,7 @@ func (st *consumerStage) changedKeys(t *translation) ([][2]string, bool) {
 	if !t.keep || st.gen == 0 || st.gen != t.gen-1 || st.defaultClass != t.defaultClass {
 		return nil, false
 	}
-	k := &t.memos.kinds
+	k := t.kinds
 	var keys [][2]string
 	if i := kindIndex(store.KindKongConsumer); k.gen[i] > st.gen {
 		if k.changes[i] == nil {

@@ -200,6 +200,7 @@ func (e *Engine) newTranslation(snap *store.Snapshot) *translation {
 		opts:     e.opts,
 		gen:      e.gen,
 		memos:    e.memos,
+		kinds:    &e.memos.kinds,
 		keep:     e.keep,
 		defaults: e.defaults,
 		ids:      e.ids,

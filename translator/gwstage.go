@@ -232,7 +232,7 @@ func (k *gwKept) index(pos int32, r *reads) {
 // of changed routes and of the routes whose pieces read a changed object are looked up again;
 // the others are the last build's. False when that does not hold.
 func (k *gwKept) visitChanged(t *translation) ([]*routePiece, bool) {
-	kg := &t.memos.kinds
+	kg := t.kinds
 	if !t.keep || k.gen != t.gen-1 || k.refPos == nil || k.grown > k.base+64 {
 		return nil, false
 	}

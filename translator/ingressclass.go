@@ -42,7 +42,7 @@ func (t *translation) patchServed() (*servedIngresses, bool) {
 		return nil, false
 	}
 	e, ok := t.memos.served.m[t.defaultClass]
-	k, i := &t.memos.kinds, kindIndex(store.KindIngress)
+	k, i := t.kinds, kindIndex(store.KindIngress)
 	if !ok || e.checked != t.gen-1 || k.gen[i] != t.gen || k.changes[i] == nil || e.reads.mask != kindBit(store.KindIngress) || len(e.reads.kinds) != 1 {
 		return nil, false
 	}

@@ -61,7 +61,7 @@ func (t *translation) servedPieces(served *servedIngresses) (ps []*ingressPiece,
 	st := &t.memos.stages
 	ings := served.list
 	if t.keep && st.gen != 0 && st.gen == t.gen-1 && st.epoch == t.memos.idents.epoch && len(ings) == len(st.served.list) &&
-		t.memos.kinds.unchangedSince(st.mask, st.gen) {
+		t.kinds.unchangedSince(st.mask, st.gen) {
 		prev := st.served.list
 		if served == st.served {
 			t.replayPieceProblems(nil, nil)
@@ -320,7 +320,7 @@ func (t *translation) fullEmit() ([]*document.Service, []*document.Upstream) {
 // readDirty are the identities whose Service-settings or upstream piece read an object that
 // changed since the last build (through the readers index); false when that is not known.
 func (t *translation) readDirty() ([]*ksIdent, bool) {
-	st, k := &t.memos.stages, &t.memos.kinds
+	st, k := &t.memos.stages, t.kinds
 	if k.unchangedSince(st.svcMask, st.gen) {
 		return nil, true
 	}

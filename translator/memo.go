@@ -223,7 +223,7 @@ func (t *translation) reuse(checked *uint64, r *reads) bool {
 	if *checked == t.gen {
 		return true
 	}
-	k := &t.memos.kinds
+	k := t.kinds
 	if !k.unchangedSince(r.mask, *checked) && !r.validSince(t.snap.snap, k, *checked, t.gen) {
 		return false
 	}

@@ -55,7 +55,7 @@ func (t *translation) plugins(doc *document.Document, in *pluginInputs) []*docum
 	st := &t.memos.pluginStage
 	if t.keep && st.pluginsGen == t.gen-1 && t.emitted && !t.dropped && in.prevServed != nil &&
 		sameMap(in.served.plugins, in.prevServed.plugins) &&
-		t.memos.kinds.unchangedSince(pluginKinds|st.pluginMask, st.pluginsGen) &&
+		t.kinds.unchangedSince(pluginKinds|st.pluginMask, st.pluginsGen) &&
 		samePluginRoutes(in.served, in.prevPS, in.ps, t.changed) &&
 		slices.Equal(st.routePieces, in.routePieces) && slices.Equal(st.consumerPlugins, in.consumers.plugins) {
 		t.problems = append(t.problems, st.pluginProblems...)

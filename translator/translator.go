@@ -27,7 +27,8 @@ type translation struct {
 	opts         Options
 	gen          uint64
 	memos        *memos
-	keep         bool // the engine keeps entities for the next build
+	kinds        *kindGens // what changed between builds (memokinds.go)
+	keep         bool      // the engine keeps entities for the next build
 	defaultClass bool
 	problems     []Problem
 	parents      []ParentStatus // of the Gateway API routes, in visiting order (gwstage.go)
