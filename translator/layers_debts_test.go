@@ -9,7 +9,6 @@ package translator
 // they go when assemble hands each family its memos, as it already hands on what they make.
 var layerDebts = []string{
 	"translator.go -> certca.go",
-	"translator.go -> classparams.go",
 	"translator.go -> engine.go",
 	"translator.go -> certtls.go",
 }

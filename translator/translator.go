@@ -15,7 +15,10 @@ package translator
 import (
 	"hash/maphash"
 
+	networkingv1 "k8s.io/api/networking/v1"
+
 	"github.com/kongsync/kongsync/document"
+	icp "github.com/kongsync/kongsync/internal/apis/configuration/v1alpha1"
 	"github.com/kongsync/kongsync/store"
 )
 
@@ -55,6 +58,18 @@ type translation struct {
 	caCerts    *caCerts              // the CA certificates in the output, their Secrets
 
 	defaultRoute *document.Route // the default backend route, if any
+}
+
+// classParamsRead is this build's lookup of the IngressClass and its parameters, done once
+// (pieces record the reads each time they use it): like defaultClass, what the build's class
+// says, which the class-parameter builder (classparams.go) fills in.
+type classParamsRead struct {
+	done   bool
+	class  *networkingv1.IngressClass // nil: our IngressClass does not exist
+	ns     string                     // the parameters' namespace and name, when the reference is usable
+	name   string
+	refErr string // why spec.parameters cannot be followed; "" when it can (or is absent)
+	params *icp.IngressClassParameters
 }
 
 // idSpaces are the UUIDv5 namespaces of the entity types whose ids derive from their names.
