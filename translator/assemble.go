@@ -16,23 +16,24 @@ const stubUpstream = "kong"
 // stays linear in the objects and allocates little when pieces are reused.
 func (t *translation) assemble() Result {
 	doc := document.New()
-	served := t.selectIngresses()
+	ib := &ingressBuild{translation: t, memos: &t.memos.ingressMemos}
+	served := ib.selectIngresses()
 	ings := served.list
 	t.collectTLS(ings, served.tls)
 	streams := t.selectStreams()
 	t.streamTLS(streams)
 	t.gatewayCerts()
-	ps, changed, full := t.servedPieces(served)
+	ps, changed, full := ib.servedPieces(served)
 	t.changed = changed
-	dirty, regrouped := t.group(ps, changed, full)
-	t.translateDefaultBackend(ings, ps, served.defs, regrouped)
+	dirty, regrouped := ib.group(ps, changed, full)
+	ib.translateDefaultBackend(ings, ps, served.defs, regrouped)
 	doc.CACertificates = t.caCertificates()
-	doc.Services, doc.Upstreams = t.emit(dirty, regrouped)
+	doc.Services, doc.Upstreams = ib.emit(dirty, regrouped)
 	var in pluginInputs // what the family stages hand the plugin stage
 	doc.Services, doc.Upstreams, in.routePieces = t.gatewayPart(doc.Services, doc.Upstreams)
 	doc.Services, doc.Upstreams = t.streamPart(streams, doc.Services, doc.Upstreams)
 	t.countAttached()
-	in.prevPS, in.prevServed = t.settle(served, ps, regrouped)
+	in.prevPS, in.prevServed = ib.settle(served, ps, regrouped)
 	t.complete = full && regrouped
 	doc.Certificates = t.buildCertificates()
 	in.groups = t.consumerGroups()
@@ -40,7 +41,7 @@ func (t *translation) assemble() Result {
 	in.consumers = t.translateConsumers(in.groups)
 	doc.Consumers, doc.ConsumerGroupConsumers = in.consumers.consumers, in.consumers.members
 	sortDocument(doc)
-	doc.Services = t.dropAmbiguousPaths(doc.Services, ings, ps)
+	doc.Services = ib.dropAmbiguousPaths(doc.Services, ings, ps)
 	in.served, in.ps = served, ps
 	doc.Plugins = t.plugins(doc, &in)
 	t.dropDuplicateIDs(doc)

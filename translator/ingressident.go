@@ -101,7 +101,7 @@ func (tb *identTable) sweep(gen uint64) {
 }
 
 // intern returns the identity of Kong service `<ns>.<backend>.<port>`.
-func (t *translation) intern(ns, backend string, pd portDef) *ksIdent {
+func (t *ingressBuild) intern(ns, backend string, pd portDef) *ksIdent {
 	var buf [256]byte
 	name := appendServiceName(buf[:0], ns, backend, pd)
 	if id, ok := t.memos.idents.m[string(name)]; ok {

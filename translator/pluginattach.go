@@ -37,7 +37,7 @@ type pluginCombo struct{ service, route, consumer, group string }
 func (t *translation) buildPlugins(doc *document.Document, in *pluginInputs) []*document.Plugin {
 	rels := map[pluginRef]*pluginRels{}
 	t.collectServiceRels(doc, rels)
-	t.collectRouteRels(doc, rels, in.routePieces)
+	t.collectRouteRels(doc, rels, in.routePieces, in.served)
 	t.collectConsumerRels(rels, in.consumers)
 	t.collectGroupRels(rels, in.groups)
 	keys := make([]pluginRef, 0, len(rels))

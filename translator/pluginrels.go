@@ -46,9 +46,9 @@ func (t *translation) collectServiceRels(doc *document.Document, rels map[plugin
 	}
 }
 
-// collectRouteRels adds every route of each served Ingress with konghq.com/plugins (its
-// references parsed once).
-func (t *translation) collectRouteRels(doc *document.Document, rels map[pluginRef]*pluginRels, routePieces []*routePiece) {
+// collectRouteRels adds the routes of the Gateway API and stream routes with konghq.com/plugins,
+// and every route of each served Ingress with it (served: its references parsed once).
+func (t *translation) collectRouteRels(doc *document.Document, rels map[pluginRef]*pluginRels, routePieces []*routePiece, served *servedIngresses) {
 	for _, p := range routePieces {
 		for _, pr := range p.plugins {
 			t.addRel(rels, pr.plugin, relRoute, pluginTarget{name: pr.route, referrer: pr.referrer})
@@ -57,7 +57,7 @@ func (t *translation) collectRouteRels(doc *document.Document, rels map[pluginRe
 	for _, pr := range t.streamPlugins {
 		t.addRel(rels, pr.plugin, relRoute, pluginTarget{name: pr.route, referrer: pr.referrer})
 	}
-	annotated := t.selectIngresses().plugins
+	annotated := served.plugins
 	if len(annotated) == 0 {
 		return
 	}
