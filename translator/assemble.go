@@ -22,7 +22,8 @@ func (t *translation) assemble() Result {
 	t.collectTLS(ings, served.tls)
 	streams := t.selectStreams()
 	t.streamTLS(streams)
-	t.gatewayCerts()
+	gb := &gwBuild{translation: t, memos: &t.memos.gwMemos}
+	gb.gatewayCerts()
 	ps, changed, full := ib.servedPieces(served)
 	t.changed = changed
 	dirty, regrouped := ib.group(ps, changed, full)
@@ -30,9 +31,9 @@ func (t *translation) assemble() Result {
 	doc.CACertificates = t.caCertificates()
 	doc.Services, doc.Upstreams = ib.emit(dirty, regrouped)
 	var in pluginInputs // what the family stages hand the plugin stage
-	doc.Services, doc.Upstreams, in.routePieces = t.gatewayPart(doc.Services, doc.Upstreams)
+	doc.Services, doc.Upstreams, in.routePieces = gb.gatewayPart(doc.Services, doc.Upstreams)
 	doc.Services, doc.Upstreams = t.streamPart(streams, doc.Services, doc.Upstreams)
-	t.countAttached()
+	gb.countAttached()
 	in.prevPS, in.prevServed = ib.settle(served, ps, regrouped)
 	t.complete = full && regrouped
 	doc.Certificates = t.buildCertificates()

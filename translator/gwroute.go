@@ -34,7 +34,7 @@ type routePiece struct {
 }
 
 // objTags are the route object's own tags, shared by the entities of its piece that carry them.
-func (p *routePiece) objTags(t *translation, kind store.Kind, obj store.Object) []*string {
+func (p *routePiece) objTags(t *gwBuild, kind store.Kind, obj store.Object) []*string {
 	if p.tags == nil {
 		p.tags = objectTagsIn(kind, obj, nil, &t.nsTag)
 	}
@@ -50,7 +50,7 @@ type routeCertUse struct {
 }
 
 // routePiece translates one route of any kind.
-func (t *translation) routePiece(kind store.Kind, obj store.Object) *routePiece {
+func (t *gwBuild) routePiece(kind store.Kind, obj store.Object) *routePiece {
 	switch r := obj.(type) {
 	case *gatewayv1.HTTPRoute:
 		return t.httpRoutePiece(r)
@@ -74,7 +74,7 @@ func (t *translation) routePiece(kind store.Kind, obj store.Object) *routePiece 
 
 // resolvedRouteServices are a piece's Kong services with the certificates their Services'
 // annotations name resolved (on copies: piece entities are shared between builds).
-func (t *translation) resolvedRouteServices(p *routePiece) []*document.Service {
+func (t *gwBuild) resolvedRouteServices(p *routePiece) []*document.Service {
 	if len(p.certs) == 0 {
 		return p.services
 	}
@@ -89,7 +89,7 @@ func (t *translation) resolvedRouteServices(p *routePiece) []*document.Service {
 
 // annotationPlugins records the KongPlugins a route's konghq.com/plugins names for each of its
 // Kong routes.
-func (t *translation) annotationPlugins(p *routePiece, ref store.Ref, obj store.Object) {
+func (t *gwBuild) annotationPlugins(p *routePiece, ref store.Ref, obj store.Object) {
 	v := obj.GetAnnotations()[annPlugins]
 	if v == "" {
 		return
