@@ -20,8 +20,9 @@ func (t *translation) assemble() Result {
 	served := ib.selectIngresses()
 	ings := served.list
 	t.collectTLS(ings, served.tls)
-	streams := t.selectStreams()
-	t.streamTLS(streams)
+	sb := &streamBuild{translation: t, memos: &t.memos.streamMemos}
+	streams := sb.selectStreams()
+	sb.streamTLS(streams)
 	gb := &gwBuild{translation: t, memos: &t.memos.gwMemos}
 	gb.gatewayCerts()
 	ps, changed, full := ib.servedPieces(served)
@@ -32,14 +33,15 @@ func (t *translation) assemble() Result {
 	doc.Services, doc.Upstreams = ib.emit(dirty, regrouped)
 	var in pluginInputs // what the family stages hand the plugin stage
 	doc.Services, doc.Upstreams, in.routePieces = gb.gatewayPart(doc.Services, doc.Upstreams)
-	doc.Services, doc.Upstreams = t.streamPart(streams, doc.Services, doc.Upstreams)
+	doc.Services, doc.Upstreams = sb.streamPart(streams, doc.Services, doc.Upstreams)
 	gb.countAttached()
 	in.prevPS, in.prevServed = ib.settle(served, ps, regrouped)
 	t.complete = full && regrouped
 	doc.Certificates = t.buildCertificates()
-	in.groups = t.consumerGroups()
+	cb := &consumerBuild{translation: t, memos: &t.memos.consumerMemos}
+	in.groups = cb.consumerGroups()
 	doc.ConsumerGroups = in.groups.list
-	in.consumers = t.translateConsumers(in.groups)
+	in.consumers = cb.translateConsumers(in.groups)
 	doc.Consumers, doc.ConsumerGroupConsumers = in.consumers.consumers, in.consumers.members
 	sortDocument(doc)
 	doc.Services = ib.dropAmbiguousPaths(doc.Services, ings, ps)
