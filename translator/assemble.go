@@ -10,20 +10,28 @@ import (
 // Kong does not report itself ready after an empty configuration.
 const stubUpstream = "kong"
 
+// build is one build as the engine runs it: the build context, with every family's memos, which
+// assemble hands each family (the families and the core see only their own), and the plugin
+// family's view, which the plugin stage works on.
+type build struct {
+	*pluginBuild
+	memos *memos
+}
+
 // assemble makes every decision across objects from the pieces: which Ingresses are served and
 // in what order, TLS host claims, the default backend, the Kong services that routes share,
 // certificates, consumers, ambiguous paths, plugins, ordering. It runs on every build, so it
 // stays linear in the objects and allocates little when pieces are reused.
-func (t *translation) assemble() Result {
+func (t *build) assemble() Result {
 	doc := document.New()
-	ib := &ingressBuild{translation: t, memos: &t.memos.ingressMemos}
+	ib := &ingressBuild{translation: t.translation, memos: &t.memos.ingressMemos}
 	served := ib.selectIngresses()
 	ings := served.list
 	t.collectTLS(ings, served.tls)
-	sb := &streamBuild{translation: t, memos: &t.memos.streamMemos}
+	sb := &streamBuild{translation: t.translation, memos: &t.memos.streamMemos}
 	streams := sb.selectStreams()
 	sb.streamTLS(streams)
-	gb := &gwBuild{translation: t, memos: &t.memos.gwMemos}
+	gb := &gwBuild{translation: t.translation, memos: &t.memos.gwMemos}
 	gb.gatewayCerts()
 	ps, changed, full := ib.servedPieces(served)
 	t.changed = changed
@@ -38,7 +46,7 @@ func (t *translation) assemble() Result {
 	in.prevPS, in.prevServed = ib.settle(served, ps, regrouped)
 	t.complete = full && regrouped
 	doc.Certificates = t.buildCertificates()
-	cb := &consumerBuild{translation: t, memos: &t.memos.consumerMemos}
+	cb := &consumerBuild{translation: t.translation, memos: &t.memos.consumerMemos}
 	in.groups = cb.consumerGroups()
 	doc.ConsumerGroups = in.groups.list
 	in.consumers = cb.translateConsumers(in.groups)

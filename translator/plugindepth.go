@@ -13,7 +13,7 @@ const maxPluginConfigDepth = 990
 
 // configDepthOK reports, and returns false for, a plugin config nested deeper than Kong takes.
 // The walk stops one level past the limit, so its cost is bounded by the limit, not the input.
-func (t *translation) configDepthOK(src pluginSource, config map[string]any) bool {
+func (t *pluginBuild) configDepthOK(src pluginSource, config map[string]any) bool {
 	if nestingExceeds(config, maxPluginConfigDepth) {
 		field := "config"
 		switch {

@@ -51,7 +51,7 @@ var pluginKinds = kindBit(store.KindKongPlugin) | kindBit(store.KindKongClusterP
 // of changed: no kind in pluginKinds, the same annotated consumers, the same annotated Ingresses
 // (served.plugins), the same Kong services (the emit stage patched, nothing dropped either
 // time), and the changed pieces' routes of the same names where their Ingress is annotated.
-func (t *translation) plugins(doc *document.Document, in *pluginInputs) []*document.Plugin {
+func (t *build) plugins(doc *document.Document, in *pluginInputs) []*document.Plugin {
 	st := &t.memos.pluginStage
 	if t.keep && st.pluginsGen == t.gen-1 && t.emitted && !t.dropped && in.prevServed != nil &&
 		sameMap(in.served.plugins, in.prevServed.plugins) &&
