@@ -24,20 +24,22 @@ type build struct {
 // stays linear in the objects and allocates little when pieces are reused.
 func (t *build) assemble() Result {
 	doc := document.New()
-	ib := &ingressBuild{translation: t.translation, memos: &t.memos.ingressMemos}
+	tb := &certBuilder{translation: t.translation, memos: &t.memos.certMemos, ca: &t.memos.caMemos,
+		certs: map[string]*certEntry{}, sniOwner: map[string]*certEntry{}}
+	ib := &ingressBuild{translation: t.translation, memos: &t.memos.ingressMemos, tls: tb}
 	served := ib.selectIngresses()
 	ings := served.list
-	t.collectTLS(ings, served.tls)
-	sb := &streamBuild{translation: t.translation, memos: &t.memos.streamMemos}
+	tb.collectTLS(ings, served.tls)
+	sb := &streamBuild{translation: t.translation, memos: &t.memos.streamMemos, tls: tb}
 	streams := sb.selectStreams()
 	sb.streamTLS(streams)
-	gb := &gwBuild{translation: t.translation, memos: &t.memos.gwMemos}
+	gb := &gwBuild{translation: t.translation, memos: &t.memos.gwMemos, tls: tb}
 	gb.gatewayCerts()
 	ps, changed, full := ib.servedPieces(served)
 	t.changed = changed
 	dirty, regrouped := ib.group(ps, changed, full)
 	ib.translateDefaultBackend(ings, ps, served.defs, regrouped)
-	doc.CACertificates = t.caCertificates()
+	doc.CACertificates = tb.caCertificates()
 	doc.Services, doc.Upstreams = ib.emit(dirty, regrouped)
 	var in pluginInputs // what the family stages hand the plugin stage
 	doc.Services, doc.Upstreams, in.routePieces = gb.gatewayPart(doc.Services, doc.Upstreams)
@@ -45,7 +47,7 @@ func (t *build) assemble() Result {
 	gb.countAttached()
 	in.prevPS, in.prevServed = ib.settle(served, ps, regrouped)
 	t.complete = full && regrouped
-	doc.Certificates = t.buildCertificates()
+	doc.Certificates = tb.buildCertificates()
 	cb := &consumerBuild{translation: t.translation, memos: &t.memos.consumerMemos}
 	in.groups = cb.consumerGroups()
 	doc.ConsumerGroups = in.groups.list

@@ -27,8 +27,8 @@ const caCertLabel = "konghq.com/ca-cert"
 // Service trusts a CA certificate only through the Secret it names (resolveServiceCerts), never
 // through another namespace's Secret that took the id. Unlike KIC, expiry is not checked: the
 // translator reads no clock.
-func (t *translation) caCertificates() []*kong.CACertificate {
-	ca := piece(t, t.memos.allCACerts, struct{}{}, t.caCertificatesOf)
+func (t *certBuilder) caCertificates() []*kong.CACertificate {
+	ca := piece(t.translation, t.ca.allCACerts, struct{}{}, t.caCertificatesOf)
 	t.caCerts = ca
 	return ca.list
 }
@@ -47,13 +47,13 @@ type caClaim struct {
 	p   *caCertPiece
 }
 
-func (t *translation) caCertificatesOf() *caCerts {
+func (t *certBuilder) caCertificatesOf() *caCerts {
 	var claims []caClaim
 	for _, sec := range t.snap.Secrets() {
 		if sec.Labels[caCertLabel] != "true" {
 			continue
 		}
-		p := piece(t, t.memos.caCerts, sec, func() *caCertPiece { return t.caCertPiece(sec) })
+		p := piece(t.translation, t.ca.caCerts, sec, func() *caCertPiece { return t.caCertPiece(sec) })
 		if p.id != "" {
 			claims = append(claims, caClaim{sec, p})
 		}
@@ -97,7 +97,7 @@ type caCertPiece struct {
 	entity  *kong.CACertificate
 }
 
-func (t *translation) caCertPiece(sec *corev1.Secret) *caCertPiece {
+func (t *certBuilder) caCertPiece(sec *corev1.Secret) *caCertPiece {
 	idb, ok := sec.Data["id"]
 	if !ok {
 		t.problem(secretRef(sec), "data[id]", "a CA certificate Secret needs an id; Secret skipped")

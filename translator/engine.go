@@ -57,9 +57,9 @@ type memos struct {
 }
 
 func newMemos() *memos {
-	return &memos{
+	m := &memos{
 		ingressMemos: ingressMemos{
-			ingresses: &memo[*networkingv1.Ingress, *ingressPiece]{m: map[*networkingv1.Ingress]*entry[*ingressPiece]{}, alive: identsAlive},
+			ingresses: &memo[*networkingv1.Ingress, *ingressPiece]{m: map[*networkingv1.Ingress]*entry[*ingressPiece]{}},
 			served:    newMemo[bool, *servedIngresses](),
 			idents:    identTable{m: map[string]*ksIdent{}},
 		},
@@ -71,6 +71,8 @@ func newMemos() *memos {
 		streamMemos:      streamMemos{streams: newMemo[store.Object, *streamPiece]()},
 		consumerMemos:    consumerMemos{consumerGroups: newMemo[bool, *consumerGroupSet]()},
 	}
+	m.ingresses.alive = m.idents.alive // an Ingress piece is reused only while its identities are interned
+	return m
 }
 
 // sweep drops what build gen did not use.
@@ -199,13 +201,10 @@ func (e *Engine) newTranslation(snap *store.Snapshot) *translation {
 		snap:     view{snap: snap},
 		opts:     e.opts,
 		gen:      e.gen,
-		memos:    e.memos,
 		kinds:    &e.memos.kinds,
 		keep:     e.keep,
 		defaults: e.defaults,
 		ids:      e.ids,
-		certs:    map[string]*certEntry{},
-		sniOwner: map[string]*certEntry{},
 	}
 	if snap != nil {
 		t.defaultClass = snap.IsDefaultClass(e.opts.IngressClass)

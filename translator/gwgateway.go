@@ -105,7 +105,7 @@ func (t *gwBuild) listenerCert(gw *gatewayv1.Gateway, i int, ls *ListenerStatus)
 			ns, gw.Namespace, cr.Name)
 		return
 	}
-	ce := t.loadCert(ns, string(cr.Name))
+	ce := t.tls.loadCert(ns, string(cr.Name))
 	switch {
 	case ce.secret == nil:
 		fail(ReasonInvalidCertificateRef, MissingRef, f+".name", "Secret %s not found; the listener gets no certificate", ce.key)
@@ -114,14 +114,14 @@ func (t *gwBuild) listenerCert(gw *gatewayv1.Gateway, i int, ls *ListenerStatus)
 		fail(ReasonInvalidCertificateRef, Invalid, f+".name", "Secret %s has no usable TLS key pair; the listener gets no certificate", ce.key)
 		return
 	}
-	t.useCert(ce)
+	t.tls.useCert(ce)
 	host := "*"
 	if l.Hostname != nil {
 		host = string(*l.Hostname)
 	}
-	owner, taken := t.sniOwner[host]
+	owner, taken := t.tls.sniOwner[host]
 	if !taken {
-		t.sniOwner[host] = ce
+		t.tls.sniOwner[host] = ce
 		ce.hosts = append(ce.hosts, host)
 	} else if owner != ce {
 		t.problem(ref, "spec.listeners["+strconv.Itoa(i)+"].hostname",

@@ -81,7 +81,7 @@ func (t *gwBuild) resolvedRouteServices(p *routePiece) []*document.Service {
 	out := slices.Clone(p.services)
 	for _, c := range p.certs {
 		cp := *out[c.pos]
-		t.resolveServiceCerts(c.svc, c.info, &cp.Service)
+		t.tls.resolveServiceCerts(c.svc, c.info, &cp.Service)
 		out[c.pos] = &cp
 	}
 	return out

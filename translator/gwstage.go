@@ -320,6 +320,7 @@ func (k *gwKept) routeAt(t *gwBuild, pos int32, objs map[store.Kind][]store.Obje
 type gwBuild struct {
 	*translation
 	memos *gwMemos
+	tls   *certBuilder // the certificates this build claims (certtls.go)
 }
 
 // gwMemos are what the Gateway API family keeps between builds.

@@ -122,10 +122,10 @@ func (t *ingressBuild) intern(ns, backend string, pd portDef) *ksIdent {
 	return id
 }
 
-// identsAlive reports whether every identity an Ingress piece routes to is still interned:
+// alive reports whether every identity an Ingress piece routes to is still interned:
 // certainly so when no identity was dropped since the piece last checked (epoch).
-func identsAlive(t *translation, p *ingressPiece) bool {
-	ep := t.memos.idents.epoch
+func (tb *identTable) alive(p *ingressPiece) bool {
+	ep := tb.epoch
 	if p.epoch == ep {
 		return true
 	}

@@ -273,7 +273,7 @@ func (t *ingressBuild) buildService(ks *kongService, info *serviceInfo) *documen
 		s.Path = t.defaults.slash
 	}
 	info.apply(&s.Service)
-	t.resolveServiceCerts(ks.svc, info, &s.Service)
+	t.tls.resolveServiceCerts(ks.svc, info, &s.Service)
 	s.Routes = ks.routes
 	if t.keep {
 		s.Routes = slices.Clone(ks.routes) // ks.routes is reused by the next build

@@ -390,6 +390,7 @@ func resolvesCerts(id *ksIdent) bool {
 type ingressBuild struct {
 	*translation
 	memos *ingressMemos
+	tls   *certBuilder // the certificates this build claims (certtls.go)
 }
 
 // ingressMemos are what the Ingress family keeps between builds.

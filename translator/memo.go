@@ -122,7 +122,7 @@ type memo[K comparable, V any] struct {
 	used int
 	// alive, if set, must hold for a kept piece to be reused: what it refers to outside the
 	// snapshot (a Kong service identity) still exists.
-	alive func(*translation, V) bool
+	alive func(V) bool
 	// mask gathers the kinds the pieces handed out read, until takeMask.
 	mask uint32
 	// seq are the keys asked for by the current build, in order, and prev the previous build's:
@@ -170,7 +170,7 @@ func piece[K comparable, V any](t *translation, m *memo[K, V], key K, compute fu
 		return compute()
 	}
 	m.used++
-	if e, ok := m.find(t.gen, key); ok && (m.alive == nil || m.alive(t, e.val)) && t.reuse(&e.checked, &e.reads) {
+	if e, ok := m.find(t.gen, key); ok && (m.alive == nil || m.alive(e.val)) && t.reuse(&e.checked, &e.reads) {
 		if e.gen != t.gen {
 			e.gen = t.gen
 			m.put(key, e)

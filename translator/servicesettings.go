@@ -177,7 +177,7 @@ func (t *translation) caCertsFor(svc *corev1.Service, info *serviceInfo) {
 // depend on other Secrets than the Service's own piece reads: the client certificate's id is
 // set once identical certificates are merged, and a CA certificate counts only when it is in
 // the output.
-func (t *translation) resolveServiceCerts(svc *corev1.Service, info *serviceInfo, s *kong.Service) {
+func (t *certBuilder) resolveServiceCerts(svc *corev1.Service, info *serviceInfo, s *kong.Service) {
 	if name := info.clientCertName; name != "" {
 		field := annotationField(annClientCert)
 		switch ce := t.loadCert(svc.Namespace, name); {

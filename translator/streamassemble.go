@@ -54,7 +54,7 @@ func (t *streamBuild) streamTLS(streams []servedStream) {
 			continue
 		}
 		for i, tl := range ti.Spec.TLS {
-			t.claimTLS(st.ref, ti.Namespace, tl.Hosts, tl.SecretName, "spec.tls["+strconv.Itoa(i)+"]",
+			t.tls.claimTLS(st.ref, ti.Namespace, tl.Hosts, tl.SecretName, "spec.tls["+strconv.Itoa(i)+"]",
 				"an Ingress or an older TCPIngress")
 		}
 	}
@@ -165,7 +165,7 @@ func (t *streamBuild) streamServiceEntity(g *streamGroup, kept *streamKept) *doc
 	sortRoutes(s.Routes)
 	info := g.rule.info
 	if info.clientCertName != "" || len(info.caCerts) > 0 {
-		t.resolveServiceCerts(g.rule.k8s, info, &s.Service)
+		t.tls.resolveServiceCerts(g.rule.k8s, info, &s.Service)
 		return &s
 	}
 	e := keepEqual(kept.svcs, &s, serviceName)
@@ -210,6 +210,7 @@ func (t *streamBuild) replaceIngressServices(svcs []*document.Service, groups ma
 type streamBuild struct {
 	*translation
 	memos *streamMemos
+	tls   *certBuilder // the certificates this build claims (certtls.go)
 }
 
 // streamMemos are what the TCPIngress and UDPIngress family keeps between builds.

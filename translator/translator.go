@@ -22,14 +22,14 @@ import (
 	"github.com/kongsync/kongsync/store"
 )
 
-// translation is the state of one build: the pieces it uses (through the engine's memos, when
-// it keeps them) and assemble's cross-object decisions. Every map in it is looked up, never
-// ranged into output; output lists are sorted before they leave.
+// translation is the state of one build that every layer shares: the snapshot it reads, the
+// options, and assemble's cross-object decisions. It holds no family's or builder's memos:
+// assemble hands each its own (ingressBuild, gwBuild, …, certBuilder). Every map in it is
+// looked up, never ranged into output; output lists are sorted before they leave.
 type translation struct {
 	snap         view // the snapshot, through which pieces record what they read
 	opts         Options
 	gen          uint64
-	memos        *memos
 	kinds        *kindGens // what changed between builds (memokinds.go)
 	keep         bool      // the engine keeps entities for the next build
 	defaultClass bool
@@ -50,12 +50,6 @@ type translation struct {
 	changed  []int  // the served positions whose piece changed since the last build
 	emitted  bool   // the service and upstream lists were patched, not walked (ingressstage.go)
 	dropped  bool   // dropAmbiguousPaths dropped paths
-
-	certs      map[string]*certEntry // by "namespace/name" of the Secret
-	certOrder  []*certEntry          // Secrets that produce certificates, in claim order
-	sniOwner   map[string]*certEntry // TLS host → the Secret serving it
-	clientRefs []clientCertRef       // services whose client_certificate awaits the merged id
-	caCerts    *caCerts              // the CA certificates in the output, their Secrets
 
 	defaultRoute *document.Route // the default backend route, if any
 }
