@@ -85,7 +85,7 @@ func (t *pluginBuild) pluginTemplate(src pluginSource) (kong.Plugin, bool) {
 		return kong.Plugin{}, false
 	}
 	config, ok := t.pluginConfig(src)
-	if !ok || !t.configDepthOK(src, config) {
+	if !ok || !t.configDepthOK(src.ref, src.kind, src.fields, config) {
 		return kong.Plugin{}, false
 	}
 	// run_on is not passed on: Kong 3.x has no such field and rejects it; KIC drops it too once

@@ -55,7 +55,7 @@ func streamRules(obj store.Object) []kv1beta1.StreamRule {
 // streamPieceFor translates one TCPIngress or UDPIngress. A rule that cannot be translated (a
 // port out of range, a host that is not a DNS name, a missing Service or a port it does not
 // declare) is skipped with a problem; the other rules stay.
-func (t *streamBuild) streamPieceFor(obj store.Object) *streamPiece {
+func (t *translation) streamPieceFor(obj store.Object) *streamPiece {
 	ref := streamRef(obj)
 	udp := ref.Kind == store.KindUDPIngress
 	p := &streamPiece{}
@@ -114,7 +114,7 @@ func (t *streamBuild) streamPieceFor(obj store.Object) *streamPiece {
 // streamBackend checks a rule's port, host and backend and resolves its Service and port: the
 // port is nil (and the rule kept, without targets) for a Service that declares no ports at all,
 // as for Ingress backends.
-func (t *streamBuild) streamBackend(ref store.Ref, field string, in kv1beta1.StreamRule, udp bool) (*corev1.Service, *corev1.ServicePort, bool) {
+func (t *translation) streamBackend(ref store.Ref, field string, in kv1beta1.StreamRule, udp bool) (*corev1.Service, *corev1.ServicePort, bool) {
 	switch {
 	case in.Port < 1 || in.Port > 65535:
 		t.problem(ref, field+".port", "%d is not a port (1-65535); rule skipped", in.Port)
@@ -152,7 +152,7 @@ func (t *streamBuild) streamBackend(ref store.Ref, field string, in kv1beta1.Str
 // Service's tags and annotations, and the port the Service declares (KIC's port is the
 // Service's for whichever of a TCP and a UDP service sharing an upstream built it, and 80 or
 // the rule's port for the other, by map order; both are the Service port here).
-func (t *streamBuild) streamService(name string, k8s *corev1.Service, sp *corev1.ServicePort, port int32, udp bool) *streamRule {
+func (t *translation) streamService(name string, k8s *corev1.Service, sp *corev1.ServicePort, port int32, udp bool) *streamRule {
 	info := &serviceInfo{}
 	info.tags = objectTagsIn(store.KindService, k8s, &info.tagData, &t.nsTag)
 	if hasKeyPrefix(k8s.Annotations, annPrefix) {
