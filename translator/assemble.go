@@ -24,7 +24,7 @@ type build struct {
 // stays linear in the objects and allocates little when pieces are reused.
 func (t *build) assemble() Result {
 	doc := document.New()
-	tb := &certBuilder{translation: t.translation, memos: &t.memos.certMemos, ca: &t.memos.caMemos,
+	tb := &certBuilder{translation: t.translation, memos: &t.memos.certMemos, ca: &caBuilder{translation: t.translation, memos: &t.memos.caMemos},
 		certs: map[string]*certEntry{}, sniOwner: map[string]*certEntry{}}
 	ib := &ingressBuild{translation: t.translation, memos: &t.memos.ingressMemos, tls: tb}
 	served := ib.selectIngresses()
@@ -39,7 +39,7 @@ func (t *build) assemble() Result {
 	t.changed = changed
 	dirty, regrouped := ib.group(ps, changed, full)
 	ib.translateDefaultBackend(ings, ps, served.defs, regrouped)
-	doc.CACertificates = tb.caCertificates()
+	doc.CACertificates = tb.ca.caCertificates()
 	doc.Services, doc.Upstreams = ib.emit(dirty, regrouped)
 	var in pluginInputs // what the family stages hand the plugin stage
 	doc.Services, doc.Upstreams, in.routePieces = gb.gatewayPart(doc.Services, doc.Upstreams)

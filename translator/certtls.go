@@ -34,10 +34,6 @@ type clientCertRef struct {
 	cert *certEntry
 }
 
-func secretRef(s *corev1.Secret) store.Ref {
-	return store.Ref{Kind: store.KindSecret, Namespace: s.Namespace, Name: s.Name}
-}
-
 // certPiece is a TLS Secret's key pair, trimmed and checked (a costly parse, so a piece), or
 // why it gives none; tags are the Secret's, for the certificate it may give its id to.
 type certPiece struct {
@@ -256,12 +252,11 @@ func secretData(s *corev1.Secret) map[string][]byte {
 type certBuilder struct {
 	*translation
 	memos      *certMemos
-	ca         *caMemos
+	ca         *caBuilder            // the CA certificates (certca.go)
 	certs      map[string]*certEntry // by "namespace/name" of the Secret
 	certOrder  []*certEntry          // Secrets that produce certificates, in claim order
 	sniOwner   map[string]*certEntry // TLS host → the Secret serving it
 	clientRefs []clientCertRef       // services whose client_certificate awaits the merged id
-	caCerts    *caCerts              // the CA certificates in the output, their Secrets
 }
 
 type certMemos struct {

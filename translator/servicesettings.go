@@ -192,9 +192,9 @@ func (t *certBuilder) resolveServiceCerts(svc *corev1.Service, info *serviceInfo
 	}
 	var ids []*string
 	for _, c := range info.caCerts {
-		owner, ok := t.caCerts.owners[c.id]
+		owner, ok := t.ca.caCerts.owners[c.id]
 		named := store.Ref{Kind: store.KindSecret, Namespace: svc.Namespace, Name: c.name}
-		lostTo, lost := t.caCerts.lost[named]
+		lostTo, lost := t.ca.caCerts.lost[named]
 		switch {
 		case !ok && lost && lostTo.Namespace != svc.Namespace:
 			t.problem(serviceRef(svc), annotationField(annCACertSecrets), "Secret %s/%s is skipped: the older CA "+
