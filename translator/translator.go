@@ -88,3 +88,6 @@ func (t *translation) missingRef(ref store.Ref, field, format string, args ...an
 func (t *translation) deprecated(ref store.Ref, field, format string, args ...any) {
 	t.problems = append(t.problems, causedProblem(Deprecated, ref, field, format, args...))
 }
+
+// has reports whether the Kong version translated for has g's feature.
+func (t *translation) has(g Gate) bool { return g.Has(t.opts.KongVersion) }
