@@ -24,7 +24,8 @@ type build struct {
 // stays linear in the objects and allocates little when pieces are reused.
 func (t *build) assemble() Result {
 	doc := document.New()
-	tb := &certBuilder{translation: t.translation, memos: &t.memos.certMemos, ca: &caBuilder{translation: t.translation, memos: &t.memos.caMemos},
+	ca := &caBuilder{translation: t.translation, memos: &t.memos.caMemos}
+	tb := &certBuilder{translation: t.translation, memos: &t.memos.certMemos, ca: ca,
 		certs: map[string]*certEntry{}, sniOwner: map[string]*certEntry{}}
 	ib := &ingressBuild{translation: t.translation, memos: &t.memos.ingressMemos, tls: tb}
 	served := ib.selectIngresses()
