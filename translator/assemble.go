@@ -14,8 +14,33 @@ const stubUpstream = "kong"
 // assemble hands each family (the families and the core see only their own), and the plugin
 // family's view, which the plugin stage works on.
 type build struct {
-	*pluginBuild
+	pluginBuild
 	memos *memos
+	v     views
+}
+
+// views are the families' and the certificate builders' views of the build, which assemble
+// hands them; they are allocated with the build.
+type views struct {
+	ca       caBuilder
+	tls      certBuilder
+	ingress  ingressBuild
+	gw       gwBuild
+	stream   streamBuild
+	consumer consumerBuild
+}
+
+// handViews gives each family and certificate builder the build context with its own memos
+// (and the families that claim certificates the certificate builder).
+func (t *build) handViews() {
+	c, m, v := t.translation, t.memos, &t.v
+	v.ca = caBuilder{translation: c, memos: &m.caMemos}
+	v.tls = certBuilder{translation: c, memos: &m.certMemos, ca: &v.ca,
+		certs: map[string]*certEntry{}, sniOwner: map[string]*certEntry{}}
+	v.ingress = ingressBuild{translation: c, memos: &m.ingressMemos, tls: &v.tls}
+	v.gw = gwBuild{translation: c, memos: &m.gwMemos, tls: &v.tls}
+	v.stream = streamBuild{translation: c, memos: &m.streamMemos, tls: &v.tls}
+	v.consumer = consumerBuild{translation: c, memos: &m.consumerMemos}
 }
 
 // assemble makes every decision across objects from the pieces: which Ingresses are served and
@@ -24,17 +49,13 @@ type build struct {
 // stays linear in the objects and allocates little when pieces are reused.
 func (t *build) assemble() Result {
 	doc := document.New()
-	ca := &caBuilder{translation: t.translation, memos: &t.memos.caMemos}
-	tb := &certBuilder{translation: t.translation, memos: &t.memos.certMemos, ca: ca,
-		certs: map[string]*certEntry{}, sniOwner: map[string]*certEntry{}}
-	ib := &ingressBuild{translation: t.translation, memos: &t.memos.ingressMemos, tls: tb}
+	t.handViews()
+	tb, ib, sb, gb, cb := &t.v.tls, &t.v.ingress, &t.v.stream, &t.v.gw, &t.v.consumer
 	served := ib.selectIngresses()
 	ings := served.list
 	tb.collectTLS(ings, served.tls)
-	sb := &streamBuild{translation: t.translation, memos: &t.memos.streamMemos, tls: tb}
 	streams := sb.selectStreams()
 	sb.streamTLS(streams)
-	gb := &gwBuild{translation: t.translation, memos: &t.memos.gwMemos, tls: tb}
 	gb.gatewayCerts()
 	ps, changed, full := ib.servedPieces(served)
 	t.changed = changed
@@ -49,7 +70,6 @@ func (t *build) assemble() Result {
 	in.prevPS, in.prevServed = ib.settle(served, ps, regrouped)
 	t.complete = full && regrouped
 	doc.Certificates = tb.buildCertificates()
-	cb := &consumerBuild{translation: t.translation, memos: &t.memos.consumerMemos}
 	in.groups = cb.consumerGroups()
 	doc.ConsumerGroups = in.groups.list
 	in.consumers = cb.translateConsumers(in.groups)

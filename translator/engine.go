@@ -188,7 +188,7 @@ func (e *Engine) translate(snap *store.Snapshot) Result {
 		e.memos.kinds.update(snap, e.gen)
 	}
 	t := e.newTranslation(snap)
-	res := (&build{pluginBuild: &pluginBuild{translation: t, memos: &e.memos.pluginPieceMemos}, memos: e.memos}).assemble()
+	res := (&build{pluginBuild: pluginBuild{translation: t, memos: &e.memos.pluginPieceMemos}, memos: e.memos}).assemble()
 	if e.keep && t.complete {
 		e.memos.sweep(e.gen)
 	}
