@@ -1,20 +1,78 @@
 package translator
 
 import (
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/kong/go-kong/kong"
 
 	"github.com/kongsync/kongsync/document"
+	"github.com/kongsync/kongsync/store"
 )
 
 // stubUpstream is the entity KIC sends when a configuration would otherwise be empty: DB-less
 // Kong does not report itself ready after an empty configuration.
 const stubUpstream = "kong"
 
+// memos are the Engine's pieces and the entities assemble reuses, by sort. A build that keeps
+// nothing has only the identity table (which groups routes into Kong services): a nil memo
+// computes every piece. Each family and builder declares its own part beside its code; the
+// engine only composes them.
+type memos struct {
+	kindMemos        // what changed between builds (memokinds.go)
+	ingressMemos     // ingressstage.go
+	gwMemos          // gwstage.go
+	streamMemos      // streamassemble.go
+	consumerMemos    // consumerstage.go
+	pluginPieceMemos // plugin.go
+	pluginMemos      // pluginattach.go
+	certMemos        // certtls.go
+	caMemos          // certca.go
+}
+
+func newMemos() *memos {
+	m := &memos{
+		ingressMemos: ingressMemos{
+			ingresses: &memo[*networkingv1.Ingress, *ingressPiece]{m: map[*networkingv1.Ingress]*entry[*ingressPiece]{}},
+			served:    newMemo[bool, *servedIngresses](),
+			idents:    identTable{m: map[string]*ksIdent{}},
+		},
+		certMemos:        certMemos{certs: newMemo[*corev1.Secret, *certPiece]()},
+		caMemos:          caMemos{caCerts: newMemo[*corev1.Secret, *caCertPiece](), allCACerts: newMemo[struct{}, *caCerts]()},
+		pluginPieceMemos: pluginPieceMemos{plugins: newMemo[metav1.Object, *pluginPiece]()},
+		pluginMemos:      pluginMemos{pluginServices: newMemo[struct{}, map[[2]string]*corev1.Service]()},
+		gwMemos:          gwMemos{routes: newMemo[store.Object, *routePiece]()},
+		streamMemos:      streamMemos{streams: newMemo[store.Object, *streamPiece]()},
+		consumerMemos:    consumerMemos{consumerGroups: newMemo[bool, *consumerGroupSet]()},
+	}
+	m.ingresses.alive = m.idents.alive // an Ingress piece is reused only while its identities are interned
+	return m
+}
+
+// sweep drops what build gen did not use.
+func (m *memos) sweep(gen uint64) {
+	m.ingresses.sweep(gen)
+	m.certs.sweep(gen)
+	m.caCerts.sweep(gen)
+	m.plugins.sweep(gen)
+	m.pluginServices.sweep(gen)
+	m.served.sweep(gen)
+	// routes are swept when gatewayPart visits every route (gwstage.go)
+	m.streams.sweep(gen)
+	m.consumerGroups.sweep(gen)
+	m.allCACerts.sweep(gen)
+	epoch := m.idents.epoch
+	m.idents.sweep(gen)
+	if m.idents.epoch != epoch {
+		m.stages.rebuildReaders(&m.idents) // the index may name dropped identities
+	}
+}
+
 // build is one build as the engine runs it: the build context, with every family's memos, which
-// assemble hands each family (the families and the core see only their own), and the plugin
-// family's view, which the plugin stage works on.
+// assemble hands each family (the families and the core see only their own).
 type build struct {
-	pluginBuild
+	*translation
 	memos *memos
 	v     views
 }
@@ -28,6 +86,7 @@ type views struct {
 	gw       gwBuild
 	stream   streamBuild
 	consumer consumerBuild
+	plugins  pluginStageBuild
 }
 
 // handViews gives each family and certificate builder the build context with its own memos
@@ -41,6 +100,7 @@ func (t *build) handViews() {
 	v.gw = gwBuild{translation: c, memos: &m.gwMemos, tls: &v.tls}
 	v.stream = streamBuild{translation: c, memos: &m.streamMemos, tls: &v.tls}
 	v.consumer = consumerBuild{translation: c, memos: &m.consumerMemos}
+	v.plugins = pluginStageBuild{pluginBuild: pluginBuild{translation: c, memos: &m.pluginPieceMemos}, memos: &m.pluginMemos}
 }
 
 // assemble makes every decision across objects from the pieces: which Ingresses are served and
@@ -77,7 +137,7 @@ func (t *build) assemble() Result {
 	sortDocument(doc)
 	doc.Services = ib.dropAmbiguousPaths(doc.Services, ings, ps)
 	in.served, in.ps = served, ps
-	doc.Plugins = t.plugins(doc, &in)
+	doc.Plugins = t.v.plugins.plugins(doc, &in)
 	t.dropDuplicateIDs(doc)
 	t.classParamsProblems()
 	if document.IsEmpty(doc) {
