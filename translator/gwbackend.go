@@ -44,7 +44,7 @@ func routeRef(kind store.Kind, obj store.Object) store.Ref {
 // not declared by the Service stays (its Service's tags and annotations count) without targets.
 // It returns the ResolvedRefs reason and message of the first skipped ref ("" when all
 // resolved).
-func (t *gwBuild) resolveBackendRefs(ref store.Ref, refs []gatewayv1.BackendRef, field string) ([]gwBackend, refsVerdict) {
+func (t *translation) resolveBackendRefs(ref store.Ref, refs []gatewayv1.BackendRef, field string) ([]gwBackend, refsVerdict) {
 	var out []gwBackend
 	var v refsVerdict
 	fail := func(r string) {
@@ -123,7 +123,7 @@ type routeService struct {
 
 // buildRouteService makes the Kong service and upstream of rs for route obj of kind. It returns
 // nils when the Services behind it disagree on konghq.com/ annotations (problems on them).
-func (t *gwBuild) buildRouteService(p *routePiece, kind store.Kind, obj store.Object, rs *routeService) {
+func (t *translation) buildRouteService(p *routePiece, kind store.Kind, obj store.Object, rs *routeService) {
 	svcs := distinctServices(rs.backends)
 	if !t.consistentAnnotations(rs.name, svcs) {
 		return
@@ -213,7 +213,7 @@ func unknownServiceTags() []*string {
 // backend's weight split evenly over its targets (at least 1 each unless the weight is 0),
 // targets shared by backends merged with their weights summed (an unset weight counts as
 // Kong's 100), and the KongUpstreamPolicy of the (first) Service applied.
-func (t *gwBuild) routeUpstream(rs *routeService, svcs []*corev1.Service, tags []*string, info *serviceInfo) *document.Upstream {
+func (t *translation) routeUpstream(rs *routeService, svcs []*corev1.Service, tags []*string, info *serviceInfo) *document.Upstream {
 	u := &document.Upstream{Upstream: kong.Upstream{
 		Name:       &rs.name,
 		Algorithm:  t.defaults.roundRobin,

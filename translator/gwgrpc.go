@@ -15,7 +15,7 @@ import (
 // rule (grpc when a parent Gateway has an HTTP listener, else grpcs), one Kong route per match
 // with the path ~/<service>/<method>, and on every route a k8s-named-route-rule tag for every
 // named rule of the GRPCRoute (KIC tags them per object).
-func (t *gwBuild) grpcRoutePiece(r *gatewayv1.GRPCRoute) *routePiece {
+func (t *translation) grpcRoutePiece(r *gatewayv1.GRPCRoute) *routePiece {
 	ref := routeRef(store.KindGRPCRoute, r)
 	b := t.bindParents(ref, r, r.Spec.ParentRefs, r.Spec.Hostnames)
 	p := &routePiece{parents: b.parents, served: b.served()}
@@ -65,7 +65,7 @@ func (t *gwBuild) grpcRoutePiece(r *gatewayv1.GRPCRoute) *routePiece {
 }
 
 // grpcRuleRoutes are the Kong routes of one GRPCRoute rule named `<service name>.<match>`.
-func (t *gwBuild) grpcRuleRoutes(svcName string, rule *gatewayv1.GRPCRouteRule, hosts, tags []*string, rs *routeSettings) []*document.Route {
+func (t *translation) grpcRuleRoutes(svcName string, rule *gatewayv1.GRPCRouteRule, hosts, tags []*string, rs *routeSettings) []*document.Route {
 	mk := func(m int) *document.Route {
 		name := svcName + "." + strconv.Itoa(m)
 		return &document.Route{Route: kong.Route{ID: kong.String(t.ids.routes.id(name)), Name: kong.String(name),
@@ -121,7 +121,7 @@ func grpcPathPart(typ *gatewayv1.GRPCMethodMatchType, v *string, exactDefault st
 
 // grpcHosts are a GRPCRoute's hostnames, else the hostnames of its parent Gateways' listeners
 // (sectionName respected, listeners without one skipped); none when a parent Gateway is missing.
-func (t *gwBuild) grpcHosts(ref store.Ref, r *gatewayv1.GRPCRoute) []*string {
+func (t *translation) grpcHosts(ref store.Ref, r *gatewayv1.GRPCRoute) []*string {
 	if len(r.Spec.Hostnames) > 0 {
 		return hostnamePtrs(r.Spec.Hostnames)
 	}
@@ -144,7 +144,7 @@ func (t *gwBuild) grpcHosts(ref store.Ref, r *gatewayv1.GRPCRoute) []*string {
 
 // badGRPCMatch reports, and returns true for, a GRPCRoute method match whose Kong path Kong
 // refuses (a RegularExpression service or method that PCRE2 does not compile).
-func (t *gwBuild) badGRPCMatch(ref store.Ref, rule int, r *gatewayv1.GRPCRouteRule) bool {
+func (t *translation) badGRPCMatch(ref store.Ref, rule int, r *gatewayv1.GRPCRouteRule) bool {
 	for m := range r.Matches {
 		mm := r.Matches[m].Method
 		if mm == nil {

@@ -19,7 +19,7 @@ import (
 // "Gateway API"): rules with the same backendRefs share one Kong service, named after the
 // smallest rule index; within it, matches of rules with the same filters that differ only in
 // their paths share one Kong route, named after the first of them.
-func (t *gwBuild) httpRoutePiece(r *gatewayv1.HTTPRoute) *routePiece {
+func (t *translation) httpRoutePiece(r *gatewayv1.HTTPRoute) *routePiece {
 	ref := routeRef(store.KindHTTPRoute, r)
 	b := t.bindParents(ref, r, r.Spec.ParentRefs, r.Spec.Hostnames)
 	p := &routePiece{parents: b.parents, served: b.served()}
@@ -62,7 +62,7 @@ func (t *gwBuild) httpRoutePiece(r *gatewayv1.HTTPRoute) *routePiece {
 }
 
 // validHTTPRoute applies KIC's checks that refuse a whole HTTPRoute; it returns why, or "".
-func (t *gwBuild) validHTTPRoute(ref store.Ref, r *gatewayv1.HTTPRoute) string {
+func (t *translation) validHTTPRoute(ref store.Ref, r *gatewayv1.HTTPRoute) string {
 	if len(r.Spec.Rules) == 0 {
 		t.problem(ref, "spec.rules", "no rules; the route is not translated")
 		return "the route has no rules"
@@ -195,7 +195,7 @@ func hostnamePtrs(hs []gatewayv1.Hostname) []*string {
 // listenerProtocols are the Kong route protocols of an HTTPRoute: "http" and "https" for the
 // HTTP and HTTPS listeners of its parent Gateways (sectionName respected), sorted; nil (Kong's
 // default) when no parent Gateway is known.
-func (t *gwBuild) listenerProtocols(ref store.Ref, parents []gatewayv1.ParentReference) []*string {
+func (t *translation) listenerProtocols(ref store.Ref, parents []gatewayv1.ParentReference) []*string {
 	var httpL, httpsL bool
 	t.parentListeners(ref, parents, func(l *gatewayv1.Listener) {
 		httpL = httpL || l.Protocol == gatewayv1.HTTPProtocolType
@@ -214,7 +214,7 @@ func (t *gwBuild) listenerProtocols(ref store.Ref, parents []gatewayv1.ParentRef
 
 // httpRouteCtx is what the Kong routes of one HTTPRoute are made with.
 type httpRouteCtx struct {
-	t         *gwBuild
+	t         *translation
 	p         *routePiece
 	ref       store.Ref
 	r         *gatewayv1.HTTPRoute

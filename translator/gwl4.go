@@ -44,7 +44,7 @@ func routePrefix(k store.Kind) string {
 // rule, `<kind>.<ns>.<name>.<rule>`, with one route `….<rule>.0` matching the ports of the
 // Gateway listeners the parentRefs name (TCP and UDP) or the route's hostnames as SNIs (TLS
 // passthrough). A TCP or UDP rule without backendRefs is skipped, as KIC skips it.
-func (t *gwBuild) l4RoutePiece(kind store.Kind, obj store.Object, spec gatewayv1.CommonRouteSpec, rules []l4Rule,
+func (t *translation) l4RoutePiece(kind store.Kind, obj store.Object, spec gatewayv1.CommonRouteSpec, rules []l4Rule,
 	hostnames []gatewayv1.Hostname) *routePiece {
 	ref := routeRef(kind, obj)
 	b := t.bindParents(ref, obj, spec.ParentRefs, hostnames)
@@ -89,7 +89,7 @@ func (t *gwBuild) l4RoutePiece(kind store.Kind, obj store.Object, spec gatewayv1
 }
 
 // l4Route is the one Kong route of an L4 or TLS rule.
-func (t *gwBuild) l4Route(kind store.Kind, obj store.Object, name string, rule *gatewayv1.SectionName,
+func (t *translation) l4Route(kind store.Kind, obj store.Object, name string, rule *gatewayv1.SectionName,
 	ports []int32, hostnames []gatewayv1.Hostname) *document.Route {
 	r := &document.Route{Route: kong.Route{
 		ID:                      kong.String(t.ids.routes.id(name)),

@@ -48,7 +48,7 @@ func routeProtocols(k store.Kind) []gatewayv1.ProtocolType {
 // route and whose hostname intersects the route's. Refusals are problems naming the parentRef
 // and the spec's reason. Offline, a Gateway or GatewayClass missing from the manifests is
 // assumed to exist and be kongsync's; the checks that need it are skipped.
-func (t *gwBuild) bindParents(ref store.Ref, obj metav1.Object, parents []gatewayv1.ParentReference, hostnames []gatewayv1.Hostname) bound {
+func (t *translation) bindParents(ref store.Ref, obj metav1.Object, parents []gatewayv1.ParentReference, hostnames []gatewayv1.Hostname) bound {
 	var b bound
 	for i := range parents {
 		pr := &parents[i]
@@ -106,7 +106,7 @@ func (t *gwBuild) bindParents(ref store.Ref, obj metav1.Object, parents []gatewa
 
 // ourGateway reports whether gw's GatewayClass is kongsync's; assumed when offline and the
 // class is not among the manifests.
-func (t *gwBuild) ourGateway(gw *gatewayv1.Gateway) (ours, assumed bool) {
+func (t *translation) ourGateway(gw *gatewayv1.Gateway) (ours, assumed bool) {
 	o, ok := t.snap.Get(store.Ref{Kind: store.KindGatewayClass, Name: string(gw.Spec.GatewayClassName)})
 	if !ok {
 		return t.opts.AssumeMissingGateways, t.opts.AssumeMissingGateways
@@ -115,7 +115,7 @@ func (t *gwBuild) ourGateway(gw *gatewayv1.Gateway) (ours, assumed bool) {
 	return string(gc.Spec.ControllerName) == t.gatewayController(), false
 }
 
-func (t *gwBuild) gatewayController() string {
+func (t *translation) gatewayController() string {
 	if t.opts.GatewayControllerName != "" {
 		return t.opts.GatewayControllerName
 	}
@@ -127,7 +127,7 @@ func (t *gwBuild) gatewayController() string {
 // With the Gateway's class assumed (offline, not among the manifests), the Gateway's own
 // admission rules (allowedRoutes) are its controller's and are not applied; protocol, section,
 // port and hostnames are.
-func (t *gwBuild) selectListeners(ref store.Ref, gw *gatewayv1.Gateway, pr *gatewayv1.ParentReference,
+func (t *translation) selectListeners(ref store.Ref, gw *gatewayv1.Gateway, pr *gatewayv1.ParentReference,
 	hostnames []gatewayv1.Hostname, assumedClass bool) ([]*gatewayv1.Listener, string, string) {
 	var matched []*gatewayv1.Listener
 	picked, allowed := false, false
@@ -158,7 +158,7 @@ func (t *gwBuild) selectListeners(ref store.Ref, gw *gatewayv1.Gateway, pr *gate
 }
 
 // listenerAllows applies a listener's protocol and allowedRoutes (kinds, namespaces) to a route.
-func (t *gwBuild) listenerAllows(ref store.Ref, gw *gatewayv1.Gateway, l *gatewayv1.Listener, protocolOnly bool) bool {
+func (t *translation) listenerAllows(ref store.Ref, gw *gatewayv1.Gateway, l *gatewayv1.Listener, protocolOnly bool) bool {
 	okProto := false
 	for _, p := range routeProtocols(ref.Kind) {
 		okProto = okProto || l.Protocol == p
@@ -195,7 +195,7 @@ func (t *gwBuild) listenerAllows(ref store.Ref, gw *gatewayv1.Gateway, l *gatewa
 
 // namespaceSelected matches a namespace's labels against a listener's selector. A namespace not
 // in the store matches only an empty selector (offline, manifests rarely carry Namespaces).
-func (t *gwBuild) namespaceSelected(ns string, sel *metav1.LabelSelector) bool {
+func (t *translation) namespaceSelected(ns string, sel *metav1.LabelSelector) bool {
 	if sel == nil {
 		return false
 	}
@@ -259,7 +259,7 @@ func (p *routePiece) refuse(msg string) {
 // parentPorts are the ports of the listeners of protocol that the route's parentRefs name
 // (sectionName, when given), over every parent Gateway found, in parentRef and listener order:
 // KIC's getGatewayListeningPorts, which neither checks the class nor allowedRoutes.
-func (t *gwBuild) parentPorts(ref store.Ref, parents []gatewayv1.ParentReference, protocol gatewayv1.ProtocolType) []int32 {
+func (t *translation) parentPorts(ref store.Ref, parents []gatewayv1.ParentReference, protocol gatewayv1.ProtocolType) []int32 {
 	var ports []int32
 	t.parentListeners(ref, parents, func(l *gatewayv1.Listener) {
 		if l.Protocol == protocol {
@@ -272,7 +272,7 @@ func (t *gwBuild) parentPorts(ref store.Ref, parents []gatewayv1.ParentReference
 // parentListeners calls f with every listener of the route's parent Gateways that its
 // parentRefs select by sectionName (when given), in parentRef and listener order; parentRefs to
 // Gateways not found are passed over. It returns false when one was not found.
-func (t *gwBuild) parentListeners(ref store.Ref, parents []gatewayv1.ParentReference, f func(*gatewayv1.Listener)) bool {
+func (t *translation) parentListeners(ref store.Ref, parents []gatewayv1.ParentReference, f func(*gatewayv1.Listener)) bool {
 	all := true
 	for i := range parents {
 		pr := &parents[i]

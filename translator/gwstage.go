@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
 	"github.com/kongsync/kongsync/document"
 	"github.com/kongsync/kongsync/store"
 )
@@ -313,6 +315,44 @@ func (k *gwKept) routeAt(t *gwBuild, pos int32, objs map[store.Kind][]store.Obje
 		pos -= int32(len(l))
 	}
 	panic("translator: a kept route position beyond the routes")
+}
+
+// routePiece translates one route of any kind.
+func (t *translation) routePiece(kind store.Kind, obj store.Object) *routePiece {
+	switch r := obj.(type) {
+	case *gatewayv1.HTTPRoute:
+		return t.httpRoutePiece(r)
+	case *gatewayv1.GRPCRoute:
+		return t.grpcRoutePiece(r)
+	case *gatewayv1.TCPRoute:
+		return t.l4RoutePiece(kind, r, r.Spec.CommonRouteSpec, l4Rules(r.Spec.Rules, func(x gatewayv1.TCPRouteRule) l4Rule {
+			return l4Rule{name: x.Name, backends: x.BackendRefs}
+		}), nil)
+	case *gatewayv1.UDPRoute:
+		return t.l4RoutePiece(kind, r, r.Spec.CommonRouteSpec, l4Rules(r.Spec.Rules, func(x gatewayv1.UDPRouteRule) l4Rule {
+			return l4Rule{name: x.Name, backends: x.BackendRefs}
+		}), nil)
+	case *gatewayv1.TLSRoute:
+		return t.l4RoutePiece(kind, r, r.Spec.CommonRouteSpec, l4Rules(r.Spec.Rules, func(x gatewayv1.TLSRouteRule) l4Rule {
+			return l4Rule{name: x.Name, backends: x.BackendRefs}
+		}), r.Spec.Hostnames)
+	}
+	return &routePiece{}
+}
+
+// resolvedRouteServices are a piece's Kong services with the certificates their Services'
+// annotations name resolved (on copies: piece entities are shared between builds).
+func (t *gwBuild) resolvedRouteServices(p *routePiece) []*document.Service {
+	if len(p.certs) == 0 {
+		return p.services
+	}
+	out := slices.Clone(p.services)
+	for _, c := range p.certs {
+		cp := *out[c.pos]
+		t.tls.resolveServiceCerts(c.svc, c.info, &cp.Service)
+		out[c.pos] = &cp
+	}
+	return out
 }
 
 // gwBuild is the Gateway API family's view of one build: the build context and the memos the
