@@ -94,7 +94,8 @@ func TestWithIDAndNames(t *testing.T) {
 		}
 	}
 	p := portDef{mode: portByNumber, number: 8080}
-	tr := newEngine(DefaultOptions()).newTranslation(nil)
+	e := newEngine(DefaultOptions())
+	tr := &ingressBuild{translation: e.newTranslation(nil), memos: &e.memos.ingressMemos}
 	id := tr.intern("ns", "svc", p)
 	if id.name != kongServiceName("ns", "svc", p) || id.host != upstreamName("ns", "svc", p) || id.id != tr.ids.services.id(id.name) {
 		t.Errorf("intern strings = %q %q %q", id.name, id.host, id.id)

@@ -27,8 +27,8 @@ const caCertLabel = "konghq.com/ca-cert"
 // Service trusts a CA certificate only through the Secret it names (resolveServiceCerts), never
 // through another namespace's Secret that took the id. Unlike KIC, expiry is not checked: the
 // translator reads no clock.
-func (t *translation) caCertificates() []*kong.CACertificate {
-	ca := piece(t, t.memos.allCACerts, struct{}{}, t.caCertificatesOf)
+func (t *caBuilder) caCertificates() []*kong.CACertificate {
+	ca := piece(t.translation, t.memos.allCACerts, struct{}{}, t.caCertificatesOf)
 	t.caCerts = ca
 	return ca.list
 }
@@ -47,13 +47,13 @@ type caClaim struct {
 	p   *caCertPiece
 }
 
-func (t *translation) caCertificatesOf() *caCerts {
+func (t *caBuilder) caCertificatesOf() *caCerts {
 	var claims []caClaim
 	for _, sec := range t.snap.Secrets() {
 		if sec.Labels[caCertLabel] != "true" {
 			continue
 		}
-		p := piece(t, t.memos.caCerts, sec, func() *caCertPiece { return t.caCertPiece(sec) })
+		p := piece(t.translation, t.memos.caCerts, sec, func() *caCertPiece { return t.caCertPiece(sec) })
 		if p.id != "" {
 			claims = append(claims, caClaim{sec, p})
 		}
@@ -97,7 +97,7 @@ type caCertPiece struct {
 	entity  *kong.CACertificate
 }
 
-func (t *translation) caCertPiece(sec *corev1.Secret) *caCertPiece {
+func (t *caBuilder) caCertPiece(sec *corev1.Secret) *caCertPiece {
 	idb, ok := sec.Data["id"]
 	if !ok {
 		t.problem(secretRef(sec), "data[id]", "a CA certificate Secret needs an id; Secret skipped")
@@ -157,6 +157,14 @@ func caCertPEM(sec *corev1.Secret) (string, error) {
 		return "", errors.New("certificate is missing the 'CA' basic constraint")
 	}
 	return string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})), nil
+}
+
+// caBuilder is the CA certificate builder's view of one build: the build context, the pieces it
+// keeps, and the CA certificates this build outputs, which Services' annotations resolve to.
+type caBuilder struct {
+	*translation
+	memos   *caMemos
+	caCerts *caCerts // the CA certificates in the output, their Secrets
 }
 
 // caMemos are the CA certificates kept between builds.

@@ -34,10 +34,6 @@ type clientCertRef struct {
 	cert *certEntry
 }
 
-func secretRef(s *corev1.Secret) store.Ref {
-	return store.Ref{Kind: store.KindSecret, Namespace: s.Namespace, Name: s.Name}
-}
-
 // certPiece is a TLS Secret's key pair, trimmed and checked (a costly parse, so a piece), or
 // why it gives none; tags are the Secret's, for the certificate it may give its id to.
 type certPiece struct {
@@ -47,7 +43,7 @@ type certPiece struct {
 
 // loadCert returns the certificate of Secret ns/name, loading it on its first use in this build.
 // A Secret that exists but holds no usable key pair is reported once, on the Secret.
-func (t *translation) loadCert(ns, name string) *certEntry {
+func (t *certBuilder) loadCert(ns, name string) *certEntry {
 	key := nsNameKey(ns, name)
 	if ce, ok := t.certs[key]; ok {
 		return ce
@@ -59,13 +55,13 @@ func (t *translation) loadCert(ns, name string) *certEntry {
 		return ce
 	}
 	ce.secret = sec
-	ce.piece = piece(t, t.memos.certs, sec, func() *certPiece { return t.parseCert(sec) })
+	ce.piece = piece(t.translation, t.memos.certs, sec, func() *certPiece { return t.parseCert(sec) })
 	ce.cert, ce.pem, ce.err = ce.piece.cert, ce.piece.pem, ce.piece.err
 	return ce
 }
 
 // parseCert is a TLS Secret's piece.
-func (t *translation) parseCert(sec *corev1.Secret) *certPiece {
+func (t *certBuilder) parseCert(sec *corev1.Secret) *certPiece {
 	crt, okc := sec.Data[corev1.TLSCertKey]
 	k, okk := sec.Data[corev1.TLSPrivateKeyKey]
 	if !okc || !okk {
@@ -83,7 +79,7 @@ func (t *translation) parseCert(sec *corev1.Secret) *certPiece {
 }
 
 // useCert makes a Secret's certificate part of the output.
-func (t *translation) useCert(ce *certEntry) {
+func (t *certBuilder) useCert(ce *certEntry) {
 	if !ce.used {
 		ce.used = true
 		t.certOrder = append(t.certOrder, ce)
@@ -94,7 +90,7 @@ func (t *translation) useCert(ce *certEntry) {
 // Ingress order wins, later claims by other Secrets are reported. Claims whose Secret is missing
 // or unusable are reported and do not block a later valid claim.
 // Only the Ingresses at positions idx have TLS entries.
-func (t *translation) collectTLS(ings []*networkingv1.Ingress, idx []int) {
+func (t *certBuilder) collectTLS(ings []*networkingv1.Ingress, idx []int) {
 	for _, n := range idx {
 		ing := ings[n]
 		for i := range ing.Spec.TLS {
@@ -103,14 +99,14 @@ func (t *translation) collectTLS(ings []*networkingv1.Ingress, idx []int) {
 	}
 }
 
-func (t *translation) collectTLSEntry(ing *networkingv1.Ingress, i int) {
+func (t *certBuilder) collectTLSEntry(ing *networkingv1.Ingress, i int) {
 	tl := &ing.Spec.TLS[i]
 	t.claimTLS(ingressRef(ing), ing.Namespace, tl.Hosts, tl.SecretName, "spec.tls["+strconv.Itoa(i)+"]", "an older Ingress")
 }
 
 // claimTLS claims hosts for Secret secretName of namespace ns, for the TLS entry at field of
 // ref; earlier names who claimed a host first, for the problem when one already is.
-func (t *translation) claimTLS(ref store.Ref, ns string, hosts []string, secretName, field, earlier string) {
+func (t *certBuilder) claimTLS(ref store.Ref, ns string, hosts []string, secretName, field, earlier string) {
 	if len(hosts) == 0 || secretName == "" {
 		t.problem(ref, field, "a TLS entry needs hosts and a secretName; entry ignored")
 		return
@@ -147,7 +143,7 @@ func (t *translation) claimTLS(ref store.Ref, ns string, hosts []string, secretN
 // buildCertificates emits one certificate per distinct cert+key pair. Identical pairs from
 // several Secrets merge: the oldest Secret gives id and tags (ties: the smaller UID). A
 // certificate equal to the last build's of the same id is that entity, so its bytes are reused.
-func (t *translation) buildCertificates() []*document.Certificate {
+func (t *certBuilder) buildCertificates() []*document.Certificate {
 	byPair := make(map[string]*document.Certificate, len(t.certOrder))
 	winner := make(map[string]*certEntry, len(t.certOrder))
 	var out []*document.Certificate
@@ -182,7 +178,7 @@ func (t *translation) buildCertificates() []*document.Certificate {
 
 // reuseCertificates replaces each certificate equal to the last build's of the same id by that
 // one, and remembers this build's, when the engine keeps entities.
-func (t *translation) reuseCertificates(out []*document.Certificate) []*document.Certificate {
+func (t *certBuilder) reuseCertificates(out []*document.Certificate) []*document.Certificate {
 	if !t.keep {
 		return out
 	}
@@ -250,6 +246,19 @@ func secretData(s *corev1.Secret) map[string][]byte {
 }
 
 // certMemos are the TLS certificates kept between builds.
+// certBuilder is the certificate builders' view of one build (TLS here, CA in certca.go): the
+// build context, the pieces they keep, and what this build claimed, which assemble hands to
+// the families that claim certificates or resolve a Service's.
+type certBuilder struct {
+	*translation
+	memos      *certMemos
+	ca         *caBuilder            // the CA certificates (certca.go)
+	certs      map[string]*certEntry // by "namespace/name" of the Secret
+	certOrder  []*certEntry          // Secrets that produce certificates, in claim order
+	sniOwner   map[string]*certEntry // TLS host → the Secret serving it
+	clientRefs []clientCertRef       // services whose client_certificate awaits the merged id
+}
+
 type certMemos struct {
 	certs        *memo[*corev1.Secret, *certPiece]
 	certEntities map[string]*document.Certificate // the last build's certificates, by id

@@ -11,7 +11,8 @@ import (
 // plugin before anything names it, as KIC does. A KongClusterPlugin of another class, or any
 // other object, has none.
 func PluginProblems(snap *store.Snapshot, obj store.Object, opts Options) []Problem {
-	t := newEngine(opts).newTranslation(snap)
+	e := newEngine(opts)
+	t := &pluginBuild{translation: e.newTranslation(snap), memos: &e.memos.pluginPieceMemos}
 	var src pluginSource
 	switch p := obj.(type) {
 	case *configurationv1.KongPlugin:

@@ -17,17 +17,6 @@ import (
 // (classParams), so that a change to either re-translates exactly those pieces; assemble
 // reports a reference it cannot follow (classParamsProblems).
 
-// classParamsRead is this build's lookup of the IngressClass and its parameters, done once
-// (pieces record the reads each time they use it).
-type classParamsRead struct {
-	done   bool
-	class  *networkingv1.IngressClass // nil: our IngressClass does not exist
-	ns     string                     // the parameters' namespace and name, when the reference is usable
-	name   string
-	refErr string // why spec.parameters cannot be followed; "" when it can (or is absent)
-	params *icp.IngressClassParameters
-}
-
 // classParams returns the settings of our IngressClass's IngressClassParameters, recording
 // the reads in the running piece. No class, no parameters, or a reference KIC refuses give
 // the defaults (all false), as in KIC.

@@ -40,12 +40,12 @@ type consumerList struct {
 // kubernetes.io/ingress.class annotation; an absent one counts only when our IngressClass is
 // the cluster default. Like KIC's controllers, it skips a consumer whose spec.controlPlaneRef
 // names another control plane (the Kong operator's), silently as one of another class.
-func (t *translation) servesConsumer(c *configurationv1.KongConsumer) bool {
+func (t *consumerBuild) servesConsumer(c *configurationv1.KongConsumer) bool {
 	return t.servesClassAnnotation(c) && c.ServedByKIC()
 }
 
 // consumerPieceOf computes a KongConsumer's piece.
-func (t *translation) consumerPieceOf(c *configurationv1.KongConsumer, ref store.Ref) *consumerPiece {
+func (t *consumerBuild) consumerPieceOf(c *configurationv1.KongConsumer, ref store.Ref) *consumerPiece {
 	p := &consumerPiece{out: t.newConsumer(c)}
 	t.consumerCredentials(c, ref, p)
 	p.members = t.consumerMembers(c, ref)
@@ -54,7 +54,7 @@ func (t *translation) consumerPieceOf(c *configurationv1.KongConsumer, ref store
 
 // newConsumer is the Kong consumer without credentials: username, custom_id, KIC's tags, and
 // the UUIDv5 id go-kong derives from the username (a consumer with only a custom_id has none).
-func (t *translation) newConsumer(c *configurationv1.KongConsumer) *document.Consumer {
+func (t *consumerBuild) newConsumer(c *configurationv1.KongConsumer) *document.Consumer {
 	a := &consumerAlloc{}
 	a.Tags = objectTagsIn(store.KindKongConsumer, c, &a.tags, nil)
 	if c.Username != "" {
@@ -83,7 +83,7 @@ func credentialField(i int) string { return "credentials[" + strconv.Itoa(i) + "
 // consumerCredentials attaches the credentials of the Secrets the consumer lists, in listed
 // order (KIC's order). A Secret listed twice counts once, and so does a unique credential value
 // two of its Secrets hold (Kong would refuse the second; KIC drops the consumer).
-func (t *translation) consumerCredentials(c *configurationv1.KongConsumer, ref store.Ref, p *consumerPiece) {
+func (t *consumerBuild) consumerCredentials(c *configurationv1.KongConsumer, ref store.Ref, p *consumerPiece) {
 	seen := map[string]bool{}
 	values := map[string]int{} // credential value (ukey) -> index of the first Secret holding it
 	for i, name := range c.Credentials {
@@ -115,7 +115,7 @@ func (t *translation) consumerCredentials(c *configurationv1.KongConsumer, ref s
 }
 
 // secretCredential parses a credential Secret, recording its issues on the Secret.
-func (t *translation) secretCredential(s *corev1.Secret) *credential {
+func (t *consumerBuild) secretCredential(s *corev1.Secret) *credential {
 	cred, issues := parseCredential(s, objectTags(store.KindSecret, s))
 	for _, is := range issues {
 		t.problem(secretRef(s), is.field, "%s", is.reason)

@@ -43,19 +43,19 @@ type groupAlloc struct {
 // consumerGroups returns the served consumer groups. It is a piece of the whole
 // KongConsumerGroup kind, keyed by whether our class is the default: reused while no
 // KongConsumerGroup changed.
-func (t *translation) consumerGroups() *consumerGroupSet {
-	return piece(t, t.memos.consumerGroups, t.defaultClass, t.buildConsumerGroups)
+func (t *consumerBuild) consumerGroups() *consumerGroupSet {
+	return piece(t.translation, t.memos.consumerGroups, t.defaultClass, t.buildConsumerGroups)
 }
 
 // servesConsumerGroup reports whether the KongConsumerGroup is ours: KIC's class rule for
 // KongConsumers (the kubernetes.io/ingress.class annotation; absent counts only when our class
 // is the default), and a controlPlaneRef that is unset or KIC's (others are the Kong operator's).
-func (t *translation) servesConsumerGroup(g *kup.KongConsumerGroup) bool {
+func (t *consumerBuild) servesConsumerGroup(g *kup.KongConsumerGroup) bool {
 	class := g.Annotations[annIngressClass]
 	return (class == t.opts.IngressClass || (class == "" && t.defaultClass)) && g.Spec.ControlPlaneRef.ForKIC()
 }
 
-func (t *translation) buildConsumerGroups() *consumerGroupSet {
+func (t *consumerBuild) buildConsumerGroups() *consumerGroupSet {
 	var served []*kup.KongConsumerGroup
 	for _, o := range t.snap.Objects(store.KindKongConsumerGroup) {
 		if g, ok := o.(*kup.KongConsumerGroup); ok && t.servesConsumerGroup(g) {
@@ -103,7 +103,7 @@ func (t *translation) buildConsumerGroups() *consumerGroupSet {
 
 // checkGroupSpec reports the spec fields KIC does not translate (they are the Kong operator's),
 // so that a user who set them learns that they have no effect.
-func (t *translation) checkGroupSpec(e *groupEntry) {
+func (t *consumerBuild) checkGroupSpec(e *groupEntry) {
 	s := e.obj.Spec
 	if s.Name != "" && s.Name != e.obj.Name {
 		t.problem(e.ref, "spec.name", "not used: the Kong consumer group is named after metadata.name "+
@@ -131,7 +131,7 @@ func (m groupMember) field() string { return "consumerGroups[" + strconv.Itoa(m.
 // repeated name counts once; a consumer without username can join no group in a declarative
 // config (Kong resolves a membership's consumer by username or id, and only consumers with a
 // username get an id; KIC would write an empty consumer name).
-func (t *translation) consumerMembers(c *configurationv1.KongConsumer, ref store.Ref) []groupMember {
+func (t *consumerBuild) consumerMembers(c *configurationv1.KongConsumer, ref store.Ref) []groupMember {
 	if len(c.ConsumerGroups) == 0 {
 		return nil
 	}
@@ -159,7 +159,7 @@ func (t *translation) consumerMembers(c *configurationv1.KongConsumer, ref store
 // resolveMembers keeps the memberships whose group is served and owns its name, and returns a
 // problem for each other one: KIC would write a membership of a group that is missing or not
 // ours, which Kong rejects with the whole configuration.
-func (t *translation) resolveMembers(e *consumerEntry, groups *consumerGroupSet) ([]*document.ConsumerGroupConsumer, []Problem) {
+func (t *consumerBuild) resolveMembers(e *consumerEntry, groups *consumerGroupSet) ([]*document.ConsumerGroupConsumer, []Problem) {
 	var out []*document.ConsumerGroupConsumer
 	var probs []Problem
 	for _, m := range e.p.val.members {
@@ -180,7 +180,7 @@ func (t *translation) resolveMembers(e *consumerEntry, groups *consumerGroupSet)
 
 // missingGroupReason says why a group name a consumer lists makes no membership: the group does
 // not exist in the consumer's namespace (yet: MissingRef), or it is not ours.
-func (t *translation) missingGroupReason(ns, name string) (string, Cause) {
+func (t *consumerBuild) missingGroupReason(ns, name string) (string, Cause) {
 	o, ok := t.snap.Get(store.Ref{Kind: store.KindKongConsumerGroup, Namespace: ns, Name: name})
 	g, isGroup := o.(*kup.KongConsumerGroup)
 	switch {

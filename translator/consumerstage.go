@@ -86,7 +86,7 @@ type consumerEntry struct {
 // consumerWork is one build's pass over the stage: what it touched and what it still has to
 // decide.
 type consumerWork struct {
-	t       *translation
+	t       *consumerBuild
 	st      *consumerStage
 	groups  *consumerGroupSet // this build's served groups, which memberships resolve against
 	queue   claimQueue
@@ -97,7 +97,7 @@ type consumerWork struct {
 // controller serves, and their consumer group memberships. Output order is KIC's deckgen order:
 // by username, then custom_id, both ascending, a missing value first; memberships follow their
 // consumers, each consumer's in its listed order (KIC's DB-less conversion).
-func (t *translation) translateConsumers(groups *consumerGroupSet) consumerList {
+func (t *consumerBuild) translateConsumers(groups *consumerGroupSet) consumerList {
 	st := &t.memos.consumerStage
 	w := &consumerWork{t: t, st: st, groups: groups}
 	keys, ok := st.changedKeys(t)
@@ -126,11 +126,11 @@ func (t *translation) translateConsumers(groups *consumerGroupSet) consumerList 
 
 // changedKeys lists the KongConsumers whose entries must be made again since the last build;
 // false when the stage cannot follow what changed.
-func (st *consumerStage) changedKeys(t *translation) ([][2]string, bool) {
+func (st *consumerStage) changedKeys(t *consumerBuild) ([][2]string, bool) {
 	if !t.keep || st.gen == 0 || st.gen != t.gen-1 || st.defaultClass != t.defaultClass {
 		return nil, false
 	}
-	k := &t.memos.kinds
+	k := t.kinds
 	var keys [][2]string
 	if i := kindIndex(store.KindKongConsumer); k.gen[i] > st.gen {
 		if k.changes[i] == nil {
@@ -241,14 +241,14 @@ func (st *consumerStage) remove(w *consumerWork, e *consumerEntry) {
 
 // ensurePiece computes the entry's piece the first time it is kept. Its problems are kept
 // with it and reported with the entry's other problems.
-func (st *consumerStage) ensurePiece(t *translation, e *consumerEntry) {
+func (st *consumerStage) ensurePiece(t *consumerBuild, e *consumerEntry) {
 	if e.p != nil {
 		return
 	}
 	before := len(t.problems)
 	var p *entry[*consumerPiece]
 	if t.keep {
-		p = record(t, func() *consumerPiece { return t.consumerPieceOf(e.obj, e.ref) })
+		p = record(t.translation, func() *consumerPiece { return t.consumerPieceOf(e.obj, e.ref) })
 	} else { // nothing is kept for a next build: no reads to record, no entry of its own
 		p = &e.own
 		p.val = t.consumerPieceOf(e.obj, e.ref)
@@ -409,7 +409,7 @@ func (st *consumerStage) trackProblems(e *consumerEntry) {
 }
 
 // replayProblems reports the problems of every entry that has some (assemble sorts them).
-func (st *consumerStage) replayProblems(t *translation) {
+func (st *consumerStage) replayProblems(t *consumerBuild) {
 	for _, e := range st.withProblems {
 		t.problems = append(t.problems, e.claim...)
 		if e.kept {
@@ -417,6 +417,13 @@ func (st *consumerStage) replayProblems(t *translation) {
 			t.problems = append(t.problems, e.memberProbs...)
 		}
 	}
+}
+
+// consumerBuild is the consumer family's view of one build: the build context and the memos
+// the family keeps, which assemble hands it.
+type consumerBuild struct {
+	*translation
+	memos *consumerMemos
 }
 
 // consumerMemos are what the consumer family keeps between builds.

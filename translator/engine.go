@@ -5,10 +5,6 @@ import (
 	"reflect"
 	gosync "sync"
 
-	corev1 "k8s.io/api/core/v1"
-	networkingv1 "k8s.io/api/networking/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	"github.com/kongsync/kongsync/document"
 	"github.com/kongsync/kongsync/store"
 )
@@ -38,58 +34,6 @@ type Engine struct {
 	keep     bool         // false for BuildOnce: nothing is kept for a next build
 	memos    *memos
 	enc      *document.JSONCache // nil for BuildOnce: document.EncodeConfig
-}
-
-// memos are the Engine's pieces and the entities assemble reuses, by sort. A build that keeps
-// nothing has only the identity table (which groups routes into Kong services): a nil memo
-// computes every piece. Each family and builder declares its own part beside its code; the
-// engine only composes them.
-type memos struct {
-	kindMemos        // what changed between builds (memokinds.go)
-	ingressMemos     // ingressstage.go
-	gwMemos          // gwstage.go
-	streamMemos      // streamassemble.go
-	consumerMemos    // consumerstage.go
-	pluginPieceMemos // plugin.go
-	pluginMemos      // pluginattach.go
-	certMemos        // certtls.go
-	caMemos          // certca.go
-}
-
-func newMemos() *memos {
-	return &memos{
-		ingressMemos: ingressMemos{
-			ingresses: &memo[*networkingv1.Ingress, *ingressPiece]{m: map[*networkingv1.Ingress]*entry[*ingressPiece]{}, alive: identsAlive},
-			served:    newMemo[bool, *servedIngresses](),
-			idents:    identTable{m: map[string]*ksIdent{}},
-		},
-		certMemos:        certMemos{certs: newMemo[*corev1.Secret, *certPiece]()},
-		caMemos:          caMemos{caCerts: newMemo[*corev1.Secret, *caCertPiece](), allCACerts: newMemo[struct{}, *caCerts]()},
-		pluginPieceMemos: pluginPieceMemos{plugins: newMemo[metav1.Object, *pluginPiece]()},
-		pluginMemos:      pluginMemos{pluginServices: newMemo[struct{}, map[[2]string]*corev1.Service]()},
-		gwMemos:          gwMemos{routes: newMemo[store.Object, *routePiece]()},
-		streamMemos:      streamMemos{streams: newMemo[store.Object, *streamPiece]()},
-		consumerMemos:    consumerMemos{consumerGroups: newMemo[bool, *consumerGroupSet]()},
-	}
-}
-
-// sweep drops what build gen did not use.
-func (m *memos) sweep(gen uint64) {
-	m.ingresses.sweep(gen)
-	m.certs.sweep(gen)
-	m.caCerts.sweep(gen)
-	m.plugins.sweep(gen)
-	m.pluginServices.sweep(gen)
-	m.served.sweep(gen)
-	// routes are swept when gatewayPart visits every route (gwstage.go)
-	m.streams.sweep(gen)
-	m.consumerGroups.sweep(gen)
-	m.allCACerts.sweep(gen)
-	epoch := m.idents.epoch
-	m.idents.sweep(gen)
-	if m.idents.epoch != epoch {
-		m.stages.rebuildReaders(&m.idents) // the index may name dropped identities
-	}
 }
 
 // NewEngine returns an Engine with nothing built yet.
@@ -186,7 +130,7 @@ func (e *Engine) translate(snap *store.Snapshot) Result {
 		e.memos.kinds.update(snap, e.gen)
 	}
 	t := e.newTranslation(snap)
-	res := t.assemble()
+	res := (&build{translation: t, memos: e.memos}).assemble()
 	if e.keep && t.complete {
 		e.memos.sweep(e.gen)
 	}
@@ -199,12 +143,10 @@ func (e *Engine) newTranslation(snap *store.Snapshot) *translation {
 		snap:     view{snap: snap},
 		opts:     e.opts,
 		gen:      e.gen,
-		memos:    e.memos,
+		kinds:    &e.memos.kinds,
 		keep:     e.keep,
 		defaults: e.defaults,
 		ids:      e.ids,
-		certs:    map[string]*certEntry{},
-		sniOwner: map[string]*certEntry{},
 	}
 	if snap != nil {
 		t.defaultClass = snap.IsDefaultClass(e.opts.IngressClass)

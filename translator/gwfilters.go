@@ -10,7 +10,22 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/kongsync/kongsync/document"
+	"github.com/kongsync/kongsync/store"
 )
+
+// httpRouteCtx is what the Kong routes of one HTTPRoute are made with.
+type httpRouteCtx struct {
+	t         *translation
+	p         *routePiece
+	ref       store.Ref
+	r         *gatewayv1.HTTPRoute
+	rs        *routeSettings
+	hosts     []*string
+	protocols []*string
+}
+
+// matchRef is one match of a rule.
+type matchRef struct{ rule, match int }
 
 // catchAll is the Kong route of a rule without matches: its hosts (or everything), no filters
 // applied (as in KIC), no path.

@@ -9,7 +9,7 @@ import (
 )
 
 // ourGateways are the Gateways of kongsync's classes, in store order (namespace, name).
-func (t *translation) ourGateways() []*gatewayv1.Gateway {
+func (t *gwBuild) ourGateways() []*gatewayv1.Gateway {
 	var out []*gatewayv1.Gateway
 	for _, o := range t.snap.snap.Objects(store.KindGateway) {
 		gw := o.(*gatewayv1.Gateway)
@@ -22,7 +22,7 @@ func (t *translation) ourGateways() []*gatewayv1.Gateway {
 
 // gatewayCerts claims the Gateways' listener certificates (after the Ingresses' TLS claims, as
 // KIC merges them) and sums up each Gateway's listeners for its status.
-func (t *translation) gatewayCerts() {
+func (t *gwBuild) gatewayCerts() {
 	for _, gw := range t.ourGateways() {
 		st := GatewayStatus{Gateway: store.Ref{Kind: store.KindGateway, Namespace: gw.Namespace, Name: gw.Name}}
 		for i := range gw.Spec.Listeners {
@@ -72,7 +72,7 @@ func supportedKinds(l *gatewayv1.Listener) []string {
 // listenerCert claims the certificate of a TLS-terminating listener for its hostname ("*"
 // without one, as KIC does). One certificateRef, a Secret, in the Gateway's namespace or opened
 // by a ReferenceGrant; otherwise the listener's refs do not resolve (a problem on the Gateway).
-func (t *translation) listenerCert(gw *gatewayv1.Gateway, i int, ls *ListenerStatus) {
+func (t *gwBuild) listenerCert(gw *gatewayv1.Gateway, i int, ls *ListenerStatus) {
 	l := &gw.Spec.Listeners[i]
 	if l.TLS == nil || len(l.TLS.CertificateRefs) == 0 ||
 		(l.TLS.Mode != nil && *l.TLS.Mode == gatewayv1.TLSModePassthrough) {
@@ -105,7 +105,7 @@ func (t *translation) listenerCert(gw *gatewayv1.Gateway, i int, ls *ListenerSta
 			ns, gw.Namespace, cr.Name)
 		return
 	}
-	ce := t.loadCert(ns, string(cr.Name))
+	ce := t.tls.loadCert(ns, string(cr.Name))
 	switch {
 	case ce.secret == nil:
 		fail(ReasonInvalidCertificateRef, MissingRef, f+".name", "Secret %s not found; the listener gets no certificate", ce.key)
@@ -114,14 +114,14 @@ func (t *translation) listenerCert(gw *gatewayv1.Gateway, i int, ls *ListenerSta
 		fail(ReasonInvalidCertificateRef, Invalid, f+".name", "Secret %s has no usable TLS key pair; the listener gets no certificate", ce.key)
 		return
 	}
-	t.useCert(ce)
+	t.tls.useCert(ce)
 	host := "*"
 	if l.Hostname != nil {
 		host = string(*l.Hostname)
 	}
-	owner, taken := t.sniOwner[host]
+	owner, taken := t.tls.sniOwner[host]
 	if !taken {
-		t.sniOwner[host] = ce
+		t.tls.sniOwner[host] = ce
 		ce.hosts = append(ce.hosts, host)
 	} else if owner != ce {
 		t.problem(ref, "spec.listeners["+strconv.Itoa(i)+"].hostname",
@@ -130,7 +130,7 @@ func (t *translation) listenerCert(gw *gatewayv1.Gateway, i int, ls *ListenerSta
 }
 
 // countAttached sets each listener's attachedRoutes: the routes accepted through it.
-func (t *translation) countAttached() {
+func (t *gwBuild) countAttached() {
 	if len(t.gateways) == 0 {
 		return
 	}

@@ -212,20 +212,6 @@ func (t *translation) listenerProtocols(ref store.Ref, parents []gatewayv1.Paren
 	return nil
 }
 
-// httpRouteCtx is what the Kong routes of one HTTPRoute are made with.
-type httpRouteCtx struct {
-	t         *translation
-	p         *routePiece
-	ref       store.Ref
-	r         *gatewayv1.HTTPRoute
-	rs        *routeSettings
-	hosts     []*string
-	protocols []*string
-}
-
-// matchRef is one match of a rule.
-type matchRef struct{ rule, match int }
-
 // routes are the Kong routes of the rules g (in KIC's order) of one Kong service, or false
 // when a filter cannot be translated (a problem on the route; the Kong service is skipped).
 func (h *httpRouteCtx) routes(g []int) ([]*document.Route, bool) {

@@ -1,10 +1,7 @@
 package translator
 
 import (
-	"slices"
-
 	corev1 "k8s.io/api/core/v1"
-	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/kongsync/kongsync/document"
 	"github.com/kongsync/kongsync/store"
@@ -47,44 +44,6 @@ type routeCertUse struct {
 	pos  int
 	svc  *corev1.Service // whose annotations the Kong service took
 	info *serviceInfo
-}
-
-// routePiece translates one route of any kind.
-func (t *translation) routePiece(kind store.Kind, obj store.Object) *routePiece {
-	switch r := obj.(type) {
-	case *gatewayv1.HTTPRoute:
-		return t.httpRoutePiece(r)
-	case *gatewayv1.GRPCRoute:
-		return t.grpcRoutePiece(r)
-	case *gatewayv1.TCPRoute:
-		return t.l4RoutePiece(kind, r, r.Spec.CommonRouteSpec, l4Rules(r.Spec.Rules, func(x gatewayv1.TCPRouteRule) l4Rule {
-			return l4Rule{name: x.Name, backends: x.BackendRefs}
-		}), nil)
-	case *gatewayv1.UDPRoute:
-		return t.l4RoutePiece(kind, r, r.Spec.CommonRouteSpec, l4Rules(r.Spec.Rules, func(x gatewayv1.UDPRouteRule) l4Rule {
-			return l4Rule{name: x.Name, backends: x.BackendRefs}
-		}), nil)
-	case *gatewayv1.TLSRoute:
-		return t.l4RoutePiece(kind, r, r.Spec.CommonRouteSpec, l4Rules(r.Spec.Rules, func(x gatewayv1.TLSRouteRule) l4Rule {
-			return l4Rule{name: x.Name, backends: x.BackendRefs}
-		}), r.Spec.Hostnames)
-	}
-	return &routePiece{}
-}
-
-// resolvedRouteServices are a piece's Kong services with the certificates their Services'
-// annotations name resolved (on copies: piece entities are shared between builds).
-func (t *translation) resolvedRouteServices(p *routePiece) []*document.Service {
-	if len(p.certs) == 0 {
-		return p.services
-	}
-	out := slices.Clone(p.services)
-	for _, c := range p.certs {
-		cp := *out[c.pos]
-		t.resolveServiceCerts(c.svc, c.info, &cp.Service)
-		out[c.pos] = &cp
-	}
-	return out
 }
 
 // annotationPlugins records the KongPlugins a route's konghq.com/plugins names for each of its

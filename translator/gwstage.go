@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
 	"github.com/kongsync/kongsync/document"
 	"github.com/kongsync/kongsync/store"
 )
@@ -13,7 +15,7 @@ import (
 // upstreams merged into the Ingress ones (both lists are by name, descending), and the route
 // statuses. The lists are kept between builds (gwKept) and patched when only a few pieces changed
 // without changing their entities' names.
-func (t *translation) gatewayPart(svcs []*document.Service, ups []*document.Upstream) ([]*document.Service, []*document.Upstream, []*routePiece) {
+func (t *gwBuild) gatewayPart(svcs []*document.Service, ups []*document.Upstream) ([]*document.Service, []*document.Upstream, []*routePiece) {
 	k := &t.memos.gw
 	all, ok := k.visitChanged(t)
 	if !ok {
@@ -59,7 +61,7 @@ type gwKept struct {
 }
 
 // full makes the kept lists from all the pieces.
-func (k *gwKept) full(t *translation, all []*routePiece) {
+func (k *gwKept) full(t *gwBuild, all []*routePiece) {
 	np, ns, nsvc, nup := 0, 0, 0, 0
 	for _, p := range all {
 		np += len(p.parents)
@@ -92,7 +94,7 @@ func (k *gwKept) full(t *translation, all []*routePiece) {
 // routes are the same ones in the same order, and at most 64 pieces changed, each into one with
 // the same parents count, served state and entity names (a route edited in place). It returns
 // false, keeping nothing, otherwise.
-func (k *gwKept) patch(t *translation, all []*routePiece) bool {
+func (k *gwKept) patch(t *gwBuild, all []*routePiece) bool {
 	if k.gen != t.gen-1 || k.certs || len(all) != len(k.all) {
 		return false
 	}
@@ -193,7 +195,7 @@ func keepEqualEntities(old, cur *routePiece) {
 
 // visitAll looks up the piece of every route, in visiting order, and (when the engine keeps
 // entities) rebuilds the readers index from what they read and drops the pieces of routes gone.
-func (k *gwKept) visitAll(t *translation) []*routePiece {
+func (k *gwKept) visitAll(t *gwBuild) []*routePiece {
 	all := make([]*routePiece, 0, len(k.all))
 	if t.keep {
 		k.refPos, k.mask = map[store.Ref]int32{}, 0
@@ -202,7 +204,7 @@ func (k *gwKept) visitAll(t *translation) []*routePiece {
 	}
 	for _, kind := range routeKinds {
 		for _, obj := range t.snap.snap.Objects(kind) {
-			all = append(all, piece(t, t.memos.routes, obj, func() *routePiece { return t.routePiece(kind, obj) }))
+			all = append(all, piece(t.translation, t.memos.routes, obj, func() *routePiece { return t.routePiece(kind, obj) }))
 			if t.keep {
 				pos := int32(len(all) - 1)
 				k.refPos[routeRef(kind, obj)] = pos
@@ -231,8 +233,8 @@ func (k *gwKept) index(pos int32, r *reads) {
 // kind that changed since changed in known objects and no route came or went: only the pieces
 // of changed routes and of the routes whose pieces read a changed object are looked up again;
 // the others are the last build's. False when that does not hold.
-func (k *gwKept) visitChanged(t *translation) ([]*routePiece, bool) {
-	kg := &t.memos.kinds
+func (k *gwKept) visitChanged(t *gwBuild) ([]*routePiece, bool) {
+	kg := t.kinds
 	if !t.keep || k.gen != t.gen-1 || k.refPos == nil || k.grown > k.base+64 {
 		return nil, false
 	}
@@ -272,7 +274,7 @@ func (k *gwKept) visitChanged(t *translation) ([]*routePiece, bool) {
 	for _, pos := range touched {
 		kind, obj := k.routeAt(t, pos, objs)
 		before := t.memos.routes.m[obj]
-		all[pos] = piece(t, t.memos.routes, obj, func() *routePiece { return t.routePiece(kind, obj) })
+		all[pos] = piece(t.translation, t.memos.routes, obj, func() *routePiece { return t.routePiece(kind, obj) })
 		e := t.memos.routes.m[obj]
 		if e != before { // recomputed: its reads may be new
 			k.grown += len(e.reads.objs) + len(e.reads.lists) + len(e.reads.kinds)
@@ -300,7 +302,7 @@ func (k *gwKept) readersOfChanges(kg *kindGens) ([]int32, bool) {
 
 // routeAt is the route object at a visiting position in this build's snapshot (no route came
 // or went since the positions were made).
-func (k *gwKept) routeAt(t *translation, pos int32, objs map[store.Kind][]store.Object) (store.Kind, store.Object) {
+func (k *gwKept) routeAt(t *gwBuild, pos int32, objs map[store.Kind][]store.Object) (store.Kind, store.Object) {
 	for _, kind := range routeKinds {
 		l, ok := objs[kind]
 		if !ok {
@@ -313,6 +315,52 @@ func (k *gwKept) routeAt(t *translation, pos int32, objs map[store.Kind][]store.
 		pos -= int32(len(l))
 	}
 	panic("translator: a kept route position beyond the routes")
+}
+
+// routePiece translates one route of any kind.
+func (t *translation) routePiece(kind store.Kind, obj store.Object) *routePiece {
+	switch r := obj.(type) {
+	case *gatewayv1.HTTPRoute:
+		return t.httpRoutePiece(r)
+	case *gatewayv1.GRPCRoute:
+		return t.grpcRoutePiece(r)
+	case *gatewayv1.TCPRoute:
+		return t.l4RoutePiece(kind, r, r.Spec.CommonRouteSpec, l4Rules(r.Spec.Rules, func(x gatewayv1.TCPRouteRule) l4Rule {
+			return l4Rule{name: x.Name, backends: x.BackendRefs}
+		}), nil)
+	case *gatewayv1.UDPRoute:
+		return t.l4RoutePiece(kind, r, r.Spec.CommonRouteSpec, l4Rules(r.Spec.Rules, func(x gatewayv1.UDPRouteRule) l4Rule {
+			return l4Rule{name: x.Name, backends: x.BackendRefs}
+		}), nil)
+	case *gatewayv1.TLSRoute:
+		return t.l4RoutePiece(kind, r, r.Spec.CommonRouteSpec, l4Rules(r.Spec.Rules, func(x gatewayv1.TLSRouteRule) l4Rule {
+			return l4Rule{name: x.Name, backends: x.BackendRefs}
+		}), r.Spec.Hostnames)
+	}
+	return &routePiece{}
+}
+
+// resolvedRouteServices are a piece's Kong services with the certificates their Services'
+// annotations name resolved (on copies: piece entities are shared between builds).
+func (t *gwBuild) resolvedRouteServices(p *routePiece) []*document.Service {
+	if len(p.certs) == 0 {
+		return p.services
+	}
+	out := slices.Clone(p.services)
+	for _, c := range p.certs {
+		cp := *out[c.pos]
+		t.tls.resolveServiceCerts(c.svc, c.info, &cp.Service)
+		out[c.pos] = &cp
+	}
+	return out
+}
+
+// gwBuild is the Gateway API family's view of one build: the build context and the memos the
+// family keeps, which assemble hands it.
+type gwBuild struct {
+	*translation
+	memos *gwMemos
+	tls   *certBuilder // the certificates this build claims (certtls.go)
 }
 
 // gwMemos are what the Gateway API family keeps between builds.

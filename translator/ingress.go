@@ -70,8 +70,8 @@ type defaultPiece struct {
 }
 
 // ingressPiece is the piece of ing.
-func (t *translation) ingressPiece(ing *networkingv1.Ingress) *ingressPiece {
-	return piece(t, t.memos.ingresses, ing, func() *ingressPiece {
+func (t *ingressBuild) ingressPiece(ing *networkingv1.Ingress) *ingressPiece {
+	return piece(t.translation, t.memos.ingresses, ing, func() *ingressPiece {
 		p := &ingressPiece{epoch: t.memos.idents.epoch}
 		p.rs = t.parseRouteSettingsInto(ing, &p.rsBuf)
 		p.uses = p.useBuf[:0]
@@ -82,7 +82,7 @@ func (t *translation) ingressPiece(ing *networkingv1.Ingress) *ingressPiece {
 }
 
 // attachRules adds a piece's rule routes to this build's Kong services.
-func (t *translation) attachRules(p *ingressPiece) {
+func (t *ingressBuild) attachRules(p *ingressPiece) {
 	for i := range p.uses {
 		u := &p.uses[i]
 		ks := t.kongService(&u.be)
@@ -94,7 +94,7 @@ func (t *translation) attachRules(p *ingressPiece) {
 // translateRules turns an Ingress's rules into routes, one per host and backend. A path whose
 // backend cannot be resolved is skipped with a problem; the rest of the Ingress still counts.
 // An Ingress whose routes would exceed the route budget (ingressbudget.go) makes none.
-func (t *translation) translateRules(ing *networkingv1.Ingress, p *ingressPiece) {
+func (t *ingressBuild) translateRules(ing *networkingv1.Ingress, p *ingressPiece) {
 	if p.rs.skip {
 		return
 	}
@@ -125,7 +125,7 @@ func (t *translation) translateRules(ing *networkingv1.Ingress, p *ingressPiece)
 // translatePath adds one Ingress path to the route of its (host, Service, port) group,
 // creating the route when it does not exist yet. The groups go by value, not by pointer, so
 // that their first few stay in translateRules's stack buffer.
-func (t *translation) translatePath(ing *networkingv1.Ingress, ip *ingressPiece, host string,
+func (t *ingressBuild) translatePath(ing *networkingv1.Ingress, ip *ingressPiece, host string,
 	p *networkingv1.HTTPIngressPath, pos pathPos, groups routeGroups,
 ) routeGroups {
 	rs := ip.rs
@@ -226,7 +226,7 @@ func unsupportedBackend(res *corev1.TypedLocalObjectReference) string {
 }
 
 // newRuleRoute creates the route of one (Ingress, host, Service, port) group.
-func (t *translation) newRuleRoute(ing *networkingv1.Ingress, rs *routeSettings, be *backend, host string) *routeAlloc {
+func (t *ingressBuild) newRuleRoute(ing *networkingv1.Ingress, rs *routeSettings, be *backend, host string) *routeAlloc {
 	var buf [256]byte
 	a := t.newRoute(appendRouteName(buf[:0], ing.Namespace, ing.Name, be.svc.Name, host, be.port), rs)
 	if host != "" {
@@ -239,7 +239,7 @@ func (t *translation) newRuleRoute(ing *networkingv1.Ingress, rs *routeSettings,
 
 // newRoute returns a route with KIC's defaults, the Ingress's tags, the settings its
 // annotations ask for, and its id.
-func (t *translation) newRoute(name []byte, rs *routeSettings) *routeAlloc {
+func (t *ingressBuild) newRoute(name []byte, rs *routeSettings) *routeAlloc {
 	d := t.defaults
 	a := &routeAlloc{}
 	a.name, a.id = withID(name, t.ids.routes)
@@ -262,7 +262,7 @@ func (t *translation) newRoute(name []byte, rs *routeSettings) *routeAlloc {
 
 // defaultBackendPiece resolves the Ingress's default backend into its piece: the catch-all
 // route `<namespace>.<ingress>` with path `/`, should this Ingress provide the cluster's one.
-func (t *translation) defaultBackendPiece(ing *networkingv1.Ingress, p *ingressPiece) {
+func (t *ingressBuild) defaultBackendPiece(ing *networkingv1.Ingress, p *ingressPiece) {
 	db := ing.Spec.DefaultBackend
 	if db == nil || p.rs.skip {
 		return
@@ -293,7 +293,7 @@ func (t *translation) defaultBackendPiece(ing *networkingv1.Ingress, p *ingressP
 // a usable default backend. Younger default backends are reported as ignored.
 // Only the Ingresses at positions defs can have one; the route is attached to its Kong service
 // when the routes were grouped afresh (attach), else the kept grouping holds it.
-func (t *translation) translateDefaultBackend(ings []*networkingv1.Ingress, ps []*ingressPiece, defs []int, attach bool) {
+func (t *ingressBuild) translateDefaultBackend(ings []*networkingv1.Ingress, ps []*ingressPiece, defs []int, attach bool) {
 	var winner *networkingv1.Ingress
 	for _, i := range defs {
 		d := ps[i].def
@@ -320,7 +320,7 @@ func (t *translation) translateDefaultBackend(ings []*networkingv1.Ingress, ps [
 }
 
 // badRuleHost reports, and returns true for, an Ingress rule whose host is not a valid host.
-func (t *translation) badRuleHost(ing *networkingv1.Ingress, i int, host string) bool {
+func (t *ingressBuild) badRuleHost(ing *networkingv1.Ingress, i int, host string) bool {
 	if host == "" || validHost(host) {
 		return false
 	}

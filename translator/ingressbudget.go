@@ -21,7 +21,7 @@ const (
 // overRouteBudget reports, with a problem, whether an Ingress's route groups would exceed the
 // route budget: the annotation bytes repeated on every route (the default backend's included),
 // or the host+path combinations of its routes.
-func (t *translation) overRouteBudget(ing *networkingv1.Ingress, rs *routeSettings, groups []routeGroup) bool {
+func (t *ingressBuild) overRouteBudget(ing *networkingv1.Ingress, rs *routeSettings, groups []routeGroup) bool {
 	if rs.opts == nil {
 		return false // without route annotations, routes hold only the Ingress's own hosts and paths
 	}

@@ -13,7 +13,7 @@ import (
 // kubernetes.io/ingress.class annotation decides when present; otherwise spec.ingressClassName;
 // otherwise the Ingress is served only when our IngressClass is marked the cluster default.
 // Ingresses of other classes belong to other controllers and are skipped without a problem.
-func (t *translation) servesIngress(ing *networkingv1.Ingress) bool {
+func (t *ingressBuild) servesIngress(ing *networkingv1.Ingress) bool {
 	if c := ing.Annotations[annIngressClass]; c != "" {
 		return c == t.opts.IngressClass
 	}
@@ -27,22 +27,22 @@ func (t *translation) servesIngress(ing *networkingv1.Ingress) bool {
 // by creation time, ties broken by the "namespace/name" string. That order decides which
 // Ingress wins a TLS host and the default backend. It is a piece of the whole kind, keyed by
 // whether our class is the default: reused while no Ingress changed.
-func (t *translation) selectIngresses() *servedIngresses {
+func (t *ingressBuild) selectIngresses() *servedIngresses {
 	if si, ok := t.patchServed(); ok {
 		return si
 	}
-	return piece(t, t.memos.served, t.defaultClass, t.servedIngresses)
+	return piece(t.translation, t.memos.served, t.defaultClass, t.servedIngresses)
 }
 
 // patchServed updates the last build's served list in place, without scanning the kind, when
 // the only Ingress changes since are new versions of served Ingresses that stay served at their
 // place (the same creation time): the common single edit. Anything else scans.
-func (t *translation) patchServed() (*servedIngresses, bool) {
+func (t *ingressBuild) patchServed() (*servedIngresses, bool) {
 	if !t.keep {
 		return nil, false
 	}
 	e, ok := t.memos.served.m[t.defaultClass]
-	k, i := &t.memos.kinds, kindIndex(store.KindIngress)
+	k, i := t.kinds, kindIndex(store.KindIngress)
 	if !ok || e.checked != t.gen-1 || k.gen[i] != t.gen || k.changes[i] == nil || e.reads.mask != kindBit(store.KindIngress) || len(e.reads.kinds) != 1 {
 		return nil, false
 	}
@@ -114,7 +114,7 @@ type servedIngresses struct {
 	tls, defs []int
 }
 
-func (t *translation) servedIngresses() *servedIngresses {
+func (t *ingressBuild) servedIngresses() *servedIngresses {
 	all := t.snap.Objects(store.KindIngress)
 	out := make([]*networkingv1.Ingress, 0, len(all))
 	plugins := map[[2]string]*annotatedIngress{}

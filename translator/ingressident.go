@@ -101,7 +101,7 @@ func (tb *identTable) sweep(gen uint64) {
 }
 
 // intern returns the identity of Kong service `<ns>.<backend>.<port>`.
-func (t *translation) intern(ns, backend string, pd portDef) *ksIdent {
+func (t *ingressBuild) intern(ns, backend string, pd portDef) *ksIdent {
 	var buf [256]byte
 	name := appendServiceName(buf[:0], ns, backend, pd)
 	if id, ok := t.memos.idents.m[string(name)]; ok {
@@ -122,10 +122,10 @@ func (t *translation) intern(ns, backend string, pd portDef) *ksIdent {
 	return id
 }
 
-// identsAlive reports whether every identity an Ingress piece routes to is still interned:
+// alive reports whether every identity an Ingress piece routes to is still interned:
 // certainly so when no identity was dropped since the piece last checked (epoch).
-func identsAlive(t *translation, p *ingressPiece) bool {
-	ep := t.memos.idents.epoch
+func (tb *identTable) alive(p *ingressPiece) bool {
+	ep := tb.epoch
 	if p.epoch == ep {
 		return true
 	}

@@ -33,7 +33,7 @@ type pathClaim struct {
 
 // dropAmbiguousPaths applies the rule above to the sorted services. Routes and services that
 // change are copied, never modified: they may be shared with a cache.
-func (t *translation) dropAmbiguousPaths(services []*document.Service, ings []*networkingv1.Ingress, ps []*ingressPiece) []*document.Service {
+func (t *ingressBuild) dropAmbiguousPaths(services []*document.Service, ings []*networkingv1.Ingress, ps []*ingressPiece) []*document.Service {
 	if len(ings) < 1 || !t.mayShare(ps) {
 		return services
 	}
@@ -239,7 +239,7 @@ func joinSorted(l []*string) string {
 }
 
 // ambiguousProblem reports one dropped path on the Ingress path that produced it.
-func (t *translation) ambiguousProblem(fields *ingressFields, ing *networkingv1.Ingress, s *document.Service, r *document.Route, kp string, winner *document.Route) {
+func (t *ingressBuild) ambiguousProblem(fields *ingressFields, ing *networkingv1.Ingress, s *document.Service, r *document.Route, kp string, winner *document.Route) {
 	wns, wname, _ := routeIngress(winner)
 	host := ""
 	if len(r.Hosts) > 0 {

@@ -67,7 +67,7 @@ func applyRegexMarker(p, marker string) string {
 // segment, or a plain path with "." or
 // ".." segments (Kong wants normalized paths; the API server refuses such Prefix and Exact
 // paths, but not ImplementationSpecific ones).
-func (t *translation) badKongPath(ing *networkingv1.Ingress, pos pathPos, path string, pt networkingv1.PathType, rs *routeSettings) bool {
+func (t *ingressBuild) badKongPath(ing *networkingv1.Ingress, pos pathPos, path string, pt networkingv1.PathType, rs *routeSettings) bool {
 	if !mayBeBadKongPath(path, rs.regexMarker) {
 		return false
 	}

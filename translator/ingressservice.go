@@ -38,7 +38,7 @@ type kongService struct {
 }
 
 // kongService returns this build's Kong service of a resolved backend, creating it on first use.
-func (t *translation) kongService(be *backend) *kongService {
+func (t *ingressBuild) kongService(be *backend) *kongService {
 	id := be.ident
 	if ks := id.current(t.groupGen); ks != nil {
 		return ks
@@ -65,7 +65,7 @@ func skipped(field string) string {
 // resolveBackend resolves an Ingress backend against its Service. It returns false, with a
 // problem on the Ingress, when the Service does not exist or the port cannot be resolved.
 // field gives the backend's JSON path, built only when a problem is reported.
-func (t *translation) resolveBackend(ing *networkingv1.Ingress, b *networkingv1.IngressServiceBackend, field func() string) (backend, bool) {
+func (t *ingressBuild) resolveBackend(ing *networkingv1.Ingress, b *networkingv1.IngressServiceBackend, field func() string) (backend, bool) {
 	pd := portDefOf(b.Port)
 	svc, ok := t.snap.Service(ing.Namespace, b.Name)
 	if !ok {
@@ -152,7 +152,7 @@ func findPort(svc *corev1.Service, p portDef) (*corev1.ServicePort, string) {
 // in sortDocument's order (by name, descending), read off the identity table's orders. Services
 // are visited by name, the order certificates are claimed in. It also returns the identities
 // emitted, by name ascending and by host descending (the upstreams' order).
-func (t *translation) buildServices() (svcs []*document.Service, ups []*document.Upstream, byName, byHost []*ksIdent) {
+func (t *ingressBuild) buildServices() (svcs []*document.Service, ups []*document.Upstream, byName, byHost []*ksIdent) {
 	tb := &t.memos.idents
 	tb.ordered()
 	svcs = make([]*document.Service, 0, len(tb.byName))
@@ -195,7 +195,7 @@ type serviceInputs struct {
 
 // serviceFor is buildService, reusing the last build's entity of the same name while its inputs
 // and routes are the same. Services whose certificates assemble resolves are always rebuilt.
-func (t *translation) serviceFor(ks *kongService, info *serviceInfo) *document.Service {
+func (t *ingressBuild) serviceFor(ks *kongService, info *serviceInfo) *document.Service {
 	sortRoutes(ks.routes)
 	if info.clientCertName != "" || len(info.caCerts) > 0 {
 		return t.buildService(ks, info)
@@ -231,14 +231,14 @@ type upstreamIn struct {
 
 // upstreamFor is the upstream piece of a Kong service: its upstream with targets (from the
 // EndpointSlices read) and policy applied.
-func (t *translation) upstreamFor(ks *kongService, info *serviceInfo) *document.Upstream {
+func (t *ingressBuild) upstreamFor(ks *kongService, info *serviceInfo) *document.Upstream {
 	in := upstreamIn{svc: ks.svc, info: info}
 	if ks.svcPort != nil {
 		in.svcPort, in.hasPort = *ks.svcPort, true
 	}
 	id := ks.ident
 	before := id.up.e
-	u := slotPiece(t, &id.up, in, func() *document.Upstream {
+	u := slotPiece(t.translation, &id.up, in, func() *document.Upstream {
 		return t.buildUpstream(ks, info, t.upstreamPolicy(ks.svc))
 	})
 	if e := id.up.e; e != nil {
@@ -254,7 +254,7 @@ type serviceAlloc struct {
 	name, host, id string
 }
 
-func (t *translation) buildService(ks *kongService, info *serviceInfo) *document.Service {
+func (t *ingressBuild) buildService(ks *kongService, info *serviceInfo) *document.Service {
 	a := &serviceAlloc{name: ks.ident.name, host: ks.ident.host, id: ks.ident.id}
 	s := &a.s
 	s.Service = kong.Service{
@@ -273,7 +273,7 @@ func (t *translation) buildService(ks *kongService, info *serviceInfo) *document
 		s.Path = t.defaults.slash
 	}
 	info.apply(&s.Service)
-	t.resolveServiceCerts(ks.svc, info, &s.Service)
+	t.tls.resolveServiceCerts(ks.svc, info, &s.Service)
 	s.Routes = ks.routes
 	if t.keep {
 		s.Routes = slices.Clone(ks.routes) // ks.routes is reused by the next build
@@ -292,7 +292,7 @@ type upstreamAlloc struct {
 // buildUpstream makes the upstream of a Kong service: the defaults, then in KIC's order the
 // Service's KongIngress (konghq.com/override), its konghq.com/host-header, and the
 // KongUpstreamPolicy pr found for it.
-func (t *translation) buildUpstream(ks *kongService, info *serviceInfo, pr policyRead) *document.Upstream {
+func (t *ingressBuild) buildUpstream(ks *kongService, info *serviceInfo, pr policyRead) *document.Upstream {
 	a := &upstreamAlloc{name: ks.ident.host}
 	a.u = document.Upstream{
 		Upstream: kong.Upstream{
@@ -315,10 +315,10 @@ func (t *translation) buildUpstream(ks *kongService, info *serviceInfo, pr polic
 
 // serviceInfoFor is the piece of a Kong service's Service: its tags and annotation settings. Bad values are
 // reported and ignored, keeping KIC's defaults.
-func (t *translation) serviceInfoFor(ks *kongService) *serviceInfo {
+func (t *ingressBuild) serviceInfoFor(ks *kongService) *serviceInfo {
 	svc, id := ks.svc, ks.ident
 	before := id.info.e
-	info := slotPiece(t, &id.info, svc, func() *serviceInfo {
+	info := slotPiece(t.translation, &id.info, svc, func() *serviceInfo {
 		info := &serviceInfo{}
 		info.tags = objectTagsIn(store.KindService, svc, &info.tagData, &t.nsTag)
 		if hasKeyPrefix(svc.Annotations, annPrefix) {
@@ -338,7 +338,7 @@ func (t *translation) serviceInfoFor(ks *kongService) *serviceInfo {
 // gives its external name; otherwise every ready endpoint of the Service's EndpointSlices whose
 // port has the Service port's name.
 // Targets of up to two endpoints (the usual Deployment) live in small, the upstream's storage.
-func (t *translation) targets(ks *kongService, small *smallTargets) []*kong.Target {
+func (t *ingressBuild) targets(ks *kongService, small *smallTargets) []*kong.Target {
 	if ks.svcPort == nil {
 		return nil
 	}

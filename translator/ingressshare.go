@@ -5,7 +5,7 @@ package translator
 // caller to the exact check. Its table of hashes is kept between builds: when only the pieces
 // at a few positions changed and the last answer was "no", the old pieces' keys are taken out
 // and the new ones' put in; otherwise it is counted afresh.
-func (t *translation) mayShare(ps []*ingressPiece) bool {
+func (t *ingressBuild) mayShare(ps []*ingressPiece) bool {
 	sh := &t.memos.share
 	if !t.keep {
 		sh = &shareTable{}

@@ -57,11 +57,11 @@ type posProblems struct {
 
 // servedPieces returns the pieces of the served Ingresses, in order, and the positions whose
 // piece differs from the last build's (nil with full: every position).
-func (t *translation) servedPieces(served *servedIngresses) (ps []*ingressPiece, changed []int, full bool) {
+func (t *ingressBuild) servedPieces(served *servedIngresses) (ps []*ingressPiece, changed []int, full bool) {
 	st := &t.memos.stages
 	ings := served.list
 	if t.keep && st.gen != 0 && st.gen == t.gen-1 && st.epoch == t.memos.idents.epoch && len(ings) == len(st.served.list) &&
-		t.memos.kinds.unchangedSince(st.mask, st.gen) {
+		t.kinds.unchangedSince(st.mask, st.gen) {
 		prev := st.served.list
 		if served == st.served {
 			t.replayPieceProblems(nil, nil)
@@ -91,7 +91,7 @@ func (t *translation) servedPieces(served *servedIngresses) (ps []*ingressPiece,
 }
 
 // allPieces looks up the piece of every served Ingress, noting which have problems.
-func (t *translation) allPieces(ings []*networkingv1.Ingress) []*ingressPiece {
+func (t *ingressBuild) allPieces(ings []*networkingv1.Ingress) []*ingressPiece {
 	st := &t.memos.stages
 	ps := make([]*ingressPiece, len(ings))
 	st.probs = st.probs[:0]
@@ -107,7 +107,7 @@ func (t *translation) allPieces(ings []*networkingv1.Ingress) []*ingressPiece {
 
 // replayPieceProblems reports the kept pieces' problems again, those at the changed positions
 // from their pieces, looked up by lookup(i).
-func (t *translation) replayPieceProblems(changed []int, lookup func(int)) {
+func (t *ingressBuild) replayPieceProblems(changed []int, lookup func(int)) {
 	st := &t.memos.stages
 	var next []posProblems
 	c := 0
@@ -130,7 +130,7 @@ func (t *translation) replayPieceProblems(changed []int, lookup func(int)) {
 	st.probs = next
 }
 
-func (t *translation) lookupNoting(i int, lookup func(int), next []posProblems) []posProblems {
+func (t *ingressBuild) lookupNoting(i int, lookup func(int), next []posProblems) []posProblems {
 	before := len(t.problems)
 	lookup(i)
 	if len(t.problems) > before {
@@ -144,7 +144,7 @@ func (t *translation) lookupNoting(i int, lookup func(int), next []posProblems) 
 // default backend is involved, and returns the identities whose routes changed; otherwise it
 // groups every piece afresh (regrouped). The default backend's route is attached by
 // translateDefaultBackend when regrouped.
-func (t *translation) group(ps []*ingressPiece, changed []int, full bool) (dirty []*ksIdent, regrouped bool) {
+func (t *ingressBuild) group(ps []*ingressPiece, changed []int, full bool) (dirty []*ksIdent, regrouped bool) {
 	st := &t.memos.stages
 	if !full && st.groupGen != 0 {
 		t.groupGen = st.groupGen
@@ -164,7 +164,7 @@ func (t *translation) group(ps []*ingressPiece, changed []int, full bool) (dirty
 // services and attaches the new pieces' ones. false: a default backend is involved, or the
 // grouping is not what the old pieces made; the caller then regroups (which resets every Kong
 // service, so a half-done move leaves nothing behind).
-func (t *translation) moveRoutes(old, cur []*ingressPiece, changed []int) ([]*ksIdent, bool) {
+func (t *ingressBuild) moveRoutes(old, cur []*ingressPiece, changed []int) ([]*ksIdent, bool) {
 	var dirty []*ksIdent
 	for _, i := range changed {
 		if old[i].def != nil || cur[i].def != nil {
@@ -208,7 +208,7 @@ func (ks *kongService) detach(r, def *document.Route) bool {
 // dirty identities (and those depending on certificates) replaced, when the grouping was kept
 // or moved, no Kong service appears or disappears, and what Service-settings and upstream
 // pieces read changed only in known objects; otherwise buildServices walks every identity.
-func (t *translation) emit(dirty []*ksIdent, regrouped bool) ([]*document.Service, []*document.Upstream) {
+func (t *ingressBuild) emit(dirty []*ksIdent, regrouped bool) ([]*document.Service, []*document.Upstream) {
 	st := &t.memos.stages
 	if !t.keep || regrouped || st.svcs == nil || len(t.memos.idents.pending) > 0 {
 		return t.fullEmit()
@@ -248,7 +248,7 @@ func (t *translation) emit(dirty []*ksIdent, regrouped bool) ([]*document.Servic
 
 // replaySlotProblems reports again the problems of the Service-settings and upstream pieces of
 // the Kong services not emitted again in this build, and notes which have problems now.
-func (t *translation) replaySlotProblems(again []*ksIdent) {
+func (t *ingressBuild) replaySlotProblems(again []*ksIdent) {
 	st := &t.memos.stages
 	kept := st.withProblems[:0]
 	for _, id := range st.withProblems {
@@ -274,7 +274,7 @@ func slotProblems[V any](e *entry[V]) []Problem {
 }
 
 // reemit replaces one Kong service's entities in place; false when it appears or disappears.
-func (t *translation) reemit(id *ksIdent, svcs []*document.Service, ups []*document.Upstream) bool {
+func (t *ingressBuild) reemit(id *ksIdent, svcs []*document.Service, ups []*document.Upstream) bool {
 	ks := id.current(t.groupGen)
 	present := ks != nil && len(ks.routes) > 0
 	if present != (id.svcPos >= 0) || (present && !t.consistentAnnotations(ks.ident.name, []*corev1.Service{ks.svc})) {
@@ -291,7 +291,7 @@ func (t *translation) reemit(id *ksIdent, svcs []*document.Service, ups []*docum
 }
 
 // fullEmit is buildServices, remembering its lists and each identity's place in them.
-func (t *translation) fullEmit() ([]*document.Service, []*document.Upstream) {
+func (t *ingressBuild) fullEmit() ([]*document.Service, []*document.Upstream) {
 	svcs, ups, byName, byHost := t.buildServices()
 	if !t.keep {
 		return svcs, ups
@@ -319,8 +319,8 @@ func (t *translation) fullEmit() ([]*document.Service, []*document.Upstream) {
 
 // readDirty are the identities whose Service-settings or upstream piece read an object that
 // changed since the last build (through the readers index); false when that is not known.
-func (t *translation) readDirty() ([]*ksIdent, bool) {
-	st, k := &t.memos.stages, &t.memos.kinds
+func (t *ingressBuild) readDirty() ([]*ksIdent, bool) {
+	st, k := &t.memos.stages, t.kinds
 	if k.unchangedSince(st.svcMask, st.gen) {
 		return nil, true
 	}
@@ -332,7 +332,7 @@ func (t *translation) readDirty() ([]*ksIdent, bool) {
 
 // noteReads adds the kinds a Kong service's piece read to what the emitted pieces read and,
 // when it was computed in this build, records its reads in the readers index.
-func (t *translation) noteReads(id *ksIdent, r *reads, computed bool) {
+func (t *ingressBuild) noteReads(id *ksIdent, r *reads, computed bool) {
 	if !t.keep {
 		return
 	}
@@ -363,7 +363,7 @@ func readsOf[V any](e *entry[V]) *reads {
 }
 
 // settle records this build's stages for the next one.
-func (t *translation) settle(served *servedIngresses, ps []*ingressPiece, regrouped bool) (prevPS []*ingressPiece, prevServed *servedIngresses) {
+func (t *ingressBuild) settle(served *servedIngresses, ps []*ingressPiece, regrouped bool) (prevPS []*ingressPiece, prevServed *servedIngresses) {
 	if !t.keep {
 		return nil, nil
 	}
@@ -383,6 +383,14 @@ func (t *translation) settle(served *servedIngresses, ps []*ingressPiece, regrou
 func resolvesCerts(id *ksIdent) bool {
 	info := id.info.e
 	return info != nil && (info.val.clientCertName != "" || len(info.val.caCerts) > 0)
+}
+
+// ingressBuild is the Ingress family's view of one build: the build context and the memos the
+// family keeps, which assemble hands it (the core context holds no family's memos).
+type ingressBuild struct {
+	*translation
+	memos *ingressMemos
+	tls   *certBuilder // the certificates this build claims (certtls.go)
 }
 
 // ingressMemos are what the Ingress family keeps between builds.

@@ -47,9 +47,6 @@ func Gates() []Gate { return []Gate{GateRedirectPlugin, GateStickySessions} }
 // Has reports whether Kong version v has g's feature.
 func (g Gate) Has(v semver.Version) bool { return v.GTE(g.Since) }
 
-// has reports whether the Kong version translated for has g's feature.
-func (t *translation) has(g Gate) bool { return g.Has(t.opts.KongVersion) }
-
 // ParseKongVersion reads a version as Kong reports it in GET / ("3.9.1",
 // "3.10.0.1-enterprise-edition", "3.4") or as a user writes it, keeping major, minor and patch
 // as KIC does (an Enterprise build number, pre-release and build metadata are dropped). A

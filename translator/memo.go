@@ -4,8 +4,6 @@ import (
 	"math/bits"
 	"slices"
 
-	discoveryv1 "k8s.io/api/discovery/v1"
-
 	"github.com/kongsync/kongsync/store"
 )
 
@@ -20,15 +18,6 @@ import (
 // object (and ignores updates that do not change its resourceVersion), and snapshot objects are
 // immutable, so the same pointer means the same identity and resourceVersion, for objects read
 // from manifests (which have none) as well.
-
-// reads is what one piece looked up. mask has the bit of every kind read (kindBit): a piece
-// whose kinds all kept their lists since it was last checked needs no lookups to be reused.
-type reads struct {
-	objs  []objRead
-	lists []listRead
-	kinds []kindRead
-	mask  uint32
-}
 
 // validSince reports whether r, valid at build checked, is valid in snap (build cur): only reads
 // of kinds that changed since are looked up, and of those, when checked is the build before
@@ -77,25 +66,6 @@ func (r *reads) validSince(snap *store.Snapshot, k *kindGens, checked, cur uint6
 	return true
 }
 
-// objRead is one object looked up by kind, namespace and name, as found (nil: missing).
-type objRead struct {
-	ref store.Ref
-	obj store.Object
-}
-
-// listRead is one EndpointSlice index lookup, as found.
-type listRead struct {
-	ns, svc string
-	list    []*discoveryv1.EndpointSlice
-}
-
-// kindRead is a scan of a whole kind: valid while the kind's list is the same list (snapshots
-// share the lists of kinds that did not change).
-type kindRead struct {
-	kind store.Kind
-	list []store.Object
-}
-
 // add makes r's reads part of the reads of a piece that used the piece r belongs to.
 func (r *reads) add(o *reads) {
 	r.objs = append(r.objs, o.objs...)
@@ -122,7 +92,7 @@ type memo[K comparable, V any] struct {
 	used int
 	// alive, if set, must hold for a kept piece to be reused: what it refers to outside the
 	// snapshot (a Kong service identity) still exists.
-	alive func(*translation, V) bool
+	alive func(V) bool
 	// mask gathers the kinds the pieces handed out read, until takeMask.
 	mask uint32
 	// seq are the keys asked for by the current build, in order, and prev the previous build's:
@@ -170,7 +140,7 @@ func piece[K comparable, V any](t *translation, m *memo[K, V], key K, compute fu
 		return compute()
 	}
 	m.used++
-	if e, ok := m.find(t.gen, key); ok && (m.alive == nil || m.alive(t, e.val)) && t.reuse(&e.checked, &e.reads) {
+	if e, ok := m.find(t.gen, key); ok && (m.alive == nil || m.alive(e.val)) && t.reuse(&e.checked, &e.reads) {
 		if e.gen != t.gen {
 			e.gen = t.gen
 			m.put(key, e)
@@ -223,7 +193,7 @@ func (t *translation) reuse(checked *uint64, r *reads) bool {
 	if *checked == t.gen {
 		return true
 	}
-	k := &t.memos.kinds
+	k := t.kinds
 	if !k.unchangedSince(r.mask, *checked) && !r.validSince(t.snap.snap, k, *checked, t.gen) {
 		return false
 	}

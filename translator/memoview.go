@@ -24,6 +24,34 @@ func lookup(snap *store.Snapshot, ref store.Ref) (store.Object, bool) {
 	return snap.Get(ref)
 }
 
+// reads is what one piece looked up. mask has the bit of every kind read (kindBit): a piece
+// whose kinds all kept their lists since it was last checked needs no lookups to be reused.
+type reads struct {
+	objs  []objRead
+	lists []listRead
+	kinds []kindRead
+	mask  uint32
+}
+
+// objRead is one object looked up by kind, namespace and name, as found (nil: missing).
+type objRead struct {
+	ref store.Ref
+	obj store.Object
+}
+
+// listRead is one EndpointSlice index lookup, as found.
+type listRead struct {
+	ns, svc string
+	list    []*discoveryv1.EndpointSlice
+}
+
+// kindRead is a scan of a whole kind: valid while the kind's list is the same list (snapshots
+// share the lists of kinds that did not change).
+type kindRead struct {
+	kind store.Kind
+	list []store.Object
+}
+
 // view is the snapshot as a piece sees it: lookups are recorded in rec while a piece runs
 // (rec is nil in assemble, whose reads are redone on every build anyway).
 type view struct {

@@ -31,7 +31,7 @@ func (s pluginSource) clusterPlugin() bool { return s.kind == store.KindKongClus
 // lookupPlugin finds what a konghq.com/plugins item names, as KIC does: the KongPlugin of that
 // name in the namespace, else the KongClusterPlugin of that name, if this controller serves it
 // (KIC's store never holds KongClusterPlugins of another class).
-func (t *translation) lookupPlugin(namespace, name string) (pluginSource, bool) {
+func (t *pluginBuild) lookupPlugin(namespace, name string) (pluginSource, bool) {
 	if o, ok := t.snap.Get(store.Ref{Kind: store.KindKongPlugin, Namespace: namespace, Name: name}); ok {
 		if p, ok := o.(*configurationv1.KongPlugin); ok {
 			return pluginSource{ref: store.Ref{Kind: store.KindKongPlugin, Namespace: p.Namespace, Name: p.Name},
@@ -54,7 +54,7 @@ func clusterPluginSource(p *configurationv1.KongClusterPlugin) pluginSource {
 // servesClusterPlugin reports whether a KongClusterPlugin is ours: KIC requires its
 // kubernetes.io/ingress.class annotation to name our class, or to be absent when our class is
 // the cluster default. KongPlugins carry no class.
-func (t *translation) servesClusterPlugin(p *configurationv1.KongClusterPlugin) bool {
+func (t *pluginBuild) servesClusterPlugin(p *configurationv1.KongClusterPlugin) bool {
 	return t.servesClassAnnotation(p)
 }
 
@@ -67,8 +67,8 @@ type pluginPiece struct {
 
 // templateFor is the plugin piece of src; the template's pointer is stable while the piece is
 // reused, which keys the plugin entities made from it.
-func (t *translation) templateFor(src pluginSource) (*kong.Plugin, bool) {
-	pp := piece(t, t.memos.plugins, src.meta, func() *pluginPiece {
+func (t *pluginBuild) templateFor(src pluginSource) (*kong.Plugin, bool) {
+	pp := piece(t.translation, t.memos.plugins, src.meta, func() *pluginPiece {
 		p, ok := t.pluginTemplate(src)
 		return &pluginPiece{p: p, ok: ok}
 	})
@@ -78,14 +78,14 @@ func (t *translation) templateFor(src pluginSource) (*kong.Plugin, bool) {
 // pluginTemplate is the Kong plugin a KongPlugin or KongClusterPlugin describes, without the
 // entity it attaches to, id or instance_name suffix. It reports a problem on the source and
 // returns false when the config cannot be built: the plugin is then left out everywhere.
-func (t *translation) pluginTemplate(src pluginSource) (kong.Plugin, bool) {
+func (t *pluginBuild) pluginTemplate(src pluginSource) (kong.Plugin, bool) {
 	f := src.fields
 	if f.PluginName == "" {
 		t.problem(src.ref, "plugin", "plugin name is empty; %s skipped", src.kind)
 		return kong.Plugin{}, false
 	}
 	config, ok := t.pluginConfig(src)
-	if !ok || !t.configDepthOK(src, config) {
+	if !ok || !t.configDepthOK(src.ref, src.kind, src.fields, config) {
 		return kong.Plugin{}, false
 	}
 	// run_on is not passed on: Kong 3.x has no such field and rejects it; KIC drops it too once
@@ -107,7 +107,7 @@ func (t *translation) pluginTemplate(src pluginSource) (kong.Plugin, bool) {
 // pluginConfig builds the config as KIC does: config (an empty object when absent) with each
 // configPatch applied in order, or, when configFrom is set, the Secret value it names (JSON, or
 // else YAML). Setting both is an error. Numbers keep their exact text.
-func (t *translation) pluginConfig(src pluginSource) (kong.Configuration, bool) {
+func (t *pluginBuild) pluginConfig(src pluginSource) (kong.Configuration, bool) {
 	f := src.fields
 	raw := []byte(f.Config)
 	if len(bytes.TrimSpace(raw)) == 0 || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
@@ -170,7 +170,7 @@ func secretValueLimits() boundedyaml.Limits {
 
 // configFromSecret reads configFrom's Secret value as the whole config: JSON (numbers keep their
 // text), or else YAML converted as kubectl would (boundedyaml), both within secretValueLimits.
-func (t *translation) configFromSecret(src pluginSource) (kong.Configuration, bool) {
+func (t *pluginBuild) configFromSecret(src pluginSource) (kong.Configuration, bool) {
 	field := "configFrom.secretKeyRef"
 	val, ok := t.pluginSecretValue(src, src.fields.ConfigFrom.SecretValue, field)
 	if !ok {
@@ -192,7 +192,7 @@ func (t *translation) configFromSecret(src pluginSource) (kong.Configuration, bo
 
 // secretValueProblem reports a configFrom value that cannot be the config: over a bound (named),
 // or neither a JSON nor a YAML object (the parsers' messages would quote the Secret's data).
-func (t *translation) secretValueProblem(src pluginSource, field string, err error) bool {
+func (t *pluginBuild) secretValueProblem(src pluginSource, field string, err error) bool {
 	var le *boundedyaml.LimitError
 	if errors.As(err, &le) {
 		t.problem(src.ref, field, "the Secret value %v; %s skipped", le, src.kind)
@@ -204,7 +204,7 @@ func (t *translation) secretValueProblem(src pluginSource, field string, err err
 
 // pluginSecretValue reads a Secret key for a plugin: in the KongPlugin's own namespace, or in
 // the namespace the KongClusterPlugin's reference names.
-func (t *translation) pluginSecretValue(src pluginSource, ref configurationv1.SecretValueFromSource, field string) ([]byte, bool) {
+func (t *pluginBuild) pluginSecretValue(src pluginSource, ref configurationv1.SecretValueFromSource, field string) ([]byte, bool) {
 	ns := src.meta.GetNamespace()
 	if src.clusterPlugin() {
 		ns = ref.Namespace
@@ -298,6 +298,13 @@ func arrayIndex(tok string, n int, adding bool) (int, error) {
 		return 0, fmt.Errorf("bad array index %s", strconv.Quote(tok))
 	}
 	return i, nil
+}
+
+// pluginBuild is the plugin family's view of one build: the build context and the plugin
+// pieces it keeps, which the engine hands it.
+type pluginBuild struct {
+	*translation
+	memos *pluginPieceMemos
 }
 
 // pluginPieceMemos are the plugin pieces the engine keeps between builds.

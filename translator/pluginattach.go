@@ -34,10 +34,10 @@ type pluginCombo struct{ service, route, consumer, group string }
 // document, then the
 // global KongClusterPlugins, into KIC's top-level plugin list. It is part of assemble and runs
 // whole on every build, from doc and the pieces (templates, the objects with the annotation).
-func (t *translation) buildPlugins(doc *document.Document, in *pluginInputs) []*document.Plugin {
+func (t *pluginStageBuild) buildPlugins(doc *document.Document, in *pluginInputs) []*document.Plugin {
 	rels := map[pluginRef]*pluginRels{}
 	t.collectServiceRels(doc, rels)
-	t.collectRouteRels(doc, rels, in.routePieces)
+	t.collectRouteRels(doc, rels, in.routePieces, in.served)
 	t.collectConsumerRels(rels, in.consumers)
 	t.collectGroupRels(rels, in.groups)
 	keys := make([]pluginRef, 0, len(rels))
@@ -116,7 +116,7 @@ func (pass *pluginPass) entity(tmpl *kong.Plugin, c pluginCombo, idInput, instan
 // addRel records that referrer asks for plugin item r on an entity of kind relService,
 // relRoute, relConsumer or relConsumerGroup. A "namespace:name" item needs a ReferenceGrant in KIC; kongsync reads
 // none, so it is refused as KIC refuses it without one.
-func (t *translation) addRel(rels map[pluginRef]*pluginRels, r pluginRef, kind int, target pluginTarget) {
+func (t *pluginStageBuild) addRel(rels map[pluginRef]*pluginRels, r pluginRef, kind int, target pluginTarget) {
 	if r.remote && t.grantAllows(target.referrer, r.namespace, "configuration.konghq.com", "KongPlugin", r.name) {
 		r.remote = false // a ReferenceGrant in the plugin's namespace opens it to the referrer
 	}
@@ -146,7 +146,7 @@ func (t *translation) addRel(rels map[pluginRef]*pluginRels, r pluginRef, kind i
 // attachPlugin resolves one referenced plugin and appends a Kong plugin per combination of the
 // entities referencing it. A missing plugin is a problem on every referrer; a plugin that
 // cannot be built, one on the plugin.
-func (t *translation) attachPlugin(k pluginRef, rels *pluginRels, pass *pluginPass, out []*pluginEntity) []*pluginEntity {
+func (t *pluginStageBuild) attachPlugin(k pluginRef, rels *pluginRels, pass *pluginPass, out []*pluginEntity) []*pluginEntity {
 	src, found := t.lookupPlugin(k.namespace, k.name)
 	if !found {
 		for _, list := range [][]pluginTarget{rels.services, rels.routes, rels.consumers, rels.groups} {
@@ -193,7 +193,7 @@ func (t *translation) attachPlugin(k pluginRef, rels *pluginRels, pass *pluginPa
 // claimInstanceName records that src's plugin uses instance_name name, which Kong keeps unique
 // across all plugins. Two KongPlugins with one instance_name on one entity (or a global one
 // repeating another's) would collide, and KIC sends both: the later is reported and left out.
-func claimInstanceName(t *translation, owner map[string]store.Ref, src pluginSource, name string) bool {
+func claimInstanceName(t *pluginStageBuild, owner map[string]store.Ref, src pluginSource, name string) bool {
 	key := instanceKey(name)
 	if prev, taken := owner[key]; taken && prev != src.ref {
 		t.problem(src.ref, "instance_name", "instance_name %s is already used by %s; plugin not attached there",

@@ -17,7 +17,7 @@ const globalLabel = "global"
 // globalPlugins are the served KongClusterPlugins labelled global: "true", attached to nothing.
 // Two valid ones for the same plugin cancel each other out, as in KIC (a problem on each here;
 // KIC only logs); one that cannot be built does not count. They keep their instance_name.
-func (t *translation) globalPlugins(pass *pluginPass) []*pluginEntity {
+func (t *pluginStageBuild) globalPlugins(pass *pluginPass) []*pluginEntity {
 	byName := map[string][]*configurationv1.KongClusterPlugin{}
 	var names []string
 	for _, o := range t.snap.Objects(store.KindKongClusterPlugin) {

@@ -14,8 +14,8 @@ import (
 
 // pluginServices are the Services with konghq.com/plugins: a piece of the whole kind, reused
 // while no Service changed.
-func (t *translation) pluginServices() map[[2]string]*corev1.Service {
-	return piece(t, t.memos.pluginServices, struct{}{}, func() map[[2]string]*corev1.Service {
+func (t *pluginStageBuild) pluginServices() map[[2]string]*corev1.Service {
+	return piece(t.translation, t.memos.pluginServices, struct{}{}, func() map[[2]string]*corev1.Service {
 		annotated := map[[2]string]*corev1.Service{}
 		for _, o := range t.snap.Objects(store.KindService) {
 			if svc, ok := o.(*corev1.Service); ok && svc.Annotations[annPlugins] != "" {
@@ -28,7 +28,7 @@ func (t *translation) pluginServices() map[[2]string]*corev1.Service {
 
 // collectServiceRels adds the Kong services whose Kubernetes Service has konghq.com/plugins.
 // Output services are scanned only when some Service has the annotation.
-func (t *translation) collectServiceRels(doc *document.Document, rels map[pluginRef]*pluginRels) {
+func (t *pluginStageBuild) collectServiceRels(doc *document.Document, rels map[pluginRef]*pluginRels) {
 	annotated := t.pluginServices()
 	if len(annotated) == 0 {
 		return
@@ -46,9 +46,9 @@ func (t *translation) collectServiceRels(doc *document.Document, rels map[plugin
 	}
 }
 
-// collectRouteRels adds every route of each served Ingress with konghq.com/plugins (its
-// references parsed once).
-func (t *translation) collectRouteRels(doc *document.Document, rels map[pluginRef]*pluginRels, routePieces []*routePiece) {
+// collectRouteRels adds the routes of the Gateway API and stream routes with konghq.com/plugins,
+// and every route of each served Ingress with it (served: its references parsed once).
+func (t *pluginStageBuild) collectRouteRels(doc *document.Document, rels map[pluginRef]*pluginRels, routePieces []*routePiece, served *servedIngresses) {
 	for _, p := range routePieces {
 		for _, pr := range p.plugins {
 			t.addRel(rels, pr.plugin, relRoute, pluginTarget{name: pr.route, referrer: pr.referrer})
@@ -57,7 +57,7 @@ func (t *translation) collectRouteRels(doc *document.Document, rels map[pluginRe
 	for _, pr := range t.streamPlugins {
 		t.addRel(rels, pr.plugin, relRoute, pluginTarget{name: pr.route, referrer: pr.referrer})
 	}
-	annotated := t.selectIngresses().plugins
+	annotated := served.plugins
 	if len(annotated) == 0 {
 		return
 	}
@@ -77,7 +77,7 @@ func (t *translation) collectRouteRels(doc *document.Document, rels map[pluginRe
 
 // collectConsumerRels adds the Kong consumers whose KongConsumer has konghq.com/plugins (listed
 // by translateConsumers, so that the consumers without are not visited).
-func (t *translation) collectConsumerRels(rels map[pluginRef]*pluginRels, consumers consumerList) {
+func (t *pluginStageBuild) collectConsumerRels(rels map[pluginRef]*pluginRels, consumers consumerList) {
 	for _, e := range consumers.plugins {
 		if e.out.Username == nil {
 			t.problem(e.ref, annotationField(annPlugins), "a consumer without username can carry no plugins "+
@@ -93,7 +93,7 @@ func (t *translation) collectConsumerRels(rels map[pluginRef]*pluginRels, consum
 }
 
 // collectGroupRels adds the served consumer groups with konghq.com/plugins.
-func (t *translation) collectGroupRels(rels map[pluginRef]*pluginRels, groups *consumerGroupSet) {
+func (t *pluginStageBuild) collectGroupRels(rels map[pluginRef]*pluginRels, groups *consumerGroupSet) {
 	if groups == nil {
 		return
 	}
@@ -108,7 +108,7 @@ func (t *translation) collectGroupRels(rels map[pluginRef]*pluginRels, groups *c
 // ignoredGroupRels reports the consumer groups whose reference to src makes nothing because
 // KongConsumers reference it too: KIC then combines the plugin with the consumers only and
 // drops the groups' references without a word.
-func (t *translation) ignoredGroupRels(src pluginSource, rels *pluginRels) {
+func (t *pluginStageBuild) ignoredGroupRels(src pluginSource, rels *pluginRels) {
 	if len(rels.consumers) == 0 {
 		return
 	}

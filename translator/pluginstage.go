@@ -8,6 +8,13 @@ import (
 	"github.com/kongsync/kongsync/store"
 )
 
+// pluginStageBuild is the plugin stage's view of one build: the plugin family's view (the
+// plugin pieces) and what the stage keeps between builds, which assemble hands it.
+type pluginStageBuild struct {
+	pluginBuild
+	memos *pluginMemos
+}
+
 // pluginInputs are what the family stages hand the plugin stage, which assemble runs last: the
 // served Ingresses and their pieces (this build's and the last build's), the served Gateway API
 // route pieces, the served consumer groups and the consumers' part of the document.
@@ -51,11 +58,11 @@ var pluginKinds = kindBit(store.KindKongPlugin) | kindBit(store.KindKongClusterP
 // of changed: no kind in pluginKinds, the same annotated consumers, the same annotated Ingresses
 // (served.plugins), the same Kong services (the emit stage patched, nothing dropped either
 // time), and the changed pieces' routes of the same names where their Ingress is annotated.
-func (t *translation) plugins(doc *document.Document, in *pluginInputs) []*document.Plugin {
+func (t *pluginStageBuild) plugins(doc *document.Document, in *pluginInputs) []*document.Plugin {
 	st := &t.memos.pluginStage
 	if t.keep && st.pluginsGen == t.gen-1 && t.emitted && !t.dropped && in.prevServed != nil &&
 		sameMap(in.served.plugins, in.prevServed.plugins) &&
-		t.memos.kinds.unchangedSince(pluginKinds|st.pluginMask, st.pluginsGen) &&
+		t.kinds.unchangedSince(pluginKinds|st.pluginMask, st.pluginsGen) &&
 		samePluginRoutes(in.served, in.prevPS, in.ps, t.changed) &&
 		slices.Equal(st.routePieces, in.routePieces) && slices.Equal(st.consumerPlugins, in.consumers.plugins) {
 		t.problems = append(t.problems, st.pluginProblems...)
@@ -63,10 +70,10 @@ func (t *translation) plugins(doc *document.Document, in *pluginInputs) []*docum
 		return st.plugins
 	}
 	before := len(t.problems)
-	t.memos.plugins.takeMask()
+	t.pluginBuild.memos.plugins.takeMask()
 	out := t.buildPlugins(doc, in)
 	if t.keep {
-		st.pluginMask = t.memos.plugins.takeMask()
+		st.pluginMask = t.pluginBuild.memos.plugins.takeMask()
 		st.plugins, st.pluginProblems = out, slices.Clone(t.problems[before:])
 		st.routePieces = slices.Clone(in.routePieces)
 		st.consumerPlugins = in.consumers.plugins

@@ -27,3 +27,8 @@ func servicePortByNumber(svc *corev1.Service, n int32) *corev1.ServicePort {
 	}
 	return nil
 }
+
+// secretRef is the reference of a Secret, which problems about its certificates name.
+func secretRef(s *corev1.Secret) store.Ref {
+	return store.Ref{Kind: store.KindSecret, Namespace: s.Namespace, Name: s.Name}
+}

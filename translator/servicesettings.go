@@ -177,7 +177,7 @@ func (t *translation) caCertsFor(svc *corev1.Service, info *serviceInfo) {
 // depend on other Secrets than the Service's own piece reads: the client certificate's id is
 // set once identical certificates are merged, and a CA certificate counts only when it is in
 // the output.
-func (t *translation) resolveServiceCerts(svc *corev1.Service, info *serviceInfo, s *kong.Service) {
+func (t *certBuilder) resolveServiceCerts(svc *corev1.Service, info *serviceInfo, s *kong.Service) {
 	if name := info.clientCertName; name != "" {
 		field := annotationField(annClientCert)
 		switch ce := t.loadCert(svc.Namespace, name); {
@@ -192,9 +192,9 @@ func (t *translation) resolveServiceCerts(svc *corev1.Service, info *serviceInfo
 	}
 	var ids []*string
 	for _, c := range info.caCerts {
-		owner, ok := t.caCerts.owners[c.id]
+		owner, ok := t.ca.caCerts.owners[c.id]
 		named := store.Ref{Kind: store.KindSecret, Namespace: svc.Namespace, Name: c.name}
-		lostTo, lost := t.caCerts.lost[named]
+		lostTo, lost := t.ca.caCerts.lost[named]
 		switch {
 		case !ok && lost && lostTo.Namespace != svc.Namespace:
 			t.problem(serviceRef(svc), annotationField(annCACertSecrets), "Secret %s/%s is skipped: the older CA "+

@@ -24,7 +24,7 @@ var streamKinds = []store.Kind{store.KindTCPIngress, store.KindUDPIngress}
 // selectStreams returns the served TCPIngresses, then the served UDPIngresses, each oldest first
 // (ties by "namespace/name"), KIC's order. KIC serves them by the kubernetes.io/ingress.class
 // annotation alone: our class, or none when our IngressClass is the cluster default.
-func (t *translation) selectStreams() []servedStream {
+func (t *streamBuild) selectStreams() []servedStream {
 	var out []servedStream
 	for _, k := range streamKinds {
 		start := len(out)
@@ -47,14 +47,14 @@ func (t *translation) selectStreams() []servedStream {
 
 // streamTLS claims the TLS hosts of the served TCPIngresses, after the Ingresses' claims and in
 // TCPIngress order, as KIC merges them: certificates are shared with Ingresses.
-func (t *translation) streamTLS(streams []servedStream) {
+func (t *streamBuild) streamTLS(streams []servedStream) {
 	for _, st := range streams {
 		ti, ok := st.obj.(*kv1beta1.TCPIngress)
 		if !ok {
 			continue
 		}
 		for i, tl := range ti.Spec.TLS {
-			t.claimTLS(st.ref, ti.Namespace, tl.Hosts, tl.SecretName, "spec.tls["+strconv.Itoa(i)+"]",
+			t.tls.claimTLS(st.ref, ti.Namespace, tl.Hosts, tl.SecretName, "spec.tls["+strconv.Itoa(i)+"]",
 				"an Ingress or an older TCPIngress")
 		}
 	}
@@ -79,12 +79,12 @@ type streamGroup struct {
 // same Service port number; as in KIC, the TCPIngress's replaces it, and the Ingress routes it
 // held are reported. Upstreams of the same name (a Service port used by Ingress, TCPIngress and
 // UDPIngress) are made from the same Service port and are equal: one is kept.
-func (t *translation) streamPart(streams []servedStream, svcs []*document.Service, ups []*document.Upstream) ([]*document.Service, []*document.Upstream) {
+func (t *streamBuild) streamPart(streams []servedStream, svcs []*document.Service, ups []*document.Upstream) ([]*document.Service, []*document.Upstream) {
 	t.streamPlugins = nil
 	groups := map[string]*streamGroup{}
 	var names []string
 	for _, st := range streams {
-		p := piece(t, t.memos.streams, st.obj, func() *streamPiece { return t.streamPieceFor(st.obj) })
+		p := piece(t.translation, t.memos.streams, st.obj, func() *streamPiece { return t.streamPieceFor(st.obj) })
 		t.streamPlugins = append(t.streamPlugins, p.plugins...)
 		for i := range p.rules {
 			r := &p.rules[i]
@@ -132,7 +132,7 @@ func hasName[T any](list []T, n string, name func(T) string) bool {
 }
 
 // keptStreams returns the last build's stream entities and starts this build's.
-func (t *translation) keptStreams(any bool) *streamKept {
+func (t *streamBuild) keptStreams(any bool) *streamKept {
 	if !t.keep {
 		return &streamKept{}
 	}
@@ -159,13 +159,13 @@ func keepEqual[T any](last map[string]T, e T, name func(T) string) T {
 // streamServiceEntity is a group's Kong service: the first rule's, with every route (sorted)
 // and the certificates its Service's annotations name resolved (such a service is never kept:
 // its certificate id is set by assemble).
-func (t *translation) streamServiceEntity(g *streamGroup, kept *streamKept) *document.Service {
+func (t *streamBuild) streamServiceEntity(g *streamGroup, kept *streamKept) *document.Service {
 	s := *g.rule.svc
 	s.Routes = slices.Clone(g.routes)
 	sortRoutes(s.Routes)
 	info := g.rule.info
 	if info.clientCertName != "" || len(info.caCerts) > 0 {
-		t.resolveServiceCerts(g.rule.k8s, info, &s.Service)
+		t.tls.resolveServiceCerts(g.rule.k8s, info, &s.Service)
 		return &s
 	}
 	e := keepEqual(kept.svcs, &s, serviceName)
@@ -177,7 +177,7 @@ func (t *translation) streamServiceEntity(g *streamGroup, kept *streamKept) *doc
 
 // replaceIngressServices drops the Kong services the stream groups replace (an Ingress's Kong
 // service of the same name), with a problem on each Ingress whose routes it held.
-func (t *translation) replaceIngressServices(svcs []*document.Service, groups map[string]*streamGroup) []*document.Service {
+func (t *streamBuild) replaceIngressServices(svcs []*document.Service, groups map[string]*streamGroup) []*document.Service {
 	var out []*document.Service
 	for i, s := range svcs {
 		g := groups[*s.Name]
@@ -203,6 +203,14 @@ func (t *translation) replaceIngressServices(svcs []*document.Service, groups ma
 		return svcs
 	}
 	return out
+}
+
+// streamBuild is the stream family's view of one build: the build context and the memos the
+// family keeps, which assemble hands it.
+type streamBuild struct {
+	*translation
+	memos *streamMemos
+	tls   *certBuilder // the certificates this build claims (certtls.go)
 }
 
 // streamMemos are what the TCPIngress and UDPIngress family keeps between builds.

@@ -15,19 +15,23 @@ package translator
 import (
 	"hash/maphash"
 
+	networkingv1 "k8s.io/api/networking/v1"
+
 	"github.com/kongsync/kongsync/document"
+	icp "github.com/kongsync/kongsync/internal/apis/configuration/v1alpha1"
 	"github.com/kongsync/kongsync/store"
 )
 
-// translation is the state of one build: the pieces it uses (through the engine's memos, when
-// it keeps them) and assemble's cross-object decisions. Every map in it is looked up, never
-// ranged into output; output lists are sorted before they leave.
+// translation is the state of one build that every layer shares: the snapshot it reads, the
+// options, and assemble's cross-object decisions. It holds no family's or builder's memos:
+// assemble hands each its own (ingressBuild, gwBuild, …, certBuilder). Every map in it is
+// looked up, never ranged into output; output lists are sorted before they leave.
 type translation struct {
 	snap         view // the snapshot, through which pieces record what they read
 	opts         Options
 	gen          uint64
-	memos        *memos
-	keep         bool // the engine keeps entities for the next build
+	kinds        *kindGens // what changed between builds (memokinds.go)
+	keep         bool      // the engine keeps entities for the next build
 	defaultClass bool
 	problems     []Problem
 	parents      []ParentStatus // of the Gateway API routes, in visiting order (gwstage.go)
@@ -47,13 +51,19 @@ type translation struct {
 	emitted  bool   // the service and upstream lists were patched, not walked (ingressstage.go)
 	dropped  bool   // dropAmbiguousPaths dropped paths
 
-	certs      map[string]*certEntry // by "namespace/name" of the Secret
-	certOrder  []*certEntry          // Secrets that produce certificates, in claim order
-	sniOwner   map[string]*certEntry // TLS host → the Secret serving it
-	clientRefs []clientCertRef       // services whose client_certificate awaits the merged id
-	caCerts    *caCerts              // the CA certificates in the output, their Secrets
-
 	defaultRoute *document.Route // the default backend route, if any
+}
+
+// classParamsRead is this build's lookup of the IngressClass and its parameters, done once
+// (pieces record the reads each time they use it): like defaultClass, what the build's class
+// says, which the class-parameter builder (classparams.go) fills in.
+type classParamsRead struct {
+	done   bool
+	class  *networkingv1.IngressClass // nil: our IngressClass does not exist
+	ns     string                     // the parameters' namespace and name, when the reference is usable
+	name   string
+	refErr string // why spec.parameters cannot be followed; "" when it can (or is absent)
+	params *icp.IngressClassParameters
 }
 
 // idSpaces are the UUIDv5 namespaces of the entity types whose ids derive from their names.
@@ -78,3 +88,6 @@ func (t *translation) missingRef(ref store.Ref, field, format string, args ...an
 func (t *translation) deprecated(ref store.Ref, field, format string, args ...any) {
 	t.problems = append(t.problems, causedProblem(Deprecated, ref, field, format, args...))
 }
+
+// has reports whether the Kong version translated for has g's feature.
+func (t *translation) has(g Gate) bool { return g.Has(t.opts.KongVersion) }
