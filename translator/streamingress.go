@@ -90,6 +90,7 @@ func (t *translation) streamPieceFor(obj store.Object) *streamPiece {
 			}
 		}
 		rs.apply(&r.Route)
+		fillStreamRouteDefaults(&r.Route)
 		svcName := fmt.Sprintf("%s.%s.%d", ref.Namespace, in.Backend.ServiceName, in.Backend.ServicePort)
 		if udp {
 			svcName += ".udp"
@@ -192,4 +193,17 @@ func (t *translation) streamService(name string, k8s *corev1.Service, sp *corev1
 	}
 	t.applyUpstreamPolicy(&u.Upstream, t.upstreamPolicy(k8s).policy, []*corev1.Service{k8s})
 	return &streamRule{svc: s, up: u, k8s: k8s, info: info}
+}
+
+// fillStreamRouteDefaults gives a TCPIngress or UDPIngress route the two fields KIC fills on
+// every route it sends, where nothing set them (its deck generation's fillRoute): Kong's own
+// defaults, so Kong holds the same either way, but KIC writes them and a switch must not
+// change the document.
+func fillStreamRouteDefaults(r *kong.Route) {
+	if r.HTTPSRedirectStatusCode == nil {
+		r.HTTPSRedirectStatusCode = kong.Int(426)
+	}
+	if r.PathHandling == nil {
+		r.PathHandling = kong.String("v0")
+	}
 }
