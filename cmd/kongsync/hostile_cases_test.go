@@ -233,7 +233,11 @@ func writeWeights(t *testing.T, dir string) {
 var weightLine = regexp.MustCompile(`(?m)^\s*weight: (\d+)$`)
 
 func checkWeights(t *testing.T, _, out string) {
-	for _, m := range weightLine.FindAllStringSubmatch(out, -1) {
+	ms := weightLine.FindAllStringSubmatch(out, -1)
+	if len(ms) < 2 {
+		t.Fatalf("found %d target weights; want both backends' targets in the config", len(ms))
+	}
+	for _, m := range ms {
 		if w, _ := strconv.Atoi(m[1]); w > 65535 {
 			t.Errorf("a target weight %d is beyond Kong's 65535", w)
 		}
