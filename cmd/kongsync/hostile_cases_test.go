@@ -223,7 +223,9 @@ func writeRegexes(t *testing.T, dir string) {
 }
 
 func writeWeights(t *testing.T, dir string) {
-	objs := append(backend("evil", "w1"), backend("evil", "w2")...)
+	w2 := backend("evil", "w2")
+	w2[1]["endpoints"] = []obj{{"addresses": []string{"10.9.9.8"}}} // a target of its own
+	objs := append(backend("evil", "w1"), w2...)
 	objs = append(objs, object("gateway.networking.k8s.io/v1", "HTTPRoute", "evil", "w", nil, obj{"spec": obj{
 		"parentRefs": []obj{{"name": "gw"}},
 		"rules":      []obj{{"backendRefs": []obj{{"kind": "Service", "name": "w1", "port": 80, "weight": 1000000}, {"kind": "Service", "name": "w2", "port": 80, "weight": 1}}}}}}))
