@@ -21,12 +21,12 @@ const stubUpstream = "kong"
 // engine only composes them.
 type memos struct {
 	kindMemos        // what changed between builds (memokinds.go)
-	ingressMemos     // ingressstage.go
+	ingressMemos     // ingressbuild.go
 	gwMemos          // gwstage.go
 	streamMemos      // streamassemble.go
-	consumerMemos    // consumerstage.go
+	consumerMemos    // consumerbuild.go
 	pluginPieceMemos // plugin.go
-	pluginMemos      // pluginattach.go
+	pluginMemos      // pluginstagebuild.go
 	certMemos        // certtls.go
 	caMemos          // certca.go
 }

@@ -1,7 +1,6 @@
 package translator
 
 import (
-	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -10,31 +9,6 @@ import (
 	configurationv1 "github.com/kongsync/kongsync/internal/apis/configuration/v1"
 	"github.com/kongsync/kongsync/store"
 )
-
-// consumerPiece is a KongConsumer's piece: its Kong consumer with the credentials of the
-// Secrets it lists (read), where each came from, and its consumerGroups items with their
-// membership entities.
-type consumerPiece struct {
-	out     *document.Consumer
-	creds   []credentialUse
-	members []groupMember
-}
-
-// credentialUse is a credential with the Secret it came from and its place in the consumer.
-type credentialUse struct {
-	secret store.Ref
-	index  int // its place in credentials on the KongConsumer
-	cred   *credential
-}
-
-// consumerList is the consumers part of the document: the Kong consumers and their
-// memberships in consumer groups.
-type consumerList struct {
-	consumers []*document.Consumer
-	members   []*document.ConsumerGroupConsumer
-	// plugins are the consumers whose KongConsumer has konghq.com/plugins, in output order.
-	plugins []*consumerEntry
-}
 
 // servesConsumer reports whether the KongConsumer is ours. KIC matches only the
 // kubernetes.io/ingress.class annotation; an absent one counts only when our IngressClass is
@@ -74,11 +48,6 @@ type consumerAlloc struct {
 	username, customID, id string
 	tags                   tagBlock
 }
-
-// field is the credential's field on the KongConsumer (made only for a problem).
-func (u credentialUse) field() string { return credentialField(u.index) }
-
-func credentialField(i int) string { return "credentials[" + strconv.Itoa(i) + "]" }
 
 // consumerCredentials attaches the credentials of the Secrets the consumer lists, in listed
 // order (KIC's order). A Secret listed twice counts once, and so does a unique credential value

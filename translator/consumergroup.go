@@ -2,7 +2,6 @@ package translator
 
 import (
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/kong/go-kong/kong"
@@ -12,27 +11,6 @@ import (
 	kup "github.com/kongsync/kongsync/internal/apis/configuration/v1beta1"
 	"github.com/kongsync/kongsync/store"
 )
-
-// consumerGroupSet is the KongConsumerGroups this controller serves, as KIC v3.5.13 translates
-// them (FillConsumerGroups): one Kong consumer group per served object, named after
-// metadata.name, tagged like every object, with go-kong's UUIDv5 id of the name.
-type consumerGroupSet struct {
-	// list is the Kong consumer groups in KIC's deckgen order: by name, descending.
-	list []*kong.ConsumerGroup
-	// byRef holds every served group by namespace/name; those skipped for a name another group
-	// took have no entity (out is nil) and the owner's ref.
-	byRef map[[2]string]*groupEntry
-	// plugins are the groups with konghq.com/plugins, in namespace/name order.
-	plugins []*groupEntry
-}
-
-// groupEntry is one served KongConsumerGroup.
-type groupEntry struct {
-	obj   *kup.KongConsumerGroup
-	ref   store.Ref
-	out   *kong.ConsumerGroup // nil: skipped, its name is owner's
-	owner store.Ref
-}
 
 // groupAlloc is a consumer group entity with its id in one allocation.
 type groupAlloc struct {
@@ -114,17 +92,6 @@ func (t *consumerBuild) checkGroupSpec(e *groupEntry) {
 			"konghq.com/tags annotation, as in KIC")
 	}
 }
-
-// groupMember is one consumerGroups item of a KongConsumer: the group's name, the field it came
-// from, and the membership entity it makes when the group is served.
-type groupMember struct {
-	name  string
-	index int // its place in consumerGroups
-	entry *document.ConsumerGroupConsumer
-}
-
-// field is the item's field on the KongConsumer (made only for a problem).
-func (m groupMember) field() string { return "consumerGroups[" + strconv.Itoa(m.index) + "]" }
 
 // consumerMembers lists a KongConsumer's consumerGroups items with their membership entities
 // (made once per consumer piece, so that reused consumers keep their entities' pointers). A

@@ -30,69 +30,6 @@ import (
 // served consumers, reusing every piece whose reads are unchanged. The property tests compare
 // every warm build with a cold one.
 
-// consumerStage is what the last build's consumer stage kept.
-type consumerStage struct {
-	gen          uint64 // the build it describes (0: none)
-	defaultClass bool
-	groups       *consumerGroupSet // the groups its memberships were resolved against
-	mask         uint32            // the kinds its pieces read
-	unindexed    bool              // a piece read an EndpointSlice list or a whole kind
-	byKey        map[[2]string]*consumerEntry
-	// holders are the served consumers holding each global name (claimKey: a username, custom_id or a
-	// credential's ukey: credentials count once the consumer's piece is made); owners the kept
-	// one of them.
-	holders      claimMaps[holderList]
-	owners       claimMaps[valueHolder]
-	out          []*consumerEntry // kept, in output order
-	list         consumerList     // the document's part, as last built
-	withProblems []*consumerEntry
-	// readers are the consumers whose pieces made each read; built on the first change of a
-	// kind pieces read (a cold build never needs it), then kept up to date.
-	readers readersIndex[*consumerEntry]
-	stats   consumerStats
-}
-
-// consumerStats count what the stage did, for tests to see that changes took the paths they
-// were meant to.
-type consumerStats struct {
-	rebuilds, patches int // builds that started over, that followed changes
-	cascades          int // decisions a changed decision passed on
-	refusedCreds      int // decisions that skipped a consumer for a credential value
-}
-
-// consumerEntry is one served KongConsumer.
-type consumerEntry struct {
-	obj *configurationv1.KongConsumer
-	ref store.Ref
-	// nameKey and idKey are its username's and custom_id's global name keys ("" when unset).
-	nameKey, idKey claimKey
-	// p is its piece (Kong consumer, credentials, memberships), computed when it first claims
-	// its values; nil until then.
-	p       *entry[*consumerPiece]
-	own     entry[*consumerPiece] // p's storage in a build that keeps nothing
-	out     *document.Consumer
-	kept    bool // it claimed every global name it holds
-	inOut   bool // in the output list
-	removed bool // replaced or gone
-	plugins bool // has konghq.com/plugins
-	members []*document.ConsumerGroupConsumer
-	// claim and memberProbs are its problems from each decision; the piece's problems count
-	// only while it is kept.
-	claim, memberProbs []Problem
-	probPos            int    // its place in withProblems plus one; 0: absent
-	touched, queued    uint64 // the build that last touched or queued it
-}
-
-// consumerWork is one build's pass over the stage: what it touched and what it still has to
-// decide.
-type consumerWork struct {
-	t       *consumerBuild
-	st      *consumerStage
-	groups  *consumerGroupSet // this build's served groups, which memberships resolve against
-	queue   claimQueue
-	touched []*consumerEntry // whose output state may have changed
-}
-
 // translateConsumers builds the Kong consumers, credentials nested, of the KongConsumers this
 // controller serves, and their consumer group memberships. Output order is KIC's deckgen order:
 // by username, then custom_id, both ascending, a missing value first; memberships follow their
@@ -239,33 +176,6 @@ func (st *consumerStage) remove(w *consumerWork, e *consumerEntry) {
 	w.touch(e)
 }
 
-// ensurePiece computes the entry's piece the first time it is kept. Its problems are kept
-// with it and reported with the entry's other problems.
-func (st *consumerStage) ensurePiece(t *consumerBuild, e *consumerEntry) {
-	if e.p != nil {
-		return
-	}
-	before := len(t.problems)
-	var p *entry[*consumerPiece]
-	if t.keep {
-		p = record(t.translation, func() *consumerPiece { return t.consumerPieceOf(e.obj, e.ref) })
-	} else { // nothing is kept for a next build: no reads to record, no entry of its own
-		p = &e.own
-		p.val = t.consumerPieceOf(e.obj, e.ref)
-		p.problems = slices.Clone(t.problems[before:])
-	}
-	t.problems = t.problems[:before]
-	st.setPiece(e, p)
-}
-
-// setPiece gives an entry its piece.
-func (st *consumerStage) setPiece(e *consumerEntry, p *entry[*consumerPiece]) {
-	e.p, e.out = p, p.val.out
-	st.mask |= p.reads.mask
-	st.addHolders(e, true)
-	st.indexEntry(e)
-}
-
 // indexReaders builds the readers index from the entries' pieces, once.
 func (st *consumerStage) indexReaders() {
 	if st.readers.built() {
@@ -274,27 +184,6 @@ func (st *consumerStage) indexReaders() {
 	st.readers.reset()
 	for _, e := range st.byKey {
 		st.indexEntry(e)
-	}
-}
-
-// indexEntry adds an entry's piece reads to the readers index, if there is one.
-func (st *consumerStage) indexEntry(e *consumerEntry) {
-	if e.p == nil {
-		return
-	}
-	if len(e.p.reads.lists)+len(e.p.reads.kinds) > 0 {
-		st.unindexed = true
-	}
-	if st.readers.built() {
-		st.readers.add(e, &e.p.reads)
-	}
-}
-
-// touch notes that an entry's output state may have changed in this build.
-func (w *consumerWork) touch(e *consumerEntry) {
-	if e.touched != w.t.gen {
-		e.touched = w.t.gen
-		w.touched = append(w.touched, e)
 	}
 }
 
@@ -380,19 +269,6 @@ func (st *consumerStage) makeList() consumerList {
 	return l
 }
 
-// problemCount counts an entry's problems now: its claim's, and, while kept, its piece's and
-// its memberships'.
-func (e *consumerEntry) problemCount() int {
-	if e.removed {
-		return 0
-	}
-	n := len(e.claim)
-	if e.kept {
-		n += len(e.p.problems) + len(e.memberProbs)
-	}
-	return n
-}
-
 // trackProblems keeps withProblems to the entries that have problems.
 func (st *consumerStage) trackProblems(e *consumerEntry) {
 	has := e.problemCount() > 0
@@ -417,17 +293,4 @@ func (st *consumerStage) replayProblems(t *consumerBuild) {
 			t.problems = append(t.problems, e.memberProbs...)
 		}
 	}
-}
-
-// consumerBuild is the consumer family's view of one build: the build context and the memos
-// the family keeps, which assemble hands it.
-type consumerBuild struct {
-	*translation
-	memos *consumerMemos
-}
-
-// consumerMemos are what the consumer family keeps between builds.
-type consumerMemos struct {
-	consumerStage  consumerStage                  // translateConsumers' state
-	consumerGroups *memo[bool, *consumerGroupSet] // consumerGroups, whole
 }

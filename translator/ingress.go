@@ -8,66 +8,7 @@ import (
 	"github.com/kong/go-kong/kong"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
-
-	"github.com/kongsync/kongsync/document"
 )
-
-// routeGroup is one Kong route under construction: KIC makes one route per Ingress, host,
-// Service and port, holding every path that shares them.
-type routeGroup struct {
-	be    backend // Service and port
-	host  string
-	route *routeAlloc
-}
-
-// pathPos locates an Ingress path; its field paths are built only when a problem needs one.
-type pathPos struct{ rule, path int }
-
-func (p pathPos) field(suffix string) string {
-	return "spec.rules[" + strconv.Itoa(p.rule) + "].http.paths[" + strconv.Itoa(p.path) + "]" + suffix
-}
-
-// ingressPiece is what one Ingress contributes: its route settings, its rule routes with the
-// backends they route to, and its default backend. It reads the Ingress and the Services its
-// backends name; which Ingresses count and how their routes combine is assemble's.
-type ingressPiece struct {
-	epoch  uint64 // the identity table's epoch when its identities were last known alive
-	rs     *routeSettings
-	uses   []ruleUse
-	def    *defaultPiece // nil: no default backend (or the Ingress's routes are skipped)
-	useBuf [1]ruleUse    // uses' first backing array: most Ingresses make one route
-	rsBuf  routeSettings // rs's storage
-}
-
-// ruleUse is one rule route and the backend it routes to.
-type ruleUse struct {
-	be    backend
-	route *document.Route
-	// key0 and more are the hashes of its match keys (ingressoverlap.go): most routes have one.
-	key0  uint64
-	more  []uint64
-	nkeys int
-}
-
-// setKeys keeps a route's match-key hashes.
-func (u *ruleUse) setKeys(hs []uint64) {
-	u.nkeys = len(hs)
-	if len(hs) == 1 {
-		u.key0, u.more = hs[0], nil
-		return
-	}
-	u.more = slices.Clone(hs)
-}
-
-// defaultPiece is an Ingress's default backend as it would be used: resolved (ok) with its
-// catch-all route, or not; problems are what resolving it reported, which count only when this
-// Ingress is the one whose default backend is considered.
-type defaultPiece struct {
-	ok       bool
-	be       backend
-	route    *document.Route
-	problems []Problem
-}
 
 // ingressPiece is the piece of ing.
 func (t *ingressBuild) ingressPiece(ing *networkingv1.Ingress) *ingressPiece {
@@ -167,50 +108,6 @@ func (t *ingressBuild) translatePath(ing *networkingv1.Ingress, ip *ingressPiece
 		g.route.addPath(kp, t.defaults.slash)
 	}
 	return groups
-}
-
-// routeGroups are an Ingress's route groups in order of appearance, indexed once they are many
-// (an Ingress of thousands of hosts would otherwise search them for each path).
-type routeGroups struct {
-	list []routeGroup
-	idx  map[groupKey]int
-}
-
-type groupKey struct {
-	id   *ksIdent
-	host string
-}
-
-// groupsIndexedAt is the number of groups from which they are looked up in a map.
-const groupsIndexedAt = 16
-
-func (gs routeGroups) find(id *ksIdent, host string) *routeGroup {
-	if gs.idx != nil {
-		if i, ok := gs.idx[groupKey{id, host}]; ok {
-			return &gs.list[i]
-		}
-		return nil
-	}
-	for i := range gs.list {
-		if gs.list[i].be.ident == id && gs.list[i].host == host {
-			return &gs.list[i]
-		}
-	}
-	return nil
-}
-
-func (gs routeGroups) add(g routeGroup) (routeGroups, *routeGroup) {
-	gs.list = append(gs.list, g)
-	switch n := len(gs.list); {
-	case n == groupsIndexedAt:
-		gs.idx = make(map[groupKey]int, 2*n)
-		for i := range gs.list {
-			gs.idx[groupKey{gs.list[i].be.ident, gs.list[i].host}] = i
-		}
-	case n > groupsIndexedAt:
-		gs.idx[groupKey{g.be.ident, g.host}] = n - 1
-	}
-	return gs, &gs.list[len(gs.list)-1]
 }
 
 // unsupportedBackend explains why a non-Service backend cannot be translated.

@@ -104,16 +104,6 @@ func compareServed(a, b *networkingv1.Ingress) int {
 	return compareNsName(a.Namespace, a.Name, b.Namespace, b.Name)
 }
 
-// servedIngresses is the piece of the whole Ingress kind: the served Ingresses in order, and
-// those of them with konghq.com/plugins (one scan for both).
-type servedIngresses struct {
-	list    []*networkingv1.Ingress
-	plugins map[[2]string]*annotatedIngress
-	// tls and defs are the positions in list of the Ingresses with TLS entries and with a
-	// default backend: the only ones the TLS claims and the default backend look at.
-	tls, defs []int
-}
-
 func (t *ingressBuild) servedIngresses() *servedIngresses {
 	all := t.snap.Objects(store.KindIngress)
 	out := make([]*networkingv1.Ingress, 0, len(all))
@@ -141,10 +131,4 @@ func (t *ingressBuild) servedIngresses() *servedIngresses {
 		}
 	}
 	return si
-}
-
-// annotatedIngress is a served Ingress with konghq.com/plugins, its references parsed.
-type annotatedIngress struct {
-	ref  store.Ref
-	refs []pluginRef
 }

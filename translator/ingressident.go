@@ -100,43 +100,44 @@ func (tb *identTable) sweep(gen uint64) {
 	tb.pending = slices.DeleteFunc(tb.pending, dead)
 }
 
-// intern returns the identity of Kong service `<ns>.<backend>.<port>`.
-func (t *ingressBuild) intern(ns, backend string, pd portDef) *ksIdent {
-	var buf [256]byte
-	name := appendServiceName(buf[:0], ns, backend, pd)
-	if id, ok := t.memos.idents.m[string(name)]; ok {
-		return id
-	}
-	n := len(name)
-	all := appendUpstreamName(name, ns, backend, pd)
-	var p strPack
-	p.grow(len(all) + 36)
-	p.writeBytes(all[:n])
-	id := &ksIdent{name: p.take(), svcPos: -1, upPos: -1}
-	p.writeBytes(all[n:])
-	id.host = p.take()
-	id.id = p.addID(t.ids.services, id.name)
-	tb := &t.memos.idents
-	tb.m[id.name] = id
-	tb.pending = append(tb.pending, id)
-	return id
+// kongService is one Kong service of a build: one Kubernetes Service port, as Ingress backends
+// name it, with the routes of every Ingress that uses it.
+type kongService struct {
+	ident      *ksIdent // its name, host and id
+	port       portDef
+	svc        *corev1.Service
+	svcPort    *corev1.ServicePort
+	portNumber int32
+	fromRules  bool // routed to by a rule path (then it has path "/"), not only a default backend
+	routes     []*document.Route
+	routeBuf   [1]*document.Route // routes' first backing array: most Kong services have one route
+	upstream   *document.Upstream // set once the service is emitted
 }
 
-// alive reports whether every identity an Ingress piece routes to is still interned:
-// certainly so when no identity was dropped since the piece last checked (epoch).
-func (tb *identTable) alive(p *ingressPiece) bool {
-	ep := tb.epoch
-	if p.epoch == ep {
-		return true
-	}
-	for i := range p.uses {
-		if p.uses[i].be.ident.dead {
-			return false
-		}
-	}
-	if p.def != nil && p.def.ok && p.def.be.ident.dead {
+// serviceInputs is what a Kong service entity is made from besides its identity and routes.
+type serviceInputs struct {
+	svc       *corev1.Service
+	info      *serviceInfo
+	portNum   int32
+	fromRules bool
+}
+
+// upstreamIn is what an upstream piece is made from besides its name and what it reads: the
+// Service, its settings and port.
+type upstreamIn struct {
+	svc     *corev1.Service
+	info    *serviceInfo
+	svcPort corev1.ServicePort
+	hasPort bool
+}
+
+// detach removes a rule route from the Kong service; def is the default backend's route.
+func (ks *kongService) detach(r, def *document.Route) bool {
+	i := slices.IndexFunc(ks.routes, func(x *document.Route) bool { return x == r })
+	if i < 0 {
 		return false
 	}
-	p.epoch = ep
+	ks.routes = slices.Delete(ks.routes, i, i+1)
+	ks.fromRules = slices.ContainsFunc(ks.routes, func(x *document.Route) bool { return x != def })
 	return true
 }

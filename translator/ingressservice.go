@@ -14,29 +14,6 @@ import (
 	"github.com/kongsync/kongsync/store"
 )
 
-// backend is an Ingress backend resolved against its Service: a piece's reference to the Kong
-// service that assemble builds from every reference to it.
-type backend struct {
-	ident   *ksIdent
-	port    portDef
-	svc     *corev1.Service
-	svcPort *corev1.ServicePort // nil when the Service does not declare the port number
-}
-
-// kongService is one Kong service of a build: one Kubernetes Service port, as Ingress backends
-// name it, with the routes of every Ingress that uses it.
-type kongService struct {
-	ident      *ksIdent // its name, host and id
-	port       portDef
-	svc        *corev1.Service
-	svcPort    *corev1.ServicePort
-	portNumber int32
-	fromRules  bool // routed to by a rule path (then it has path "/"), not only a default backend
-	routes     []*document.Route
-	routeBuf   [1]*document.Route // routes' first backing array: most Kong services have one route
-	upstream   *document.Upstream // set once the service is emitted
-}
-
 // kongService returns this build's Kong service of a resolved backend, creating it on first use.
 func (t *ingressBuild) kongService(be *backend) *kongService {
 	id := be.ident
@@ -185,14 +162,6 @@ func (t *ingressBuild) buildServices() (svcs []*document.Service, ups []*documen
 	return svcs, ups, byName, byHost
 }
 
-// serviceInputs is what a Kong service entity is made from besides its identity and routes.
-type serviceInputs struct {
-	svc       *corev1.Service
-	info      *serviceInfo
-	portNum   int32
-	fromRules bool
-}
-
 // serviceFor is buildService, reusing the last build's entity of the same name while its inputs
 // and routes are the same. Services whose certificates assemble resolves are always rebuilt.
 func (t *ingressBuild) serviceFor(ks *kongService, info *serviceInfo) *document.Service {
@@ -218,15 +187,6 @@ func sameRoutes(id *ksIdent, routes []*document.Route) bool {
 		return id.route0 == routes[0] && id.nroutes == 1
 	}
 	return slices.Equal(id.out.Routes, routes)
-}
-
-// upstreamIn is what an upstream piece is made from besides its name and what it reads: the
-// Service, its settings and port.
-type upstreamIn struct {
-	svc     *corev1.Service
-	info    *serviceInfo
-	svcPort corev1.ServicePort
-	hasPort bool
 }
 
 // upstreamFor is the upstream piece of a Kong service: its upstream with targets (from the
@@ -343,4 +303,38 @@ func (t *ingressBuild) targets(ks *kongService, small *smallTargets) []*kong.Tar
 		return nil
 	}
 	return t.serviceTargets(ks.svc, ks.svcPort, small)
+}
+
+// noteReads adds the kinds a Kong service's piece read to what the emitted pieces read and,
+// when it was computed in this build, records its reads in the readers index.
+func (t *ingressBuild) noteReads(id *ksIdent, r *reads, computed bool) {
+	if !t.keep {
+		return
+	}
+	t.svcMask |= r.mask
+	if computed {
+		t.memos.stages.readers.add(id, r)
+	}
+}
+
+// intern returns the identity of Kong service `<ns>.<backend>.<port>`.
+func (t *ingressBuild) intern(ns, backend string, pd portDef) *ksIdent {
+	var buf [256]byte
+	name := appendServiceName(buf[:0], ns, backend, pd)
+	if id, ok := t.memos.idents.m[string(name)]; ok {
+		return id
+	}
+	n := len(name)
+	all := appendUpstreamName(name, ns, backend, pd)
+	var p strPack
+	p.grow(len(all) + 36)
+	p.writeBytes(all[:n])
+	id := &ksIdent{name: p.take(), svcPos: -1, upPos: -1}
+	p.writeBytes(all[n:])
+	id.host = p.take()
+	id.id = p.addID(t.ids.services, id.name)
+	tb := &t.memos.idents
+	tb.m[id.name] = id
+	tb.pending = append(tb.pending, id)
+	return id
 }

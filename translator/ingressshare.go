@@ -23,21 +23,6 @@ func (t *ingressBuild) mayShare(ps []*ingressPiece) bool {
 	return sh.count(ps)
 }
 
-// shareTable counts the rule routes claiming each match-key hash; while valid, every hash has
-// the routes of one Kong service only.
-type shareTable struct {
-	m      map[uint64]shareCount
-	seq    []*ingressPiece // the pieces counted, in served order
-	gen    uint64          // the build that last asked
-	answer bool
-	valid  bool // m counts exactly seq's keys
-}
-
-type shareCount struct {
-	id *ksIdent
-	n  int32
-}
-
 func sameSeq(a, b []*ingressPiece) bool {
 	return len(a) == 0 || &a[0] == &b[0] || slicesEqual(a, b)
 }

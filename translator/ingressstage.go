@@ -27,34 +27,6 @@ import (
 // service appearing or disappearing, a kind whose changes are unknown), the stage runs whole.
 // The property and warm golden tests compare every build with a cold one.
 
-// stages is what the last build's stages produced, for the next build to reuse.
-type stages struct {
-	gen    uint64 // the build they describe; 0: none
-	served *servedIngresses
-	ps     []*ingressPiece
-	probs  []posProblems // the problems of the pieces in ps that have some
-	mask   uint32        // what the pieces in ps read (kinds)
-	epoch  uint64        // the identity table's epoch then
-	// groupGen is the build whose grouping of routes the identities' Kong services hold.
-	groupGen uint64
-	svcs     []*document.Service // before ambiguous paths are dropped
-	ups      []*document.Upstream
-	svcMask  uint32     // what the Service-settings and upstream pieces read (kinds)
-	always   []*ksIdent // Kong services whose entity depends on assemble (certificates)
-	// withProblems are the emitted Kong services whose Service-settings or upstream piece
-	// reported problems, which a build that does not emit them again reports again.
-	withProblems []*ksIdent
-	readers      readersIndex[*ksIdent]
-	// defaultRoute is the default backend's route in the kept grouping.
-	defaultRoute *document.Route
-}
-
-// posProblems are the problems of the piece at a position of the served order.
-type posProblems struct {
-	pos      int
-	problems []Problem
-}
-
 // servedPieces returns the pieces of the served Ingresses, in order, and the positions whose
 // piece differs from the last build's (nil with full: every position).
 func (t *ingressBuild) servedPieces(served *servedIngresses) (ps []*ingressPiece, changed []int, full bool) {
@@ -193,17 +165,6 @@ func (t *ingressBuild) moveRoutes(old, cur []*ingressPiece, changed []int) ([]*k
 	return dirty, true
 }
 
-// detach removes a rule route from the Kong service; def is the default backend's route.
-func (ks *kongService) detach(r, def *document.Route) bool {
-	i := slices.IndexFunc(ks.routes, func(x *document.Route) bool { return x == r })
-	if i < 0 {
-		return false
-	}
-	ks.routes = slices.Delete(ks.routes, i, i+1)
-	ks.fromRules = slices.ContainsFunc(ks.routes, func(x *document.Route) bool { return x != def })
-	return true
-}
-
 // emit emits the Kong services and upstreams: the last build's lists with the entities of the
 // dirty identities (and those depending on certificates) replaced, when the grouping was kept
 // or moved, no Kong service appears or disappears, and what Service-settings and upstream
@@ -330,18 +291,6 @@ func (t *ingressBuild) readDirty() ([]*ksIdent, bool) {
 	return st.readers.changed(k, st.svcMask, st.gen, nil)
 }
 
-// noteReads adds the kinds a Kong service's piece read to what the emitted pieces read and,
-// when it was computed in this build, records its reads in the readers index.
-func (t *ingressBuild) noteReads(id *ksIdent, r *reads, computed bool) {
-	if !t.keep {
-		return
-	}
-	t.svcMask |= r.mask
-	if computed {
-		t.memos.stages.readers.add(id, r)
-	}
-}
-
 // rebuildReaders rebuilds the readers index from the identities' pieces, after identities were
 // dropped (the index only ever grows otherwise: a stale entry costs a needless re-emit).
 func (st *stages) rebuildReaders(tb *identTable) {
@@ -383,21 +332,4 @@ func (t *ingressBuild) settle(served *servedIngresses, ps []*ingressPiece, regro
 func resolvesCerts(id *ksIdent) bool {
 	info := id.info.e
 	return info != nil && (info.val.clientCertName != "" || len(info.val.caCerts) > 0)
-}
-
-// ingressBuild is the Ingress family's view of one build: the build context and the memos the
-// family keeps, which assemble hands it (the core context holds no family's memos).
-type ingressBuild struct {
-	*translation
-	memos *ingressMemos
-	tls   *certBuilder // the certificates this build claims (certtls.go)
-}
-
-// ingressMemos are what the Ingress family keeps between builds.
-type ingressMemos struct {
-	ingresses *memo[*networkingv1.Ingress, *ingressPiece] // Service and upstream pieces: on ksIdent
-	served    *memo[bool, *servedIngresses]
-	idents    identTable
-	stages    stages     // what assemble's per-object stages kept
-	share     shareTable // mayShare's table (ingressshare.go)
 }

@@ -41,13 +41,15 @@ func family(name string) layer { return layer{rank: 4, family: name} }
 var layers = map[string]layer{
 	// The plugin stage attaches plugins to what every family made, so it sits with the engine;
 	// the plugin family is the plugin pieces.
-	"engine.go":       engineLayer,
-	"assemble.go":     engineLayer,
-	"check.go":        engineLayer,
-	"pluginattach.go": engineLayer,
-	"pluginrels.go":   engineLayer,
-	"pluginstage.go":  engineLayer,
-	"pluginglobal.go": engineLayer,
+	"engine.go":           engineLayer,
+	"assemble.go":         engineLayer,
+	"check.go":            engineLayer,
+	"pluginattach.go":     engineLayer,
+	"pluginrels.go":       engineLayer,
+	"pluginstage.go":      engineLayer,
+	"pluginglobal.go":     engineLayer,
+	"pluginentity.go":     engineLayer,
+	"pluginstagebuild.go": engineLayer,
 
 	"ingress.go":        family("ingress"),
 	"ingressclass.go":   family("ingress"),
@@ -58,6 +60,8 @@ var layers = map[string]layer{
 	"ingressshare.go":   family("ingress"),
 	"ingresspaths.go":   family("ingress"),
 	"ingressbudget.go":  family("ingress"),
+	"ingresstypes.go":   family("ingress"),
+	"ingressbuild.go":   family("ingress"),
 
 	"gwroute.go":   family("gw"),
 	"gwbackend.go": family("gw"),
@@ -77,6 +81,10 @@ var layers = map[string]layer{
 	"consumergroup.go":       family("consumer"),
 	"consumerstage.go":       family("consumer"),
 	"consumercredentials.go": family("consumer"),
+	"consumertypes.go":       family("consumer"),
+	"consumerbuild.go":       family("consumer"),
+	"consumerentry.go":       family("consumer"),
+	"consumerclaimkeys.go":   family("consumer"),
 
 	"plugin.go":      family("plugin"),
 	"plugindepth.go": family("plugin"),

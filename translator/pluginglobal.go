@@ -2,11 +2,9 @@ package translator
 
 import (
 	"slices"
-	"strings"
 
 	"github.com/kong/go-kong/kong"
 
-	"github.com/kongsync/kongsync/document"
 	configurationv1 "github.com/kongsync/kongsync/internal/apis/configuration/v1"
 	"github.com/kongsync/kongsync/store"
 )
@@ -63,22 +61,16 @@ func (t *pluginStageBuild) globalPlugins(pass *pluginPass) []*pluginEntity {
 	return out
 }
 
-// sortPlugins orders plugins as KIC's deckgen does: by plugin name followed by the names of
-// its consumer, route and service (the entity's sortKey), descending; ties (which KIC leaves to
-// map order) by id.
-func sortPlugins(es []*pluginEntity) []*document.Plugin {
-	slices.SortStableFunc(es, func(a, b *pluginEntity) int {
-		if c := strings.Compare(b.sortKey, a.sortKey); c != 0 {
-			return c
-		}
-		return strings.Compare(b.id, a.id)
-	})
-	if len(es) == 0 {
-		return nil
+// claimInstanceName records that src's plugin uses instance_name name, which Kong keeps unique
+// across all plugins. Two KongPlugins with one instance_name on one entity (or a global one
+// repeating another's) would collide, and KIC sends both: the later is reported and left out.
+func claimInstanceName(t *pluginStageBuild, owner map[string]store.Ref, src pluginSource, name string) bool {
+	key := instanceKey(name)
+	if prev, taken := owner[key]; taken && prev != src.ref {
+		t.problem(src.ref, "instance_name", "instance_name %s is already used by %s; plugin not attached there",
+			quoteShort(name), prev)
+		return false
 	}
-	out := make([]*document.Plugin, len(es))
-	for i, e := range es {
-		out[i] = &e.Plugin
-	}
-	return out
+	owner[key] = src.ref
+	return true
 }

@@ -118,3 +118,33 @@ func (t *pluginStageBuild) ignoredGroupRels(src pluginSource, rels *pluginRels) 
 			"reference ignored", src.ref)
 	}
 }
+
+// addRel records that referrer asks for plugin item r on an entity of kind relService,
+// relRoute, relConsumer or relConsumerGroup. A "namespace:name" item needs a ReferenceGrant in KIC; kongsync reads
+// none, so it is refused as KIC refuses it without one.
+func (t *pluginStageBuild) addRel(rels map[pluginRef]*pluginRels, r pluginRef, kind int, target pluginTarget) {
+	if r.remote && t.grantAllows(target.referrer, r.namespace, "configuration.konghq.com", "KongPlugin", r.name) {
+		r.remote = false // a ReferenceGrant in the plugin's namespace opens it to the referrer
+	}
+	if r.remote {
+		t.missingRef(target.referrer, annotationField(annPlugins),
+			"no ReferenceGrant allows the reference to KongPlugin %s in another namespace; reference ignored",
+			quoteShort(r.namespace+":"+r.name))
+		return
+	}
+	pr := rels[r]
+	if pr == nil {
+		pr = &pluginRels{}
+		rels[r] = pr
+	}
+	switch kind {
+	case relService:
+		pr.services = append(pr.services, target)
+	case relRoute:
+		pr.routes = append(pr.routes, target)
+	case relConsumerGroup:
+		pr.groups = append(pr.groups, target)
+	default:
+		pr.consumers = append(pr.consumers, target)
+	}
+}

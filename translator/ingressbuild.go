@@ -1,0 +1,20 @@
+package translator
+
+import networkingv1 "k8s.io/api/networking/v1"
+
+// ingressBuild is the Ingress family's view of one build: the build context and the memos the
+// family keeps, which assemble hands it (the core context holds no family's memos).
+type ingressBuild struct {
+	*translation
+	memos *ingressMemos
+	tls   *certBuilder // the certificates this build claims (certtls.go)
+}
+
+// ingressMemos are what the Ingress family keeps between builds.
+type ingressMemos struct {
+	ingresses *memo[*networkingv1.Ingress, *ingressPiece] // Service and upstream pieces: on ksIdent
+	served    *memo[bool, *servedIngresses]
+	idents    identTable
+	stages    stages     // what assemble's per-object stages kept
+	share     shareTable // mayShare's table (ingressshare.go)
+}
