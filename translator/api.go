@@ -4,6 +4,8 @@ package translator
 // hand the translator and get back.
 
 import (
+	"fmt"
+
 	"github.com/blang/semver/v4"
 
 	"github.com/kongsync/kongsync/document"
@@ -31,7 +33,34 @@ type Options struct {
 	KongVersion semver.Version
 	// Hardening are the opt-in refusals a platform team can switch on (docs/security.md).
 	Hardening Hardening
+	// RouterFlavor is the router_flavor of the Kong translated for: routes carry traditional
+	// match fields (paths, hosts, headers, …) or, under RouterExpressions, an expression and a
+	// priority, as KIC writes them for that flavor. The live loop sets the flavor its replicas
+	// report in GET /; the zero value means RouterTraditionalCompatible, Kong's default.
+	RouterFlavor RouterFlavor
 }
+
+// RouterFlavor is Kong's router_flavor setting.
+type RouterFlavor string
+
+// Kong's router flavors.
+const (
+	RouterTraditional           RouterFlavor = "traditional"
+	RouterTraditionalCompatible RouterFlavor = "traditional_compatible"
+	RouterExpressions           RouterFlavor = "expressions"
+)
+
+// ParseRouterFlavor returns the flavor named s, or an error naming the flavors Kong knows.
+func ParseRouterFlavor(s string) (RouterFlavor, error) {
+	switch f := RouterFlavor(s); f {
+	case RouterTraditional, RouterTraditionalCompatible, RouterExpressions:
+		return f, nil
+	}
+	return "", fmt.Errorf("unknown router flavor %q (Kong's: traditional, traditional_compatible, expressions)", s)
+}
+
+// Expressions reports whether routes are written as expressions.
+func (f RouterFlavor) Expressions() bool { return f == RouterExpressions }
 
 // Hardening are refusals that KIC does not make, each a flag of `kongsync run`, `dump` and
 // `diff`; the zero value translates as KIC does. Each refusal is a problem on the object.
