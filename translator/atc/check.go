@@ -3,6 +3,7 @@ package atc
 import (
 	"errors"
 	"fmt"
+	"math"
 	"regexp/syntax"
 	"strconv"
 	"strings"
@@ -141,6 +142,10 @@ func checkLiteral(v Value) error {
 	case StringValue:
 		if !utf8.ValidString(string(v)) {
 			return errors.New("string literal is not valid UTF-8")
+		}
+	case IntValue:
+		if int64(v) == math.MinInt64 {
+			return errors.New("integer literal out of Kong's range")
 		}
 	case IPValue:
 		if a := addrOf(v); !a.IsValid() || a.Zone() != "" {

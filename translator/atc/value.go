@@ -112,10 +112,18 @@ type IPValue netip.Addr
 // Type is TypeIPAddr.
 func (IPValue) Type() Type { return TypeIPAddr }
 
-// Literal is the address in its canonical form (RFC 5952 for IPv6).
-func (v IPValue) Literal() string { return netip.Addr(v).String() }
+// Literal is the address in its canonical form (RFC 5952 for IPv6), except that an
+// IPv4-mapped IPv6 address is written in full hex: Kong's grammar has no dotted IPv6 form.
+func (v IPValue) Literal() string { return string(v.appendLiteral(nil)) }
 
-func (v IPValue) appendLiteral(dst []byte) []byte { return netip.Addr(v).AppendTo(dst) }
+func (v IPValue) appendLiteral(dst []byte) []byte { return appendAddr(dst, netip.Addr(v)) }
+
+func appendAddr(dst []byte, a netip.Addr) []byte {
+	if a.Is4In6() {
+		return append(dst, a.StringExpanded()...)
+	}
+	return a.AppendTo(dst)
+}
 
 // CIDRValue is an IPv4 or IPv6 network literal (address/bits, host bits zero).
 type CIDRValue netip.Prefix
@@ -123,10 +131,18 @@ type CIDRValue netip.Prefix
 // Type is TypeIPCIDR.
 func (CIDRValue) Type() Type { return TypeIPCIDR }
 
-// Literal is the network in its canonical form.
-func (v CIDRValue) Literal() string { return netip.Prefix(v).String() }
+// Literal is the network in its canonical form (an IPv4-mapped one as IPValue writes it).
+func (v CIDRValue) Literal() string { return string(v.appendLiteral(nil)) }
 
-func (v CIDRValue) appendLiteral(dst []byte) []byte { return netip.Prefix(v).AppendTo(dst) }
+func (v CIDRValue) appendLiteral(dst []byte) []byte {
+	p := netip.Prefix(v)
+	if !p.IsValid() {
+		return p.AppendTo(dst)
+	}
+	dst = appendAddr(dst, p.Addr())
+	dst = append(dst, '/')
+	return strconv.AppendInt(dst, int64(p.Bits()), 10)
+}
 
 func addrOf(v IPValue) netip.Addr { return netip.Addr(v) }
 
