@@ -54,7 +54,7 @@ func (s *Server) postConfig(w http.ResponseWriter, r *http.Request, body []byte)
 		return
 	}
 	version, plugins := s.version()
-	res := validate(doc, plugins, version)
+	res := validate(doc, plugins, version, s.RouterFlavor())
 	if !res.ok() {
 		fields := res.top
 		if !flatten {

@@ -157,7 +157,7 @@ func checkRoute(e *entity) {
 	e.oneOf("path_handling", []string{"v0", "v1"})
 	e.integer("regex_priority", -9007199254740992, 9007199254740992)
 	e.boolean("strip_path", "preserve_host", "request_buffering", "response_buffering")
-	if _, ok := e.data["expression"]; ok {
+	if e.routeFlavor(protocols) {
 		return
 	}
 	has := func(fields ...string) bool {
@@ -178,11 +178,13 @@ func checkRoute(e *entity) {
 			if !contains(protocols, "https") {
 				p = "http"
 			}
-			e.entityErr(fmt.Sprintf("must set one of 'methods', 'hosts', 'headers', 'paths', 'snis' when 'protocols' is '%s'", p))
+			e.entityErr(fmt.Sprintf("must set one of %s when 'protocols' is '%s'",
+				e.v.mustSetList("methods", "hosts", "headers", "paths", "snis"), p))
 		}
 	case len(protocols) > 0 && contains(streamProtocols, protocols[0]):
 		if !has("sources", "destinations", "snis") {
-			e.entityErr("must set one of 'sources', 'destinations', 'snis' when 'protocols' is 'tcp', 'tls' or 'udp'")
+			e.entityErr("must set one of " + e.v.mustSetList("sources", "destinations", "snis") +
+				" when 'protocols' is 'tcp', 'tls' or 'udp'")
 		}
 	}
 }

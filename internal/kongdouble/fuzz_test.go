@@ -21,7 +21,7 @@ func FuzzParseAndValidate(f *testing.F) {
 		if perr != "" {
 			return
 		}
-		res := validate(doc, BundledPlugins, "3.11.0")
+		res := validate(doc, BundledPlugins, "3.11.0", FlavorTraditionalCompatible)
 		_ = invalidBody(res.nested(), res.flat, true)
 		_ = luaPretty(res.nested())
 	})

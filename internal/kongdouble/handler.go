@@ -202,7 +202,7 @@ func (s *Server) info() map[string]any {
 		},
 		"configuration": map[string]any{
 			"database":      "off",
-			"router_flavor": "traditional_compatible",
+			"router_flavor": s.RouterFlavor(),
 			"role":          "traditional",
 		},
 		"pids":   map[string]any{"master": os.Getpid(), "workers": []int{os.Getpid()}},

@@ -26,6 +26,11 @@ type Options struct {
 	// it where Kong's schema changed: the sticky-sessions algorithm and its upstream fields exist
 	// from 3.11 on, and the bundled redirect plugin from 3.9 on.
 	Version string
+	// RouterFlavor is Kong's router_flavor, reported by GET / as configuration.router_flavor
+	// (default "traditional_compatible", Kong's default; SetRouterFlavor changes it). Route
+	// validation follows it: only "expressions" has the expression and priority fields, and
+	// there an expression is parsed and checked against Kong's router schema.
+	RouterFlavor string
 	// Plugins are the plugins available on the node (default: Kong's bundled plugins of
 	// Version). A document using another plugin is rejected, as Kong does.
 	Plugins []string
@@ -80,6 +85,12 @@ type Server struct {
 func New(opts Options) *Server {
 	if opts.Version == "" {
 		opts.Version = "3.9.1"
+	}
+	if opts.RouterFlavor == "" {
+		opts.RouterFlavor = FlavorTraditionalCompatible
+	}
+	if !validFlavor(opts.RouterFlavor) {
+		panic(fmt.Sprintf("kongdouble: %v", flavorError(opts.RouterFlavor)))
 	}
 	given := opts.Plugins != nil
 	if opts.Addr == "" {
@@ -168,6 +179,25 @@ func (s *Server) SetVersion(v string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.opts.Version = v
+}
+
+// SetRouterFlavor changes the router_flavor GET / reports and validation follows, as when Kong
+// is restarted with another kong.conf (call Restart too, to forget the config); it panics on a
+// flavor Kong would not start with.
+func (s *Server) SetRouterFlavor(f string) {
+	if !validFlavor(f) {
+		panic(fmt.Sprintf("kongdouble: %v", flavorError(f)))
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.opts.RouterFlavor = f
+}
+
+// RouterFlavor is the router_flavor GET / reports now.
+func (s *Server) RouterFlavor() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.opts.RouterFlavor
 }
 
 // version is the version reported and validated for, and the plugins available on the node.

@@ -38,7 +38,8 @@ type result struct {
 func (r *result) ok() bool { return len(r.flat) == 0 && len(r.top) == 0 }
 
 type validator struct {
-	sticky  bool // Kong 3.11 or later: the sticky-sessions algorithm and its fields
+	flavor  string // router_flavor: which route fields exist and how expressions are checked
+	sticky  bool   // Kong 3.11 or later: the sticky-sessions algorithm and its fields
 	plugins map[string]bool
 	res     *result
 	seen    map[string]bool
@@ -62,8 +63,8 @@ func (e *entity) entityErr(msg string) {
 var formatVersions = []string{"1.1", "2.1", "3.0"}
 
 // validate checks a declarative config against the subset of Kong's schemas the double knows.
-func validate(doc map[string]any, plugins []string, version string) *result {
-	v := &validator{sticky: versionAtLeast(version, 3, 11), plugins: map[string]bool{}, seen: map[string]bool{},
+func validate(doc map[string]any, plugins []string, version, flavor string) *result {
+	v := &validator{flavor: flavor, sticky: versionAtLeast(version, 3, 11), plugins: map[string]bool{}, seen: map[string]bool{},
 		res: &result{top: map[string]any{}, entities: map[string]map[string]any{}}}
 	for _, p := range plugins {
 		v.plugins[p] = true
