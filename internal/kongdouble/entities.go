@@ -173,13 +173,13 @@ func checkRoute(e *entity) {
 	}
 	switch {
 	case contains(protocols, "http") || contains(protocols, "https"):
-		if !has("methods", "hosts", "headers", "paths", "snis") {
-			p := "https"
-			if !contains(protocols, "https") {
-				p = "http"
-			}
-			e.entityErr(fmt.Sprintf("must set one of %s when 'protocols' is '%s'",
-				e.v.mustSetList("methods", "hosts", "headers", "paths", "snis"), p))
+		// Kong's http subschema: snis count only when https is among the protocols.
+		p, fields := "https", []string{"methods", "hosts", "headers", "paths", "snis"}
+		if !contains(protocols, "https") {
+			p, fields = "http", fields[:4]
+		}
+		if !has(fields...) {
+			e.entityErr(fmt.Sprintf("must set one of %s when 'protocols' is '%s'", e.v.mustSetList(fields...), p))
 		}
 	case len(protocols) > 0 && contains(streamProtocols, protocols[0]):
 		if !has("sources", "destinations", "snis") {

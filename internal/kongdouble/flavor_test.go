@@ -73,6 +73,10 @@ func TestExpressionsFlavorRoutes(t *testing.T) {
 		"empty":        {map[string]any{"expression": ""}, "expression: length must be at least 1"},
 		"nothing": {map[string]any{"protocols": []any{"https"}},
 			"@entity: must set one of 'methods', 'hosts', 'headers', 'paths', 'snis', 'expression' when 'protocols' is 'https'"},
+		"nothing http": {map[string]any{"protocols": []any{"http"}},
+			"@entity: must set one of 'methods', 'hosts', 'headers', 'paths', 'expression' when 'protocols' is 'http'"},
+		"nothing tcp": {map[string]any{"protocols": []any{"tcp"}},
+			"@entity: must set one of 'sources', 'destinations', 'snis', 'expression' when 'protocols' is 'tcp', 'tls' or 'udp'"},
 	}
 	var routes []any
 	for tag, c := range bad {
@@ -111,6 +115,10 @@ func TestTraditionalFlavorsRefuseExpressions(t *testing.T) {
 		}
 		if got := errorsOf(flat["prio"]); len(got) != 1 || got[0] != "priority: unknown field" {
 			t.Errorf("%s: prio: %v", f, got)
+		}
+		http, _ := postFlat(t, s, serviceWith(route("http", map[string]any{"protocols": []any{"http"}, "snis": []any{"a.example"}})))
+		if !hasError(http["http"], "@entity: must set one of 'methods', 'hosts', 'headers', 'paths' when 'protocols' is 'http'") {
+			t.Errorf("%s: http: %v", f, errorsOf(http["http"]))
 		}
 		s.Close()
 	}
