@@ -15,7 +15,6 @@ import (
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/metadata"
@@ -39,9 +38,10 @@ type Options struct {
 	Namespaces []string
 	// Resync is the informers' resync period; 0 disables resyncs (the store ignores them anyway).
 	Resync time.Duration
-	// Dynamic, if set, is used to watch the custom resources (Kong's and the Gateway API's,
-	// crdResources) while their CRDs are installed; without it none is watched.
-	Dynamic dynamic.Interface
+	// CustomResources, if set, lists and watches the custom resources (Kong's and the Gateway
+	// API's, crdResources) while their CRDs are installed (NewRESTCustomResources); without it
+	// none is watched.
+	CustomResources CustomResources
 	// Metadata lists and watches Secrets as metadata only (PartialObjectMetadata), so that the
 	// data of Secrets the translator never reads is never transferred. Required.
 	Metadata metadata.Interface
@@ -67,7 +67,7 @@ type Controller struct {
 	metaFactories []metadatainformer.SharedInformerFactory
 	synced        []cache.InformerSynced
 	// crds runs the informers of the custom resources and Namespaces; nil without
-	// Options.Dynamic.
+	// Options.CustomResources.
 	crds *crdWatcher
 
 	// secrets holds the Secret informers per watched namespace ("" for all); secretSynced
@@ -88,7 +88,7 @@ type Controller struct {
 }
 
 // New wires informers for Ingress, IngressClass, Service, EndpointSlice and Secret (see
-// secretsources.go), and with Options.Dynamic the CRD watcher, to st. Nothing runs until Start.
+// secretsources.go), and with Options.CustomResources the CRD watcher, to st. Nothing runs until Start.
 func New(client kubernetes.Interface, st *store.Store, n Notifier, log logr.Logger, opts Options) (*Controller, error) {
 	if opts.SecretRetryBase <= 0 {
 		opts.SecretRetryBase = defaultSecretRetryBase
@@ -122,7 +122,7 @@ func New(client kubernetes.Interface, st *store.Store, n Notifier, log logr.Logg
 			return nil, err
 		}
 	}
-	if opts.Dynamic != nil {
+	if opts.CustomResources != nil {
 		w, err := newCRDWatcher(c, client.Discovery(), dedupe(namespaces))
 		if err != nil {
 			return nil, err

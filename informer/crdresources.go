@@ -1,7 +1,6 @@
 package informer
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 
@@ -202,27 +201,6 @@ func discoverServed(disc resourceLister) (servedSet, error) {
 type undecodable struct {
 	*unstructured.Unstructured
 	err error
-}
-
-// typedTransform converts an unstructured custom resource into kongsync's typed struct (through
-// JSON, which also handles the raw plugin config) and trims its metadata.
-func typedTransform(r crdResource) func(any) (any, error) {
-	return func(obj any) (any, error) {
-		u, ok := obj.(*unstructured.Unstructured)
-		if !ok {
-			return obj, nil
-		}
-		b, err := json.Marshal(u.Object)
-		if err != nil {
-			return &undecodable{u, err}, nil
-		}
-		out := r.newObj()
-		if err := json.Unmarshal(b, out); err != nil {
-			return &undecodable{u, fmt.Errorf("%s %s/%s: %w", r.kind, u.GetNamespace(), u.GetName(), err)}, nil
-		}
-		trimObjectMeta(out)
-		return out, nil
-	}
 }
 
 // trimObjectMeta is trimMeta through the metav1.Object interface, keeping every annotation but

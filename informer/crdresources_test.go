@@ -14,6 +14,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	configurationv1 "github.com/kongsync/kongsync/internal/apis/configuration/v1"
@@ -21,7 +22,17 @@ import (
 	"github.com/kongsync/kongsync/store"
 )
 
-func TestTypedTransform(t *testing.T) {
+// decodeU decodes an unstructured object as the API server's JSON of it would be.
+func decodeU(t *testing.T, r crdResource, u *unstructured.Unstructured) runtime.Object {
+	t.Helper()
+	b, err := u.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return decodeCustom(r, b)
+}
+
+func TestDecodeCustom(t *testing.T) {
 	u := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "configuration.konghq.com/v1", "kind": "KongPlugin",
 		"metadata": map[string]any{"name": "p", "namespace": "a", "uid": "u1", "resourceVersion": "7",
@@ -30,13 +41,10 @@ func TestTypedTransform(t *testing.T) {
 		"plugin": "correlation-id",
 		"config": map[string]any{"header_name": "X-Request-ID"},
 	}}
-	out, err := typedTransform(mustResource(t, store.KindKongPlugin))(u)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := decodeU(t, mustResource(t, store.KindKongPlugin), u)
 	kp, ok := out.(*configurationv1.KongPlugin)
 	if !ok {
-		t.Fatalf("transform returned %T", out)
+		t.Fatalf("decode returned %T", out)
 	}
 	if kp.PluginName != "correlation-id" || string(kp.Config) != `{"header_name":"X-Request-ID"}` ||
 		kp.Namespace != "a" || kp.UID != "u1" || kp.ResourceVersion != "7" {
@@ -45,14 +53,9 @@ func TestTypedTransform(t *testing.T) {
 	if _, ok := kp.Annotations[lastAppliedAnnotation]; ok || kp.Annotations["keep"] != "me" || len(kp.ManagedFields) != 0 {
 		t.Errorf("metadata not trimmed: %+v", kp.ObjectMeta)
 	}
-	// Non-unstructured input (already converted, e.g. from a tombstone) passes through.
-	same := &configurationv1.KongPlugin{ObjectMeta: metav1.ObjectMeta{Name: "x"}}
-	if got, _ := typedTransform(mustResource(t, store.KindKongPlugin))(same); got != same {
-		t.Error("typed input was not passed through")
-	}
 }
 
-func TestTypedTransformUpstreamPolicy(t *testing.T) {
+func TestDecodeCustomUpstreamPolicy(t *testing.T) {
 	u := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "configuration.konghq.com/v1beta1", "kind": "KongUpstreamPolicy",
 		"metadata": map[string]any{"name": "p", "namespace": "a"},
@@ -65,13 +68,10 @@ func TestTypedTransformUpstreamPolicy(t *testing.T) {
 	if kr.group != configurationv1beta1.SchemeGroupVersion.Group || kr.resource != "kongupstreampolicies" || !kr.namespaced {
 		t.Fatalf("KongUpstreamPolicy resource = %+v", kr)
 	}
-	out, err := typedTransform(kr)(u)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := decodeU(t, kr, u)
 	p, ok := out.(*configurationv1beta1.KongUpstreamPolicy)
 	if !ok {
-		t.Fatalf("transform returned %T", out)
+		t.Fatalf("decode returned %T", out)
 	}
 	if *p.Spec.Algorithm != "consistent-hashing" || *p.Spec.Slots != 100 || *p.Spec.HashOn.Header != "x-user" ||
 		*p.Spec.Healthchecks.Threshold != 20 || p.Namespace != "a" {
@@ -79,7 +79,7 @@ func TestTypedTransformUpstreamPolicy(t *testing.T) {
 	}
 }
 
-func mustResource(t *testing.T, k store.Kind) crdResource {
+func mustResource(t testing.TB, k store.Kind) crdResource {
 	t.Helper()
 	r, ok := crdResourceOf(k)
 	if !ok {
@@ -224,13 +224,10 @@ func TestTypedTransformGatewayVersions(t *testing.T) {
 					"hostnames": []any{"a.example"}, "controllerName": "konghq.com/kic-gateway-controller",
 					"gatewayClassName": "kong", "from": []any{map[string]any{"group": "", "kind": "Service", "namespace": "b"}}},
 			}}
-			out, err := typedTransform(r)(u)
-			if err != nil {
-				t.Fatal(err)
-			}
+			out := decodeU(t, r, u)
 			o, ok := out.(store.Object)
 			if k, _ := store.KindOf(o); !ok || k != r.kind || o.GetName() != "x" || o.GetResourceVersion() != "3" || o.GetManagedFields() != nil {
-				t.Errorf("%s %s: transform returned %T %+v", r.kind, v, out, out)
+				t.Errorf("%s %s: decode returned %T %+v", r.kind, v, out, out)
 				continue
 			}
 			specOf := func(o store.Object) string {
@@ -244,18 +241,18 @@ func TestTypedTransformGatewayVersions(t *testing.T) {
 	}
 }
 
-// TestTypedTransformUndecodable: an object that does not decode stays out of the informer's
+// TestDecodeCustomUndecodable: an object that does not decode stays out of the informer's
 // error path (which would fail its whole list) and reaches the handler as undecodable.
-func TestTypedTransformUndecodable(t *testing.T) {
+func TestDecodeCustomUndecodable(t *testing.T) {
 	u := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "gateway.networking.k8s.io/v1", "kind": "HTTPRoute",
 		"metadata": map[string]any{"name": "bad", "namespace": "a"},
 		"spec":     map[string]any{"hostnames": "not-a-list"},
 	}}
-	out, err := typedTransform(mustResource(t, store.KindHTTPRoute))(u)
+	out := decodeU(t, mustResource(t, store.KindHTTPRoute), u)
 	bad, ok := out.(*undecodable)
-	if err != nil || !ok || !strings.Contains(bad.err.Error(), "HTTPRoute a/bad") {
-		t.Fatalf("transform = %T, %v", out, err)
+	if !ok || !strings.Contains(bad.err.Error(), "HTTPRoute a/bad") || bad.GetName() != "bad" {
+		t.Fatalf("decode = %T %v", out, out)
 	}
 }
 

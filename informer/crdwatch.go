@@ -8,8 +8,8 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/metadata/metadatainformer"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
@@ -219,22 +219,22 @@ func (w *crdWatcher) disagrees(served servedSet) bool {
 // startWatch creates, registers and runs one informer.
 func (w *crdWatcher) startWatch(ctx context.Context, s watchSpec, quiet bool) (*dynWatch, error) {
 	var inf cache.SharedIndexInformer
-	var transform cache.TransformFunc
 	if s.kind == store.KindNamespace {
 		inf = metadatainformer.NewFilteredMetadataInformer(w.c.opts.Metadata, s.gvr, "", w.c.opts.Resync,
 			cache.Indexers{}, nameSelector(s.name)).Informer()
-		transform = transformNamespace
+		if err := inf.SetTransform(transformNamespace); err != nil {
+			return nil, fmt.Errorf("controller: %s transform: %w", s.kind, err)
+		}
 	} else {
 		r, ok := crdResourceOf(s.kind)
 		if !ok {
 			return nil, fmt.Errorf("controller: no custom resource of kind %s", s.kind)
 		}
-		inf = dynamicinformer.NewFilteredDynamicInformer(w.c.opts.Dynamic, s.gvr, s.namespace, w.c.opts.Resync,
-			cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, nil).Informer()
-		transform = typedTransform(r)
-	}
-	if err := inf.SetTransform(transform); err != nil {
-		return nil, fmt.Errorf("controller: %s transform: %w", s.kind, err)
+		lw := w.c.opts.CustomResources.ListerWatcher(s.gvr, s.namespace, func(raw []byte) runtime.Object { return decodeCustom(r, raw) })
+		// No example object: the reflector would drop what is not of its type, and an object
+		// that does not decode must reach the handler (as undecodable) to leave the store.
+		inf = cache.NewSharedIndexInformer(lw, nil, w.c.opts.Resync,
+			cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
 	}
 	gate := &watchGate{quiet: quiet}
 	reg, err := inf.AddEventHandler(handlerFuncs(&handler{c: w.c, kind: s.kind, gate: gate}))

@@ -13,8 +13,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/dynamic"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	k8stesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/cache"
 
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
@@ -73,7 +75,7 @@ func startCRDFixture(t *testing.T, disc *fakeLister, dynObjs []runtime.Object, m
 		return false, nil, nil
 	})
 	f := &crdFixture{cs: cs, disc: disc, st: store.New(), n: &countingNotifier{ch: make(chan struct{}, 1)}}
-	c, err := New(cs.typed, f.st, f.n, logr.Discard(), Options{Metadata: cs.meta, Dynamic: dyn})
+	c, err := New(cs.typed, f.st, f.n, logr.Discard(), Options{Metadata: cs.meta, CustomResources: dynamicCustomResources{dyn}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,4 +245,48 @@ func TestWatchGate(t *testing.T) {
 	if _, ok := st.Get(store.Ref{Kind: store.KindNamespace, Name: "a"}); ok {
 		t.Fatal("an undecodable version left the old one in the store")
 	}
+}
+
+// dynamicCustomResources serves custom resources from a (fake) dynamic client, each object
+// decoded as the API server's JSON of it would be.
+type dynamicCustomResources struct{ dyn dynamic.Interface }
+
+func (d dynamicCustomResources) ListerWatcher(gvr schema.GroupVersionResource, namespace string, decode func([]byte) runtime.Object) cache.ListerWatcher {
+	ri := d.dyn.Resource(gvr).Namespace(namespace)
+	typed := func(o runtime.Object) runtime.Object {
+		u, ok := o.(*unstructured.Unstructured)
+		if !ok {
+			return o
+		}
+		b, err := u.MarshalJSON()
+		if err != nil {
+			panic(err)
+		}
+		return decode(b)
+	}
+	lw := &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+			ul, err := ri.List(ctx, opts)
+			if err != nil {
+				return nil, err
+			}
+			l := &typedList{}
+			l.ResourceVersion = ul.GetResourceVersion()
+			for i := range ul.Items {
+				l.Items = append(l.Items, typed(&ul.Items[i]))
+			}
+			return l, nil
+		},
+		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			w, err := ri.Watch(ctx, opts)
+			if err != nil {
+				return nil, err
+			}
+			return watch.Filter(w, func(e watch.Event) (watch.Event, bool) {
+				e.Object = typed(e.Object)
+				return e, true
+			}), nil
+		},
+	}
+	return cache.ToListWatcherWithWatchListSemantics(lw, d.dyn)
 }

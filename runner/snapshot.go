@@ -14,15 +14,15 @@ import (
 // store, as Run does before its first push, and returns its snapshot: `kongsync diff`
 // translates the cluster with it. The informers stop before it returns.
 func ClusterSnapshot(ctx context.Context, cfg Config, log logr.Logger) (*store.Snapshot, error) {
-	client, dyn, meta, err := newClients(cfg)
+	kc, err := newClients(cfg)
 	if err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	st := store.New()
-	ctrl, err := informer.New(client, st, nopNotifier{}, log, informer.Options{Namespaces: cfg.WatchNamespaces,
-		Dynamic: dyn, Metadata: meta})
+	ctrl, err := informer.New(kc.typed, st, nopNotifier{}, log, informer.Options{Namespaces: cfg.WatchNamespaces,
+		CustomResources: kc.custom, Metadata: kc.meta})
 	if err != nil {
 		return nil, err
 	}
