@@ -38,6 +38,26 @@ type Options struct {
 	// priority, as KIC writes them for that flavor. The live loop sets the flavor its replicas
 	// report in GET /; the zero value means RouterTraditionalCompatible, Kong's default.
 	RouterFlavor RouterFlavor
+	// Features are KIC's feature gates that change translation (KIC's --feature-gates).
+	Features Features
+	// DrainSupport keeps terminating endpoints as targets of weight 0 (KIC's
+	// --enable-drain-support), so that Kong stops sending them new connections but keeps the
+	// ones they hold; without it they are left out.
+	DrainSupport bool
+	// GatewayToReconcile, "namespace/name" (KIC's --gateway-to-reconcile), limits the Gateway
+	// API translation to that one Gateway: only routes attached to it, and its listeners'
+	// certificates, are translated; "" translates every Gateway of kongsync's classes.
+	GatewayToReconcile string
+}
+
+// Features are the KIC feature gates the translator acts on, with KIC v3.5.13's defaults in
+// DefaultOptions. The other gates act elsewhere (GatewayAlpha: which kinds are read) or are
+// refused at start (cmd/kongsync).
+type Features struct {
+	// RewriteURIs (KIC's gate of that name, default off) translates an Ingress's
+	// konghq.com/rewrite annotation into a request-transformer plugin on each of its rule
+	// routes; off, the annotation makes the Ingress's routes skipped, with a problem.
+	RewriteURIs bool
 }
 
 // RouterFlavor is Kong's router_flavor setting.

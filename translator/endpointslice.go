@@ -58,17 +58,21 @@ func managedSlice(es *discoveryv1.EndpointSlice) bool {
 	return es.Labels[discoveryv1.LabelManagedBy] == endpointSliceController
 }
 
-// endpointRef is a usable endpoint: its address, port, and whether the address is IPv6.
+// endpointRef is a usable endpoint: its address, port, whether the address is IPv6, and
+// whether it drains (terminating, kept with --enable-drain-support).
 type endpointRef struct {
-	addr string
-	port int32
-	v6   bool
+	addr  string
+	port  int32
+	v6    bool
+	drain bool
 }
 
-// targetSlot is one target with the "host:port" string its Target points at.
+// targetSlot is one target with the "host:port" string its Target points at; drain and live
+// say whether the endpoints merged into it were draining or not.
 type targetSlot struct {
-	t    kong.Target
-	addr string
+	t           kong.Target
+	addr        string
+	drain, live bool
 }
 
 // smallTargets holds the targets of an upstream with at most two endpoints.
@@ -107,18 +111,47 @@ func endpointTargets(refs []endpointRef, small *smallTargets) []*kong.Target {
 			p.b.WriteByte(']')
 		}
 		p.writeBytes(strconv.AppendInt(append(nb[:0], ':'), int64(r.port), 10))
-		slots[i].addr = p.take()
+		slots[i].addr, slots[i].drain, slots[i].live = p.take(), r.drain, !r.drain
 	}
 	slices.SortFunc(slots, func(a, b targetSlot) int { return strings.Compare(b.addr, a.addr) })
-	slots = slices.CompactFunc(slots, func(a, b targetSlot) bool { return a.addr == b.addr })
+	slots = compactSlots(slots)
 	if out == nil {
 		out = make([]*kong.Target, 0, len(slots))
 	}
 	for i := range slots {
 		slots[i].t.Target = &slots[i].addr
+		slots[i].t.Weight = drainWeight(slots[i].drain, slots[i].live)
 		out = append(out, &slots[i].t)
 	}
 	return out
+}
+
+// compactSlots drops the sorted slots' duplicate addresses, the kept one noting whether any
+// of them drained or not.
+func compactSlots(slots []targetSlot) []targetSlot {
+	out := slots[:0]
+	for i := range slots {
+		if n := len(out); n > 0 && out[n-1].addr == slots[i].addr {
+			out[n-1].drain = out[n-1].drain || slots[i].drain
+			out[n-1].live = out[n-1].live || slots[i].live
+			continue
+		}
+		out = append(out, slots[i])
+	}
+	return out
+}
+
+// drainWeight is the weight of a target from endpoints that drain or not (KIC's): 0 when all
+// of them drain, so that Kong sends it no new connection; Kong's 100, written, when the same
+// address is both (KIC keeps both and sums 0 and the default 100); else unset.
+func drainWeight(drain, live bool) *int {
+	switch {
+	case drain && live:
+		return kong.Int(100)
+	case drain:
+		return kong.Int(0)
+	}
+	return nil
 }
 
 // sliceTargets appends the address and port of every ready endpoint of es on the port named
@@ -142,7 +175,8 @@ func (t *translation) sliceTargets(es *discoveryv1.EndpointSlice, svc *corev1.Se
 		}
 		for i := range es.Endpoints {
 			ep := &es.Endpoints[i]
-			if (ep.Conditions.Ready != nil && !*ep.Conditions.Ready) || len(ep.Addresses) == 0 {
+			drain, ok := t.endpointUsable(ep)
+			if !ok {
 				continue
 			}
 			if !validAddress(es.AddressType, ep.Addresses[0]) {
@@ -151,10 +185,22 @@ func (t *translation) sliceTargets(es *discoveryv1.EndpointSlice, svc *corev1.Se
 				continue
 			}
 			addr := ep.Addresses[0]
-			dst = append(dst, endpointRef{addr: addr, port: *p.Port, v6: isIPv6(addr)})
+			dst = append(dst, endpointRef{addr: addr, port: *p.Port, v6: isIPv6(addr), drain: drain})
 		}
 	}
 	return dst
+}
+
+// endpointUsable reports whether an endpoint becomes a target and whether it drains, as KIC
+// decides: a ready endpoint (an unset condition counts as ready) is used; with DrainSupport
+// (--enable-drain-support) a terminating one is used too, ready or not, and drains.
+func (t *translation) endpointUsable(ep *discoveryv1.Endpoint) (drain, ok bool) {
+	if len(ep.Addresses) == 0 {
+		return false, false
+	}
+	terminating := ep.Conditions.Terminating != nil && *ep.Conditions.Terminating && t.opts.DrainSupport
+	ready := ep.Conditions.Ready == nil || *ep.Conditions.Ready
+	return terminating, ready || terminating
 }
 
 func sliceRef(es *discoveryv1.EndpointSlice) store.Ref {

@@ -61,7 +61,9 @@ func loadCase(t testing.TB, dir string) ([]store.Object, []store.Refusal) {
 
 // caseOptions are the translator options of a golden case: DefaultOptions, with what the
 // case's optional options.yaml sets (kongVersion: the Kong version translated for; hardening:
-// the opt-in refusals, by their flags' names: refuse-external-name-services: true).
+// the opt-in refusals, by their flags' names: refuse-external-name-services: true;
+// featureGates: KIC's gates by name, RewriteURIs: true; enable-drain-support and
+// gateway-to-reconcile: those flags' values).
 func caseOptions(t testing.TB, dir string) Options {
 	t.Helper()
 	opts := DefaultOptions()
@@ -78,12 +80,20 @@ func caseOptions(t testing.TB, dir string) Options {
 			ExternalName bool `json:"refuse-external-name-services"`
 			Unmanaged    bool `json:"refuse-unmanaged-endpoint-slices"`
 		} `json:"hardening"`
+		// FeatureGates are KIC's gates the translator acts on, as --feature-gates names them.
+		FeatureGates struct {
+			RewriteURIs bool `json:"RewriteURIs"`
+		} `json:"featureGates"`
+		DrainSupport       bool   `json:"enable-drain-support"`
+		GatewayToReconcile string `json:"gateway-to-reconcile"`
 	}
 	if err := yaml.UnmarshalStrict(b, &o); err != nil {
 		t.Fatalf("%s/options.yaml: %v", dir, err)
 	}
 	opts.Hardening = Hardening{RefuseExternalNameServices: o.Hardening.ExternalName,
 		RefuseUnmanagedEndpointSlices: o.Hardening.Unmanaged}
+	opts.Features.RewriteURIs = o.FeatureGates.RewriteURIs
+	opts.DrainSupport, opts.GatewayToReconcile = o.DrainSupport, o.GatewayToReconcile
 	if o.KongVersion != "" {
 		if opts.KongVersion, err = ParseKongVersion(o.KongVersion); err != nil {
 			t.Fatalf("%s/options.yaml: %v", dir, err)

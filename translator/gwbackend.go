@@ -237,16 +237,26 @@ func (t *translation) routeUpstream(rs *routeService, svcs []*corev1.Service, ta
 	return u
 }
 
-// weighted sets a backend's weight on its targets, KIC's way.
+// weighted sets a backend's weight on its targets, KIC's way: split over the targets that do
+// not drain (weight 0, --enable-drain-support), which keep their 0.
 func weighted(ts []*kong.Target, w *int32) []*kong.Target {
 	if w == nil || len(ts) == 0 {
 		return ts
 	}
+	live := 0
+	for _, x := range ts {
+		if x.Weight == nil || *x.Weight != 0 {
+			live++
+		}
+	}
 	each := int(*w)
-	if each != 0 {
-		each = max(each/len(ts), 1)
+	if each != 0 && live > 0 {
+		each = max(each/live, 1)
 	}
 	for _, x := range ts {
+		if x.Weight != nil && *x.Weight == 0 {
+			continue
+		}
 		x.Weight = kong.Int(each)
 	}
 	return ts

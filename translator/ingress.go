@@ -131,6 +131,9 @@ func (t *ingressBuild) newRuleRoute(ing *networkingv1.Ingress, rs *routeSettings
 		a.hosts[0] = &a.host
 		a.r.Hosts = a.hosts[:]
 	}
+	if rs.opts != nil && rs.opts.rewrite != nil {
+		a.r.Plugins = []*kong.Plugin{rs.opts.rewrite}
+	}
 	return a
 }
 

@@ -117,6 +117,7 @@ var layers = map[string]layer{
 	"names.go":       vocabLayer,
 	"ids.go":         vocabLayer,
 	"pathcheck.go":   vocabLayer,
+	"rewriteuri.go":  vocabLayer, // konghq.com/rewrite to request-transformer's replace.uri
 	"sort.go":        vocabLayer,
 	"defaults.go":    vocabLayer,
 	"refs.go":        vocabLayer,

@@ -37,6 +37,9 @@ type routeOptions struct {
 	hostAliases  []*string
 	headers      map[string][]string
 	pathHandling *string
+	// rewrite is the request-transformer of konghq.com/rewrite (RewriteURIs gate), nested in
+	// every rule route of the Ingress.
+	rewrite *kong.Plugin
 	// copied is how many bytes of annotation values every route of the object repeats (aliases,
 	// methods, SNIs, protocols, headers, extra tags): the route budget weighs it (ingressbudget.go).
 	copied int
@@ -72,10 +75,10 @@ func (t *translation) parseRouteSettingsFor(ref store.Ref, obj metav1.Object, rs
 		t.deprecated(ref, annotationField(annOverride), "KongIngress %q: overrides on an Ingress are no longer supported (KIC 3.x ignores them too); "+
 			"use the Ingress's konghq.com/ annotations; annotation ignored", v)
 	}
-	if _, ok := a[annRewrite]; ok && ref.Kind == store.KindIngress {
-		t.problem(ref, annotationField(annRewrite),
-			"URI rewriting (KIC's RewriteURIs feature gate) is not supported; the Ingress's routes are skipped")
-		rs.skip = true
+	if v, ok := a[annRewrite]; ok && ref.Kind == store.KindIngress {
+		var skip bool
+		o.rewrite, skip = t.rewritePlugin(ref, v)
+		rs.skip = rs.skip || skip
 	}
 	o.stripPath = p.boolean(annStripPath, parseStrictBool)
 	o.preserveHost = p.boolean(annPreserveHost, parseStrictBool)
@@ -104,11 +107,29 @@ func (t *translation) parseRouteSettingsFor(ref store.Ref, obj metav1.Object, rs
 		}
 	}
 	o.headers = p.headers()
-	o.copied = o.copiedBytes() + len(a[annTags])
+	o.copied = o.copiedBytes() + len(a[annTags]) + len(a[annRewrite])
 	if t.badHeaderRegexes(ref, o.headers) {
 		rs.skip = true
 	}
 	return rs
+}
+
+// rewritePlugin is the request-transformer plugin konghq.com/rewrite asks for, or skip when the
+// RewriteURIs gate is off or the value does not parse (KIC then drops the whole Kong service;
+// kongsync only this Ingress's routes).
+func (t *translation) rewritePlugin(ref store.Ref, v string) (p *kong.Plugin, skip bool) {
+	if !t.opts.Features.RewriteURIs {
+		t.problem(ref, annotationField(annRewrite),
+			"URI rewriting (KIC's RewriteURIs feature gate) is not supported; the Ingress's routes are skipped")
+		return nil, true
+	}
+	uri, err := rewriteURIConfig(v)
+	if err != nil {
+		t.problem(ref, annotationField(annRewrite), "%s: %v; the Ingress's routes are skipped", quoteShort(v), err)
+		return nil, true
+	}
+	return &kong.Plugin{Name: kong.String("request-transformer"),
+		Config: kong.Configuration{"replace": map[string]any{"uri": uri}}}, false
 }
 
 // copiedBytes counts the bytes of the values every route repeats.
