@@ -67,6 +67,9 @@ func (t *translation) bindParents(ref store.Ref, obj metav1.Object, parents []ga
 			ps.Port = int32(*pr.Port)
 		}
 		field := "spec.parentRefs[" + strconv.Itoa(i) + "]"
+		if !t.reconciles(ns, string(pr.Name)) {
+			continue // --gateway-to-reconcile names another Gateway
+		}
 		o, ok := t.snap.Get(store.Ref{Kind: store.KindGateway, Namespace: ns, Name: string(pr.Name)})
 		if !ok {
 			if !t.opts.AssumeMissingGateways {
@@ -104,15 +107,25 @@ func (t *translation) bindParents(ref store.Ref, obj metav1.Object, parents []ga
 	return b
 }
 
-// ourGateway reports whether gw's GatewayClass is kongsync's; assumed when offline and the
-// class is not among the manifests.
+// ourGateway reports whether gw's GatewayClass is kongsync's (and, with --gateway-to-reconcile,
+// gw is that Gateway); assumed when offline and the class is not among the manifests.
 func (t *translation) ourGateway(gw *gatewayv1.Gateway) (ours, assumed bool) {
+	if !t.reconciles(gw.Namespace, gw.Name) {
+		return false, false
+	}
 	o, ok := t.snap.Get(store.Ref{Kind: store.KindGatewayClass, Name: string(gw.Spec.GatewayClassName)})
 	if !ok {
 		return t.opts.AssumeMissingGateways, t.opts.AssumeMissingGateways
 	}
 	gc := o.(*gatewayv1.GatewayClass)
 	return string(gc.Spec.ControllerName) == t.gatewayController(), false
+}
+
+// reconciles reports whether the Gateway namespace/name is one kongsync translates for: any,
+// or only the one --gateway-to-reconcile names (KIC then neither reads nor serves the others).
+func (t *translation) reconciles(namespace, name string) bool {
+	g := t.opts.GatewayToReconcile
+	return g == "" || len(g) == len(namespace)+1+len(name) && g[:len(namespace)] == namespace && g[len(namespace)] == '/' && g[len(namespace)+1:] == name
 }
 
 func (t *translation) gatewayController() string {
@@ -279,6 +292,9 @@ func (t *translation) parentListeners(ref store.Ref, parents []gatewayv1.ParentR
 		ns := ref.Namespace
 		if pr.Namespace != nil && *pr.Namespace != "" {
 			ns = string(*pr.Namespace)
+		}
+		if !t.reconciles(ns, string(pr.Name)) {
+			continue
 		}
 		o, ok := t.snap.Get(store.Ref{Kind: store.KindGateway, Namespace: ns, Name: string(pr.Name)})
 		if !ok {
