@@ -29,6 +29,7 @@ func translatorOptions(cfg Config) translator.Options {
 	opts.IngressClass = cfg.IngressClass
 	opts.ClusterDomain = cfg.ClusterDomain
 	opts.Hardening = cfg.Hardening
+	opts.Features, opts.DrainSupport, opts.GatewayToReconcile = cfg.Features, cfg.DrainSupport, cfg.GatewayToReconcile
 	if cfg.GatewayAPIControllerName != "" {
 		opts.GatewayControllerName = cfg.GatewayAPIControllerName
 	}

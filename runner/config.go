@@ -62,6 +62,15 @@ type Config struct {
 	Hardening translator.Hardening
 	// GatewayAPIControllerName is the GatewayClass controllerName served (--gateway-api-controller-name).
 	GatewayAPIControllerName string
+	// Features are KIC's feature gates the translator acts on (--feature-gates RewriteURIs).
+	Features translator.Features
+	// GatewayAlpha is KIC's GatewayAlpha gate: TCPRoutes, UDPRoutes and TLSRoutes are watched
+	// only with it on, as KIC's controllers.
+	GatewayAlpha bool
+	// DrainSupport is --enable-drain-support: terminating endpoints stay as weight-0 targets.
+	DrainSupport bool
+	// GatewayToReconcile is --gateway-to-reconcile: the one Gateway (namespace/name) served.
+	GatewayToReconcile string
 	EmitKubernetesEvents     bool     // --emit-kubernetes-events: Warning Events (else only logs)
 	WatchNamespaces          []string // --watch-namespace
 	PublishService           string   // --publish-service namespace/name

@@ -60,6 +60,9 @@ type Note struct {
 	Doc    int    // 1-based document number within the file
 	Err    bool
 	Msg    string
+	// Unread is set on a skipped object of a kind of KIC's that kongsync does not read
+	// (UnreadKinds): `kongsync dump` says so once per kind.
+	Unread string
 }
 
 // String renders a note as "file: document N: message".
@@ -398,6 +401,9 @@ func decodeJSON(js []byte, where string) ([]Object, []Note) {
 	if !ok {
 		if knownKinds[tm.Kind] {
 			return nil, []Note{{Err: true, Msg: where + id + "unsupported apiVersion " + tm.APIVersion + "; skipped"}}
+		}
+		if u, ok := unreadKind(tm.APIVersion, tm.Kind); ok {
+			return nil, []Note{{Msg: where + id + "kind not translated by kongsync; skipped", Unread: u.Kind}}
 		}
 		return nil, []Note{{Msg: where + id + "kind not translated by kongsync; skipped"}}
 	}

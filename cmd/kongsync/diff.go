@@ -37,6 +37,7 @@ type diffFlags struct {
 	caFile     string
 	skipVerify bool
 	opts       translator.Options
+	translate  translateFlags // --feature-gates, --gateway-to-reconcile, --enable-drain-support
 	version    kongVersionFlag // --kong-version; unset: the Kong's own
 	compare    document.CompareOptions
 	format     string
@@ -67,6 +68,7 @@ func newDiffFlagSet(f *diffFlags, stderr io.Writer) *flag.FlagSet {
 	fs.StringVar(&f.opts.ClusterDomain, "cluster-domain", "", "cluster domain appended to Service DNS names (as the controller's flag)")
 	fs.StringVar(&f.opts.GatewayControllerName, "gateway-api-controller-name", f.opts.GatewayControllerName, "GatewayClass controllerName served")
 	defineHardeningFlags(fs, &f.opts.Hardening)
+	defineTranslateFlags(fs, &f.translate)
 	f.version = kongVersionFlag{v: &f.opts.KongVersion, fromKong: true}
 	fs.Var(&f.version, "kong-version", "Kong Gateway `version` to translate for (e.g. 3.11.0); default: the version the Kong at --kong-admin-url reports in GET /, as the controller does")
 	fs.BoolVar(&f.compare.IgnoreIDs, "ignore-ids", false, "match and compare entities without their ids")
@@ -89,6 +91,10 @@ func diffCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	}
 	if f.format != "text" && f.format != "json" {
 		fmt.Fprintf(stderr, "kongsync diff: --format %q: want text or json\n", f.format)
+		return diffError
+	}
+	if err := f.translate.apply(&f.opts); err != nil {
+		fmt.Fprintln(stderr, "kongsync diff:", err)
 		return diffError
 	}
 	diffs, same, err := runDiff(ctx, f, stdin, stderr)
@@ -179,12 +185,14 @@ func expectedConfig(ctx context.Context, f *diffFlags, stdin io.Reader, stderr i
 		if err != nil {
 			return translator.Built{}, err
 		}
+		objs, gateNotes := store.GateKinds(objs, f.translate.gatewayAlpha(), !f.translate.gates.named["GatewayAlpha"])
 		st, loadNotes := store.Load(objs)
-		notes, refusals = append(readNotes, loadNotes...), refused
+		notes, refusals = append(append(store.CollapseUnread(readNotes), gateNotes...), loadNotes...), refused
 		snap, opts.AssumeMissingGateways = st.Snapshot(), true
 	} else {
 		cfg := runner.Defaults()
 		cfg.Kubeconfig, cfg.WatchNamespaces = f.kubeconfig, f.namespaces
+		cfg.GatewayAlpha = f.translate.gatewayAlpha()
 		var err error
 		if snap, err = runner.ClusterSnapshot(ctx, cfg, logr.Discard()); err != nil {
 			return translator.Built{}, err

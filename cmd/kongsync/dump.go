@@ -49,7 +49,13 @@ func dumpCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.StringVar(&opts.GatewayControllerName, "gateway-api-controller-name", opts.GatewayControllerName, "GatewayClass controllerName served (as the controller's flag)")
 	fs.Var(&kongVersionFlag{v: &opts.KongVersion}, "kong-version", kongVersionUsage)
 	defineHardeningFlags(fs, &opts.Hardening)
+	var tf translateFlags
+	defineTranslateFlags(fs, &tf)
 	if err := fs.Parse(args); err != nil {
+		return exitError
+	}
+	if err := tf.apply(&opts); err != nil {
+		fmt.Fprintln(stderr, "kongsync dump:", err)
 		return exitError
 	}
 	if len(files) == 0 || fs.NArg() > 0 {
@@ -65,8 +71,9 @@ func dumpCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "kongsync dump:", err)
 		return exitError
 	}
+	objs, gateNotes := store.GateKinds(objs, tf.gatewayAlpha(), !tf.gates.named["GatewayAlpha"])
 	st, loadNotes := store.Load(objs)
-	notes = append(notes, loadNotes...)
+	notes = append(append(store.CollapseUnread(notes), gateNotes...), loadNotes...)
 	res, body, err := translateAndEncode(st.Snapshot(), opts, *format)
 	if err != nil {
 		fmt.Fprintln(stderr, "kongsync dump:", err)

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/kongsync/kongsync/translator"
 )
 
 // kicFeatureGates are KIC v3.5.13's feature gates and defaults (pkg/manager/config
@@ -84,4 +87,35 @@ func (fg featureGates) changed() []string {
 		}
 	}
 	return out
+}
+
+// unhonoured are the gate values kongsync cannot act on as KIC does: set, they are refused at
+// start (run, dump, diff) rather than accepted and ignored. Each says why.
+var unhonoured = map[string]struct {
+	value bool
+	why   string
+}{
+	"FillIDs": {false, "kongsync always writes KIC's entity ids (FillIDs=true, KIC's default); leaving them out is not implemented"},
+	"KongServiceFacade": {true, "KongServiceFacades are not read by kongsync yet; backends naming one would be skipped"},
+	"FallbackConfiguration": {true, "KIC's fallback (leaving out Kong-rejected objects and their dependants by KIC's rules) is not implemented; " +
+		"kongsync always leaves the objects Kong rejected out (docs/sync.md)"},
+}
+
+// refusal is the error naming every gate set to a value kongsync cannot honour, or nil.
+func (fg featureGates) refusal() error {
+	var msgs []string
+	for _, k := range sortedKeys(unhonoured) {
+		if u := unhonoured[k]; fg[k] == u.value {
+			msgs = append(msgs, fmt.Sprintf("%s=%v: %s", k, u.value, u.why))
+		}
+	}
+	if len(msgs) == 0 {
+		return nil
+	}
+	return errors.New("--feature-gates: not supported by kongsync: " + strings.Join(msgs, "; "))
+}
+
+// translatorFeatures are the gates the translator acts on.
+func (fg featureGates) translatorFeatures() translator.Features {
+	return translator.Features{RewriteURIs: fg["RewriteURIs"]}
 }

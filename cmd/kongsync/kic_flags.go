@@ -44,11 +44,8 @@ var kicOnlyFlags = []kicOnly{
 	{name: "publish-service-udp", def: validatedDef{"", "namespaced-name", checkNamespacedName}, why: "kongsync writes Ingress status only"},
 	{name: "publish-status-address-udp", def: []string{}, why: "kongsync writes Ingress status only"},
 	{name: "update-status-queue-buffer-size", def: 8192, why: "status updates are computed from the store, not queued"},
-	{name: "gateway-to-reconcile", def: validatedDef{"", "namespaced-name", checkNamespacedName}, traffic: true,
-		why: "kongsync serves the routes of every Gateway of its GatewayClasses, not only this one"},
 	{name: "secret-label-selector", def: "", traffic: true, why: "kongsync reads every Secret the translated objects reference, labelled or not"},
 	{name: "configmap-label-selector", def: "konghq.com/configmap", why: "kongsync reads no ConfigMaps"},
-	{name: "enable-drain-support", def: false, traffic: true, why: "kongsync leaves endpoints that are not ready out of upstreams"},
 	{name: "combined-services-from-different-httproutes", def: false,
 		why: "kongsync keeps KIC's default: Kong services are not shared across HTTPRoutes (same routing, other entity names)"},
 	{name: "konnect-sync-enabled", def: false, why: "Konnect is not supported: nothing is sent to Konnect"},
@@ -166,34 +163,24 @@ func kicOnlyWarnings(fs *pflag.FlagSet) []warning {
 	return out
 }
 
-// gateWarnings does the same for feature gates set away from KIC's defaults.
+// gateWarnings warns, as kicOnlyWarnings, about the gates set away from KIC's defaults that
+// change nothing in kongsync. The gates that act (GatewayAlpha, RewriteURIs) need no warning;
+// those kongsync cannot honour were refused before (featureGates.refusal).
 func gateWarnings(fg featureGates) []warning {
-	why := map[string]struct {
-		traffic bool
-		text    string
-	}{
-		"GatewayAlpha":               {false, "kongsync's translator handles TCPRoutes, UDPRoutes and TLSRoutes whatever the gate"},
-		"FillIDs":                    {false, "kongsync always fills ids (KIC's ids)"},
-		"RewriteURIs":                {true, "konghq.com/rewrite is not supported: the Ingress's routes are skipped, with a problem"},
-		"KongServiceFacade":          {true, "KongServiceFacades are not read: backends naming one are skipped"},
-		"SanitizeKonnectConfigDumps": {false, "Konnect is not supported"},
-		"FallbackConfiguration":      {false, "kongsync always leaves objects Kong rejected out (docs/sync.md)"},
-		"KongCustomEntity":           {false, "KongCustomEntities are not read"},
+	inertWhy := map[string]string{
+		"SanitizeKonnectConfigDumps": "Konnect is not supported",
+		"KongCustomEntity":           "kongsync reads no KongCustomEntities whatever the gate (reported when their CRD is served)",
 	}
 	var inert []string
-	var out []warning
 	for _, g := range fg.changed() {
-		setting := fmt.Sprintf("%s=%v", g, fg[g])
-		if w := why[g]; w.traffic {
-			out = append(out, warning{msg: "KIC feature gate not honoured: traffic differs from KIC's", kv: []any{"gate", setting, "kongsync", w.text}})
-		} else {
-			inert = append(inert, setting+" ("+w.text+")")
+		if why, ok := inertWhy[g]; ok {
+			inert = append(inert, fmt.Sprintf("%s=%v (%s)", g, fg[g], why))
 		}
 	}
-	if len(inert) > 0 {
-		out = append([]warning{{msg: "KIC feature gates without effect in kongsync", kv: []any{"gates", inert}}}, out...)
+	if len(inert) == 0 {
+		return nil
 	}
-	return out
+	return []warning{{msg: "KIC feature gates without effect in kongsync", kv: []any{"gates", inert}}}
 }
 
 // validatedDef describes a validated flag in a table; each flag set gets its own value.

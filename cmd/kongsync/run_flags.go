@@ -47,6 +47,7 @@ type rawFlags struct {
 	proxySyncSeconds float32
 	proxyTimeout     float32
 	gates            featureGates
+	gatewayToRec     *validated
 	diagnosticsPort  int
 }
 
@@ -129,7 +130,10 @@ func defineServeFlags(fs *pflag.FlagSet, f *runFlags, raw *rawFlags) {
 	fs.Float64Var(&c.KongLoadBudget, "kong-load-budget", c.KongLoadBudget, "kongsync: share of time each Kong may spend loading configurations, in (0, 1]; after a load that took d, the next push waits d·(1-budget)/budget (1: no pacing by cost)")
 	fs.DurationVar(&f.termDelay, "term-delay", 0, "after SIGTERM, how long the shutdown may take before kongsync exits anyway (0: no limit)")
 	raw.gates = newFeatureGates()
-	fs.Var(raw.gates, "feature-gates", "KIC's feature gates, A=true,B=false; unknown gates are an error")
+	fs.Var(raw.gates, "feature-gates", featureGatesUsage)
+	raw.gatewayToRec = newValidated("", "namespaced-name", checkNamespacedName)
+	fs.Var(raw.gatewayToRec, "gateway-to-reconcile", gatewayToReconcileUsage)
+	fs.BoolVar(&c.DrainSupport, "enable-drain-support", false, drainSupportUsage)
 }
 
 // envName is the environment variable of a flag: kong-admin-url -> CONTROLLER_KONG_ADMIN_URL.
@@ -227,6 +231,11 @@ func (f *runFlags) finish(fs *pflag.FlagSet, raw *rawFlags, cli map[string]bool)
 	if last, _ := fs.GetBool("use-last-valid-config-for-fallback"); last && !raw.gates["FallbackConfiguration"] {
 		return errors.New("--use-last-valid-config-for-fallback can only be used with the FallbackConfiguration feature gate enabled")
 	}
+	if err := raw.gates.refusal(); err != nil {
+		return err
+	}
+	c.Features, c.GatewayAlpha = raw.gates.translatorFeatures(), raw.gates["GatewayAlpha"]
+	c.GatewayToReconcile = raw.gatewayToRec.val
 	return nil
 }
 

@@ -117,7 +117,12 @@ func TestEveryKICFlagAccepted(t *testing.T) {
 			v := sampleValue(t, k)
 			var extra []string
 			if k.name == "use-last-valid-config-for-fallback" {
-				extra = []string{"--feature-gates=FallbackConfiguration=true"}
+				// KIC requires the FallbackConfiguration gate, which kongsync refuses.
+				_, _, err := parseRunFlags([]string{"--" + k.name + "=" + v, "--feature-gates=FallbackConfiguration=true"}, nil)
+				if err == nil || !strings.Contains(err.Error(), "FallbackConfiguration=true") {
+					t.Fatalf("--%s=%s with the gate: %v, want the gate refused", k.name, v, err)
+				}
+				return
 			}
 			_, cliFS, err := parseRunFlags(append([]string{"--" + k.name + "=" + v}, extra...), nil)
 			if err != nil {
@@ -296,10 +301,10 @@ func TestKICOnlyFlagWarnings(t *testing.T) {
 		{"inert", []string{"--anonymous-reports=false", "--kong-workspace=w"}, []string{"CONTROLLER_CONFIGMAP_LABEL_SELECTOR=x"},
 			[]string{"--anonymous-reports=false", "--configmap-label-selector=x", "--kong-workspace=w"}, nil},
 		{"traffic", []string{"--enable-drain-support", "--enable-controller-kongplugin=false", "--enable-controller-kong-vault=false"}, nil,
-			[]string{"--enable-controller-kong-vault=false"}, []string{"--enable-controller-kongplugin=false", "--enable-drain-support=true"}},
+			[]string{"--enable-controller-kong-vault=false"}, []string{"--enable-controller-kongplugin=false"}},
 		{"deprecated", []string{"--konnect-runtime-group-id=x"}, nil, []string{"--konnect-runtime-group-id=x"}, nil},
-		{"gates", []string{"--feature-gates=RewriteURIs=true,FillIDs=false,KongCustomEntity=false"}, nil,
-			[]string{"FillIDs=false", "KongCustomEntity=false"}, []string{"RewriteURIs=true"}},
+		{"gates", []string{"--feature-gates=RewriteURIs=true,GatewayAlpha=true,KongCustomEntity=false,SanitizeKonnectConfigDumps=false"}, nil,
+			[]string{"KongCustomEntity=false", "SanitizeKonnectConfigDumps=false"}, nil},
 	} {
 		f, _, err := parseRunFlags(tc.args, tc.env)
 		if err != nil {
@@ -498,5 +503,47 @@ func TestDiagnosticsElectionAdmissionFlags(t *testing.T) {
 	}
 	if _, _, err := parseRunFlags([]string{"--diagnostic-server-port=70000"}, nil); err == nil {
 		t.Error("--diagnostic-server-port=70000 accepted")
+	}
+}
+
+// The gates act on the controller's settings; a gate kongsync cannot honour is refused at start,
+// naming it and why, never accepted and ignored; KIC's defaults (KongCustomEntity on) start.
+func TestFeatureGatesActOrAreRefused(t *testing.T) {
+	for _, tc := range []struct {
+		gates   string
+		refused string // the gate named by the error; "" when accepted
+		rewrite bool
+		alpha   bool
+	}{
+		{gates: ""},
+		{gates: "KongCustomEntity=true,FillIDs=true"},
+		{gates: "RewriteURIs=true", rewrite: true},
+		{gates: "GatewayAlpha=true", alpha: true},
+		{gates: "KongCustomEntity=false,FillIDs=false", refused: "FillIDs=false"},
+		{gates: "KongServiceFacade=true", refused: "KongServiceFacade=true"},
+		{gates: "FallbackConfiguration=true", refused: "FallbackConfiguration=true"},
+		{gates: "FillIDs=false", refused: "FillIDs is required if KongCustomEntity is enabled"}, // KIC's own check first
+	} {
+		f, _, err := parseRunFlags([]string{"--feature-gates=" + tc.gates}, nil)
+		if tc.refused != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.refused) {
+				t.Errorf("%q: %v, want refused for %s", tc.gates, err, tc.refused)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%q: %v", tc.gates, err)
+			continue
+		}
+		if f.cfg.Features.RewriteURIs != tc.rewrite || f.cfg.GatewayAlpha != tc.alpha {
+			t.Errorf("%q: RewriteURIs %v GatewayAlpha %v, want %v %v", tc.gates, f.cfg.Features.RewriteURIs, f.cfg.GatewayAlpha, tc.rewrite, tc.alpha)
+		}
+	}
+	f, _, err := parseRunFlags([]string{"--gateway-to-reconcile=default/kong", "--enable-drain-support"}, nil)
+	if err != nil || f.cfg.GatewayToReconcile != "default/kong" || !f.cfg.DrainSupport {
+		t.Errorf("--gateway-to-reconcile, --enable-drain-support: %v %+v", err, f)
+	}
+	if _, _, err := parseRunFlags([]string{"--gateway-to-reconcile=kong"}, nil); err == nil {
+		t.Error("--gateway-to-reconcile=kong (no namespace) accepted")
 	}
 }
