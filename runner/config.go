@@ -70,14 +70,14 @@ type Config struct {
 	// DrainSupport is --enable-drain-support: terminating endpoints stay as weight-0 targets.
 	DrainSupport bool
 	// GatewayToReconcile is --gateway-to-reconcile: the one Gateway (namespace/name) served.
-	GatewayToReconcile string
-	EmitKubernetesEvents     bool     // --emit-kubernetes-events: Warning Events (else only logs)
-	WatchNamespaces          []string // --watch-namespace
-	PublishService           string   // --publish-service namespace/name
-	PublishStatusAddress     []string // --publish-status-address
-	UpdateStatus             bool     // --update-status
-	ElectionID               string   // --election-id: the Lease of the status writer and, when elected, of the pushing replica
-	ElectionNamespace        string   // --election-namespace (default: $POD_NAMESPACE, else the publish Service's, else "default")
+	GatewayToReconcile   string
+	EmitKubernetesEvents bool     // --emit-kubernetes-events: Warning Events (else only logs)
+	WatchNamespaces      []string // --watch-namespace
+	PublishService       string   // --publish-service namespace/name
+	PublishStatusAddress []string // --publish-status-address
+	UpdateStatus         bool     // --update-status
+	ElectionID           string   // --election-id: the Lease of the status writer and, when elected, of the pushing replica
+	ElectionNamespace    string   // --election-namespace (default: $POD_NAMESPACE, else the publish Service's, else "default")
 	// LeaderElection is KIC's --force-leader-election: "" decides as KIC (only the elected
 	// leader pushes when the replicas are discovered, --kong-admin-svc), "enabled" makes
 	// pushes leader-only, "disabled" lets every replica push. Status writing is always elected.

@@ -37,7 +37,7 @@ type diffFlags struct {
 	caFile     string
 	skipVerify bool
 	opts       translator.Options
-	translate  translateFlags // --feature-gates, --gateway-to-reconcile, --enable-drain-support
+	translate  translateFlags  // --feature-gates, --gateway-to-reconcile, --enable-drain-support
 	version    kongVersionFlag // --kong-version; unset: the Kong's own
 	compare    document.CompareOptions
 	format     string
