@@ -49,6 +49,12 @@ type Options struct {
 	// Secret; each further failure of the same Secret doubles it, up to SecretRetryMax. 0 means
 	// 500 ms: an API server hiccup heals within a second, a lasting outage is not hammered.
 	SecretRetryBase time.Duration
+	// GatewayAlpha is KIC's gate of that name: TCPRoutes, UDPRoutes and TLSRoutes are watched
+	// only with it on, as KIC's controllers.
+	GatewayAlpha bool
+	// Unread, if set, hears of the kinds of KIC's the cluster serves and kongsync does not read
+	// (store.UnreadKinds), at start and whenever their CRDs appear or go (with Dynamic only).
+	Unread UnreadFunc
 	// SecretRetryMax caps the retry delay of one Secret; 0 means 5 min. The Secret's next change
 	// is fetched at once whatever the delay.
 	SecretRetryMax time.Duration

@@ -49,7 +49,9 @@ type crdWatcher struct {
 	namespaces []string
 	crds       cache.SharedIndexInformer
 	queue      workqueue.TypedRateLimitingInterface[string]
-	wanted     map[string]bool // our CRDs' names
+	wanted     map[string]bool // our CRDs' names, and those of the unread kinds
+	skip       []store.Kind    // kinds not watched (gatedOut)
+	unread     unreadState
 
 	// reconciled, if set, hears the outcome of every reconcile of the worker (tests).
 	reconciled func(retry bool)
@@ -88,6 +90,10 @@ func newCRDWatcher(c *Controller, disc resourceLister, namespaces []string) (*cr
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "kongsync-crds"})}
 	for _, r := range crdResources {
 		w.wanted[r.crdName()] = true
+	}
+	w.skip, w.unread = gatedOut(c.opts), newUnreadState(c.opts)
+	for _, u := range w.unread.kinds {
+		w.wanted[u.CRDName()] = true
 	}
 	w.crds = metadatainformer.NewFilteredMetadataInformer(c.opts.Metadata, crdGVR, "", c.opts.Resync, cache.Indexers{}, nil).Informer()
 	if err := w.crds.SetTransform(transformCRD); err != nil {
@@ -165,7 +171,8 @@ func (w *crdWatcher) reconcile(ctx context.Context, late bool) ([]*dynWatch, boo
 		return nil, false, err
 	}
 	retry := w.disagrees(served)
-	stop, started, err := w.swap(ctx, desiredWatches(served, w.namespaces), late)
+	w.reportUnread()
+	stop, started, err := w.swap(ctx, desiredWatches(served.readable(w.skip), w.namespaces), late)
 	w.stopAll(stop, started)
 	if len(started) > 0 && late {
 		w.wg.Go(func() { w.settle(ctx, started, stop) })

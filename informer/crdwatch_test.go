@@ -54,7 +54,14 @@ type crdFixture struct {
 
 // startCRDFixture starts a controller watching all namespaces, with dyn objects (any version)
 // and meta objects (CRDs, Namespaces) present, and returns once the CRD informer watches.
+// The GatewayAlpha gate is on, so that every kind kongsync reads is watched.
 func startCRDFixture(t *testing.T, disc *fakeLister, dynObjs []runtime.Object, metaObjs ...runtime.Object) *crdFixture {
+	t.Helper()
+	return startCRDFixtureWith(t, Options{GatewayAlpha: true}, disc, dynObjs, metaObjs...)
+}
+
+// startCRDFixtureWith is startCRDFixture with opts (its clients set here).
+func startCRDFixtureWith(t *testing.T, opts Options, disc *fakeLister, dynObjs []runtime.Object, metaObjs ...runtime.Object) *crdFixture {
 	t.Helper()
 	cs := newClients()
 	for _, o := range metaObjs {
@@ -75,7 +82,8 @@ func startCRDFixture(t *testing.T, disc *fakeLister, dynObjs []runtime.Object, m
 		return false, nil, nil
 	})
 	f := &crdFixture{cs: cs, disc: disc, st: store.New(), n: &countingNotifier{ch: make(chan struct{}, 1)}}
-	c, err := New(cs.typed, f.st, f.n, logr.Discard(), Options{Metadata: cs.meta, CustomResources: dynamicCustomResources{dyn}})
+	opts.Metadata, opts.CustomResources = cs.meta, dynamicCustomResources{dyn}
+	c, err := New(cs.typed, f.st, f.n, logr.Discard(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -46,6 +46,7 @@ func TestGatewayAPICRDsInstalledAfterStart(t *testing.T) {
 	w := newStoreWatch()
 	cfg := func(c *runner.Config) {
 		c.RestConfig = serviceAccountConfig(t)
+		c.GatewayAlpha = true // TCPRoutes, UDPRoutes and TLSRoutes are read only with the gate, as in KIC
 		w.hooks(c)
 	}
 	startKongsync(t, "gwapi", ns, []*kongdouble.Server{kong}, cfg)
