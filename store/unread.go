@@ -97,7 +97,7 @@ func unreadMsg(kind string, n int, what string) string {
 			why = u.Why
 		}
 	}
-	return fmt.Sprintf("%d %s object(s) %s: %s is a kind of KIC's that kongsync does not read (%s)", n, kind, what, kind, why)
+	return fmt.Sprintf("%d %s object(s) %s: a kind of KIC's %s", n, kind, what, why)
 }
 
 // GateKinds applies the GatewayAlpha gate to manifest objects, as the live controller applies
