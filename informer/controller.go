@@ -53,7 +53,7 @@ type Options struct {
 	// only with it on, as KIC's controllers.
 	GatewayAlpha bool
 	// Unread, if set, hears of the kinds of KIC's the cluster serves and kongsync does not read
-	// (store.UnreadKinds), at start and whenever their CRDs appear or go (with Dynamic only).
+	// (store.UnreadKinds), at start and whenever their CRDs appear or go (with CustomResources only).
 	Unread UnreadFunc
 	// SecretRetryMax caps the retry delay of one Secret; 0 means 5 min. The Secret's next change
 	// is fetched at once whatever the delay.
