@@ -241,33 +241,6 @@ func encodeItemRaw(buf *bytes.Buffer, enc *json.Encoder, item any) error {
 // runPiece is the size of the buffers list items are encoded into.
 const runPiece = 64 << 10
 
-// YAML encodes the document as YAML with keys sorted at every level, the way decK and KIC
-// print configs, so a dump reads like theirs and diffs cleanly.
-//
-// The bytes are defined as yaml.v3's (indent 2) for the document's JSON tree. Writing a large
-// document through yaml.v3 costs seconds and gigabytes (its emitter keeps every event it has
-// written), so a fast emitter (yamlfast.go) writes each top-level key and each item of a
-// top-level list, and yaml.v3 writes only the pieces the fast emitter declines, one at a time.
-// An item's rendering does not depend on what precedes it (line width is unlimited), so the
-// pieces join into the single-encoder output; encode_test.go checks that they do.
-func YAML(d *Document) ([]byte, error) {
-	js, err := JSON(d)
-	if err != nil {
-		return nil, err
-	}
-	root, err := parseJSONTree(js)
-	if err != nil || root.kind != 'o' {
-		return nil, fmt.Errorf("re-read config JSON: %v", err)
-	}
-	e := &yamlEmitter{out: make([]byte, 0, len(js)*5/4)}
-	for _, k := range root.sortedKeys() {
-		if err := e.topLevel(root.keys[k], root.vals[k]); err != nil {
-			return nil, err
-		}
-	}
-	return e.out, nil
-}
-
 // topLevel writes one top-level key, falling back to yaml.v3 per list item or for the key.
 func (e *yamlEmitter) topLevel(key string, v *jval) error {
 	mark := len(e.out)

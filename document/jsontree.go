@@ -21,7 +21,18 @@ type jval struct {
 // that every string value is a substring of it (no allocation per value), and nodes come from
 // slabs.
 func parseJSONTree(js []byte) (*jval, error) {
-	p := &jsonParser{in: string(js), raw: js}
+	return (&jsonParser{}).parse(js)
+}
+
+// parse parses js into a tree that replaces the one this parser returned last: its nodes reuse
+// that tree's slabs, so a parser that parses many small texts in turn (one per list item)
+// allocates its slabs once.
+func (p *jsonParser) parse(js []byte) (*jval, error) {
+	if p.slab != nil {
+		p.spare = append(append(p.spare, p.full...), p.slab)
+		p.full, p.slab = p.full[:0], nil
+	}
+	p.in, p.raw, p.pos = string(js), js, 0
 	v, err := p.value()
 	if err != nil {
 		return nil, err
@@ -33,10 +44,12 @@ func parseJSONTree(js []byte) (*jval, error) {
 }
 
 type jsonParser struct {
-	in   string
-	raw  []byte // the same bytes as in, for jval.raw
-	pos  int
-	slab []jval
+	in    string
+	raw   []byte // the same bytes as in, for jval.raw
+	pos   int
+	slab  []jval
+	full  [][]jval // the current parse's filled slabs
+	spare [][]jval // earlier parses' slabs, free to reuse
 	// keys and vals are stacks of the members of the objects and arrays being parsed; each
 	// container copies its own members out once it is complete.
 	keys []string
@@ -46,11 +59,18 @@ type jsonParser struct {
 // node returns a new node from the current slab.
 func (p *jsonParser) node(kind byte) *jval {
 	if len(p.slab) == cap(p.slab) {
-		p.slab = make([]jval, 0, 1024)
+		if p.slab != nil {
+			p.full = append(p.full, p.slab)
+		}
+		if n := len(p.spare); n > 0 {
+			p.slab, p.spare = p.spare[n-1][:0], p.spare[:n-1]
+		} else {
+			p.slab = make([]jval, 0, 1024)
+		}
 	}
 	p.slab = p.slab[:len(p.slab)+1]
 	v := &p.slab[len(p.slab)-1]
-	v.kind = kind
+	*v = jval{kind: kind} // a reused slab holds an earlier tree's node
 	return v
 }
 

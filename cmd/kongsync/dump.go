@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"slices"
 	"strings"
 
@@ -97,23 +98,23 @@ func dumpCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // the encoded build) or as YAML of the same document. YAML needs no JSON encoding and no md5,
 // so it is made from the translation alone: a 10k-Ingress dump then never holds the ~18 MB of
 // JSON pieces beside the document.
-func translateAndEncode(snap *store.Snapshot, opts translator.Options, format string) (translator.Result, []byte, error) {
+func translateAndEncode(snap *store.Snapshot, opts translator.Options, format string) (translator.Result, net.Buffers, error) {
 	if format == "json" {
 		b, err := translator.BuildOnce(snap, opts)
 		if err != nil {
 			return translator.Result{}, nil, err
 		}
-		return b.Result, append(b.Config.Bytes(), '\n'), nil
+		return b.Result, net.Buffers{b.Config.Bytes(), []byte{'\n'}}, nil
 	}
 	res := translator.TranslateOnce(snap, opts)
-	body, err := document.YAML(res.Document)
+	body, _, err := document.YAMLPieces(res.Document)
 	return res, body, err
 }
 
 // write puts the config on stdout, or into the file -o names, readable by its owner only.
-func write(path string, body []byte, stdout io.Writer) error {
+func write(path string, body net.Buffers, stdout io.Writer) error {
 	if path == "" || path == "-" {
-		_, err := stdout.Write(body)
+		_, err := body.WriteTo(stdout)
 		return err
 	}
 	return writePrivate(path, body)

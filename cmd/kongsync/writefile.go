@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
 )
@@ -16,7 +17,7 @@ const privateMode fs.FileMode = 0o600
 // keeps its permissions if they are narrower (never widened; a 0644 left by an older kongsync
 // becomes 0600). A path that is not a regular file (/dev/stdout, a FIFO) is written in place;
 // a symbolic link is followed, so the file it names is replaced and the link stays.
-func writePrivate(path string, body []byte) error {
+func writePrivate(path string, body net.Buffers) error {
 	target, mode, regular, err := outputTarget(path)
 	if err != nil {
 		return err
@@ -26,7 +27,7 @@ func writePrivate(path string, body []byte) error {
 		if err != nil {
 			return err
 		}
-		_, err = f.Write(body)
+		_, err = body.WriteTo(f)
 		return errors.Join(err, f.Close())
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".tmp-*")
@@ -39,7 +40,7 @@ func writePrivate(path string, body []byte) error {
 			_ = os.Remove(tmp.Name())
 		}
 	}()
-	if _, err := tmp.Write(body); err != nil {
+	if _, err := body.WriteTo(tmp); err != nil {
 		_ = tmp.Close()
 		return err
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
 	"testing"
@@ -48,7 +49,7 @@ func TestWritePrivate(t *testing.T) {
 			}
 			target := filepath.Join(sub, "kong.yaml")
 			given := tt.setup(target)
-			err := writePrivate(given, body)
+			err := writePrivate(given, net.Buffers{body})
 			if tt.wantErr {
 				if err == nil {
 					t.Fatal("want an error")
@@ -81,7 +82,7 @@ func TestWritePrivate(t *testing.T) {
 			}
 		})
 	}
-	if err := writePrivate(os.DevNull, body); err != nil {
+	if err := writePrivate(os.DevNull, net.Buffers{body}); err != nil {
 		t.Errorf("a device is written in place: %v", err)
 	}
 	if fi, _ := os.Stat(os.DevNull); fi.Mode().Perm()&0o006 == 0 {
