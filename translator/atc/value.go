@@ -147,3 +147,7 @@ func (v CIDRValue) appendLiteral(dst []byte) []byte {
 func addrOf(v IPValue) netip.Addr { return netip.Addr(v) }
 
 func prefixOf(v CIDRValue) netip.Prefix { return netip.Prefix(v) }
+
+// AppendStringLiteral appends s quoted as StringValue.Literal quotes it, so that a caller
+// writing an expression into its own buffer needs no Value (and no allocation) per literal.
+func AppendStringLiteral(dst []byte, s string) []byte { return StringValue(s).appendLiteral(dst) }
