@@ -62,6 +62,7 @@ var layers = map[string]layer{
 	"ingressbudget.go":  family("ingress"),
 	"ingresstypes.go":   family("ingress"),
 	"ingressbuild.go":   family("ingress"),
+	"ingressexpr.go":    family("ingress"),
 
 	"gwroute.go":   family("gw"),
 	"gwbackend.go": family("gw"),
@@ -75,6 +76,7 @@ var layers = map[string]layer{
 
 	"streamassemble.go": family("stream"),
 	"streamingress.go":  family("stream"),
+	"streamexpr.go":     family("stream"),
 
 	"consumer.go":            family("consumer"),
 	"consumerclaims.go":      family("consumer"),
@@ -102,6 +104,7 @@ var layers = map[string]layer{
 	"annotationparser.go": builderLayer,
 	"refgrant.go":         builderLayer,
 	"uniqueids.go":        builderLayer,
+	"routeexpr.go":        builderLayer,
 
 	"translator.go":  coreLayer,
 	"api.go":         coreLayer,
