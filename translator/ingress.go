@@ -46,6 +46,10 @@ func (t *ingressBuild) translateRules(ing *networkingv1.Ingress, p *ingressPiece
 		if rule.HTTP == nil || t.badRuleHost(ing, i, rule.Host) {
 			continue
 		}
+		if rule.Host != "" && t.expressions() && !kicHost(rule.Host) {
+			t.problem(ingressRef(ing), "spec.rules["+strconv.Itoa(i)+"].host", "%s fails KIC's host check, so under Kong's expressions "+
+				"router its routes match any host, as KIC's do", quoteShort(rule.Host))
+		}
 		for j := range rule.HTTP.Paths {
 			groups = t.translatePath(ing, p, rule.Host, &rule.HTTP.Paths[j], pathPos{i, j}, groups)
 		}
@@ -54,7 +58,13 @@ func (t *ingressBuild) translateRules(ing *networkingv1.Ingress, p *ingressPiece
 		p.rs.skip = true
 		return
 	}
-	for _, g := range groups.list {
+	for i := range groups.list {
+		g := &groups.list[i]
+		if t.expressions() {
+			t.exprRuleRoute(p.rs, g)
+			p.uses = append(p.uses, ruleUse{be: g.be, route: &g.route.r})
+			continue
+		}
 		p.rs.applyHosts(&g.route.r.Route)
 		u := ruleUse{be: g.be, route: &g.route.r}
 		var hb [4]uint64
@@ -88,7 +98,7 @@ func (t *ingressBuild) translatePath(ing *networkingv1.Ingress, ip *ingressPiece
 		t.problem(ingressRef(ing), pos.field(".path"), "%s is not an absolute path; path skipped", quoteShort(p.Path))
 		return groups
 	}
-	if t.badKongPath(ing, pos, path, pt, rs) {
+	if x := t.expressions(); x && t.badExprPath(ing, pos, path, pt, rs) || !x && t.badKongPath(ing, pos, path, pt, rs) {
 		return groups
 	}
 	if p.Backend.Service == nil {
@@ -102,6 +112,10 @@ func (t *ingressBuild) translatePath(ing *networkingv1.Ingress, ip *ingressPiece
 	g := groups.find(be.ident, host)
 	if g == nil {
 		groups, g = groups.add(routeGroup{be: be, host: host, route: t.newRuleRoute(ing, rs, &be, host)})
+	}
+	if t.expressions() {
+		g.xpaths = append(g.xpaths, exprPath{path, pt})
+		return groups
 	}
 	var buf [2]string
 	for _, kp := range ingressPaths(path, pt, rs.regexMarker, rs.legacyRegex, buf[:0]) {
@@ -126,7 +140,7 @@ func unsupportedBackend(res *corev1.TypedLocalObjectReference) string {
 func (t *ingressBuild) newRuleRoute(ing *networkingv1.Ingress, rs *routeSettings, be *backend, host string) *routeAlloc {
 	var buf [256]byte
 	a := t.newRoute(appendRouteName(buf[:0], ing.Namespace, ing.Name, be.svc.Name, host, be.port), rs)
-	if host != "" {
+	if host != "" && !t.expressions() {
 		a.host = host
 		a.hosts[0] = &a.host
 		a.r.Hosts = a.hosts[:]
@@ -156,6 +170,11 @@ func (t *ingressBuild) newRoute(name []byte, rs *routeSettings) *routeAlloc {
 		PathHandling:            d.v0,
 		Tags:                    rs.tags,
 	}
+	if t.expressions() {
+		r.RegexPriority, r.PathHandling = nil, nil
+		rs.applyExpr(&r.Route)
+		return a
+	}
 	rs.apply(&r.Route)
 	return a
 }
@@ -183,7 +202,13 @@ func (t *ingressBuild) defaultBackendPiece(ing *networkingv1.Ingress, p *ingress
 		return
 	}
 	var buf [256]byte
-	r := &t.newRoute(append(append(append(buf[:0], ing.Namespace...), '.'), ing.Name...), p.rs).r
+	a := t.newRoute(append(append(append(buf[:0], ing.Namespace...), '.'), ing.Name...), p.rs)
+	r := &a.r
+	if t.expressions() {
+		exprDefaultRoute(a)
+		d.ok, d.be, d.route = true, be, r
+		return
+	}
 	r.Paths = []*string{t.defaults.slash}
 	p.rs.applyHosts(&r.Route)
 	d.ok, d.be, d.route = true, be, r

@@ -36,7 +36,7 @@ func (t *ingressBuild) overRouteBudget(ing *networkingv1.Ingress, rs *routeSetti
 		if g.host != "" || aliases == 0 {
 			hosts++
 		}
-		claims += hosts * len(g.route.r.Paths)
+		claims += hosts * (len(g.route.r.Paths) + len(g.xpaths))
 	}
 	limit := max(routeBudgetFloor, routeBudgetFactor*ingressSize(ing))
 	if copies <= limit && claims <= limit {

@@ -21,6 +21,15 @@ type routeGroup struct {
 	be    backend // Service and port
 	host  string
 	route *routeAlloc
+	// xpaths are its Ingress paths as written (slashes collapsed), which the expressions
+	// router matches (ingressexpr.go); traditional routes hold Kong paths instead.
+	xpaths []exprPath
+}
+
+// exprPath is one Ingress path of a route under the expressions router.
+type exprPath struct {
+	path string
+	pt   networkingv1.PathType
 }
 
 // pathPos locates an Ingress path; its field paths are built only when a problem needs one.

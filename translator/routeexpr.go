@@ -330,3 +330,6 @@ func kicLabel(l string) bool {
 	}
 	return true
 }
+
+// expressions reports whether this build translates for Kong's expressions router.
+func (t *translation) expressions() bool { return t.opts.RouterFlavor.Expressions() }

@@ -111,6 +111,9 @@ func (t *translation) parseRouteSettingsFor(ref store.Ref, obj metav1.Object, rs
 	if t.badHeaderRegexes(ref, o.headers) {
 		rs.skip = true
 	}
+	if t.expressions() {
+		t.exprIgnored(ref, a, o)
+	}
 	return rs
 }
 
@@ -171,18 +174,7 @@ func (rs *routeSettings) apply(r *kong.Route) {
 }
 
 func (rs *routeOptions) apply(r *kong.Route) {
-	setBool(&r.StripPath, rs.stripPath)
-	if rs.forceSSL {
-		r.HTTPSRedirectStatusCode = kong.Int(302)
-		r.Protocols = []*string{kong.String("https")}
-	}
-	setInt(&r.HTTPSRedirectStatusCode, rs.redirectCode)
-	setBool(&r.PreserveHost, rs.preserveHost)
-	setBool(&r.RequestBuffering, rs.requestBuffering)
-	setBool(&r.ResponseBuffering, rs.responseBuffering)
-	if len(rs.protocols) > 0 {
-		r.Protocols = rs.protocols
-	}
+	rs.applyFields(r)
 	setInt(&r.RegexPriority, rs.regexPriority)
 	if len(rs.methods) > 0 {
 		r.Methods = rs.methods
@@ -197,6 +189,60 @@ func (rs *routeOptions) apply(r *kong.Route) {
 		r.PathHandling = rs.pathHandling
 	}
 	normalizeProtocols(r)
+}
+
+// applyFields sets the route fields that are not match criteria, which KIC applies under
+// either router flavor.
+func (rs *routeOptions) applyFields(r *kong.Route) {
+	setBool(&r.StripPath, rs.stripPath)
+	if rs.forceSSL {
+		r.HTTPSRedirectStatusCode = kong.Int(302)
+		r.Protocols = []*string{kong.String("https")}
+	}
+	setInt(&r.HTTPSRedirectStatusCode, rs.redirectCode)
+	setBool(&r.PreserveHost, rs.preserveHost)
+	setBool(&r.RequestBuffering, rs.requestBuffering)
+	setBool(&r.ResponseBuffering, rs.responseBuffering)
+	if len(rs.protocols) > 0 {
+		r.Protocols = rs.protocols
+	}
+}
+
+// applyExpr is apply for a route of Kong's expressions router, as KIC applies the annotations
+// there: the fields only (the match criteria go into the expression, and regex-priority and
+// path-handling are ignored: exprIgnored reports them), without the protocol normalisation.
+func (rs *routeSettings) applyExpr(r *kong.Route) {
+	if rs.opts != nil {
+		rs.opts.applyFields(r)
+	}
+}
+
+// exprIgnored reports the route annotations KIC ignores under Kong's expressions router:
+// regex-priority and path-handling on every kind, and on TCPIngress and UDPIngress also the
+// methods, SNIs and headers (their expressions match only the rule's port and host).
+func (t *translation) exprIgnored(ref store.Ref, a map[string]string, o *routeOptions) {
+	keys := [5]string{annRegexPriority, annPathHandling}
+	n := 2
+	stream := ref.Kind == store.KindTCPIngress || ref.Kind == store.KindUDPIngress
+	if stream {
+		keys[2], keys[3] = annMethods, annSNIs
+		n = 4
+	}
+	for _, k := range keys[:n] {
+		if a[k] != "" {
+			t.problem(ref, annotationField(k), "ignored under Kong's expressions router (router_flavor = expressions), as KIC ignores it")
+		}
+	}
+	if stream && len(o.headers) > 0 {
+		names := make([]string, 0, len(o.headers))
+		for name := range o.headers {
+			names = append(names, name)
+		}
+		slices.Sort(names)
+		for _, name := range names {
+			t.problem(ref, annotationField(annHeadersPrefix+name), "ignored under Kong's expressions router (router_flavor = expressions), as KIC ignores it")
+		}
+	}
 }
 
 // applyHosts appends the host aliases to a route's hosts, skipping duplicates as KIC does. The
@@ -246,6 +292,7 @@ type routeAlloc struct {
 	name, id, host string
 	hosts          [1]*string
 	paths          [2]*string
+	x              exprRoute // expression and priority, under the expressions router
 }
 
 // addPath appends a Kong path; the list's first two entries live in the route's own storage,
