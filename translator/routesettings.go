@@ -108,13 +108,19 @@ func (t *translation) parseRouteSettingsFor(ref store.Ref, obj metav1.Object, rs
 	}
 	o.headers = p.headers()
 	o.copied = o.copiedBytes() + len(a[annTags]) + len(a[annRewrite])
-	if t.badHeaderRegexes(ref, o.headers) {
+	t.checkRouteOptions(ref, a, rs)
+	return rs
+}
+
+// checkRouteOptions skips the routes of an object with a header regex Kong refuses, and
+// reports what the expressions router ignores.
+func (t *translation) checkRouteOptions(ref store.Ref, a map[string]string, rs *routeSettings) {
+	if t.badHeaderRegexes(ref, rs.opts.headers) {
 		rs.skip = true
 	}
 	if t.expressions() {
-		t.exprIgnored(ref, a, o)
+		t.exprIgnored(ref, a, rs.opts)
 	}
-	return rs
 }
 
 // rewritePlugin is the request-transformer plugin konghq.com/rewrite asks for, or skip when the

@@ -75,22 +75,7 @@ func (t *translation) streamPieceFor(obj store.Object) *streamPiece {
 		if udp {
 			name += ".udp"
 		}
-		r := &document.Route{Route: kong.Route{
-			ID:           kong.String(t.ids.routes.id(name)),
-			Name:         kong.String(name),
-			Destinations: []*kong.CIDRPort{{Port: kong.Int(in.Port)}},
-			Tags:         tags,
-		}}
-		if udp {
-			r.Protocols = kong.StringSlice("udp")
-		} else {
-			r.Protocols = kong.StringSlice("tcp", "tls")
-			if in.Host != "" {
-				r.SNIs = kong.StringSlice(in.Host)
-			}
-		}
-		rs.apply(&r.Route)
-		fillStreamRouteDefaults(&r.Route)
+		r := t.streamRoute(name, tags, in, udp, rs)
 		svcName := fmt.Sprintf("%s.%s.%d", ref.Namespace, in.Backend.ServiceName, in.Backend.ServicePort)
 		if udp {
 			svcName += ".udp"
@@ -110,6 +95,32 @@ func (t *translation) streamPieceFor(obj store.Object) *streamPiece {
 		}
 	}
 	return p
+}
+
+// streamRoute is one rule's route, for the router flavor translated for.
+func (t *translation) streamRoute(name string, tags []*string, in kv1beta1.StreamRule, udp bool, rs *routeSettings) *document.Route {
+	r := &document.Route{Route: kong.Route{
+		ID:   kong.String(t.ids.routes.id(name)),
+		Name: kong.String(name),
+		Tags: tags,
+	}}
+	host := in.Host
+	if udp {
+		r.Protocols, host = kong.StringSlice("udp"), ""
+	} else {
+		r.Protocols = kong.StringSlice("tcp", "tls")
+	}
+	if t.expressions() {
+		streamExprRoute(r, rs, host, in.Port)
+	} else {
+		r.Destinations = []*kong.CIDRPort{{Port: kong.Int(in.Port)}}
+		if host != "" {
+			r.SNIs = kong.StringSlice(host)
+		}
+		rs.apply(&r.Route)
+		fillStreamRouteDefaults(&r.Route)
+	}
+	return r
 }
 
 // streamBackend checks a rule's port, host and backend and resolves its Service and port: the
