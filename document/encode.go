@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"runtime"
 	"strings"
@@ -302,13 +303,16 @@ func (e *yamlEmitter) slowChunk(key string, value []byte, dropKey bool) error {
 }
 
 // yamlEncode is yaml.v3's encoding of a JSON tree (indent 2), with the strings it would write
-// in a way YAML readers misread double-quoted (quoteMisread).
+// in a way YAML readers misread double-quoted (quoteMisread), and integral numbers that a
+// float64 holds exactly written as integers (exactInts): yaml.v3 writes a float64 of seven
+// digits or more in exponent form (a route priority, 57178899677194, as 5.7178899677194e+13),
+// where decK and KIC write the integer.
 func yamlEncode(tree any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)
 	tree, _ = quoteMisread(tree)
-	if err := enc.Encode(tree); err != nil {
+	if err := enc.Encode(exactInts(tree)); err != nil {
 		return nil, fmt.Errorf("encode config as YAML: %w", err)
 	}
 	if err := enc.Close(); err != nil {
@@ -321,4 +325,32 @@ func yamlEncode(tree any) ([]byte, error) {
 func Hash(configJSON []byte) string {
 	sum := md5.Sum(configJSON)
 	return hex.EncodeToString(sum[:])
+}
+
+// exactInt is f as an integer, when f is one that float64 holds exactly (|f| < 2^53).
+func exactInt(f float64) (int64, bool) {
+	if f != math.Trunc(f) || math.Abs(f) >= 1<<53 {
+		return 0, false
+	}
+	return int64(f), true
+}
+
+// exactInts returns a decoded JSON tree with its exactInt numbers as int64, modifying maps
+// and lists in place (the tree is the caller's own copy).
+func exactInts(tree any) any {
+	switch v := tree.(type) {
+	case float64:
+		if n, ok := exactInt(v); ok {
+			return n
+		}
+	case map[string]any:
+		for k, x := range v {
+			v[k] = exactInts(x)
+		}
+	case []any:
+		for i, x := range v {
+			v[i] = exactInts(x)
+		}
+	}
+	return tree
 }

@@ -110,6 +110,10 @@ func (e *yamlEmitter) scalar(v *jval) error {
 		if err != nil {
 			return err
 		}
+		if n, ok := exactInt(f); ok {
+			e.out = strconv.AppendInt(e.out, n, 10)
+			return nil
+		}
 		e.out = strconv.AppendFloat(e.out, f, 'g', -1, 64)
 	case 't':
 		e.out = append(e.out, "true"...)
