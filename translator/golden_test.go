@@ -63,7 +63,7 @@ func loadCase(t testing.TB, dir string) ([]store.Object, []store.Refusal) {
 // case's optional options.yaml sets (kongVersion: the Kong version translated for; hardening:
 // the opt-in refusals, by their flags' names: refuse-external-name-services: true;
 // featureGates: KIC's gates by name, RewriteURIs: true; enable-drain-support and
-// gateway-to-reconcile: those flags' values).
+// gateway-to-reconcile: those flags' values; routerFlavor: Kong's router_flavor, e.g. expressions).
 func caseOptions(t testing.TB, dir string) Options {
 	t.Helper()
 	opts := DefaultOptions()
@@ -75,8 +75,9 @@ func caseOptions(t testing.TB, dir string) Options {
 		t.Fatal(err)
 	}
 	var o struct {
-		KongVersion string `json:"kongVersion"`
-		Hardening   struct {
+		KongVersion  string `json:"kongVersion"`
+		RouterFlavor string `json:"routerFlavor"`
+		Hardening    struct {
 			ExternalName bool `json:"refuse-external-name-services"`
 			Unmanaged    bool `json:"refuse-unmanaged-endpoint-slices"`
 		} `json:"hardening"`
@@ -96,6 +97,11 @@ func caseOptions(t testing.TB, dir string) Options {
 	opts.DrainSupport, opts.GatewayToReconcile = o.DrainSupport, o.GatewayToReconcile
 	if o.KongVersion != "" {
 		if opts.KongVersion, err = ParseKongVersion(o.KongVersion); err != nil {
+			t.Fatalf("%s/options.yaml: %v", dir, err)
+		}
+	}
+	if o.RouterFlavor != "" {
+		if opts.RouterFlavor, err = ParseRouterFlavor(o.RouterFlavor); err != nil {
 			t.Fatalf("%s/options.yaml: %v", dir, err)
 		}
 	}

@@ -120,6 +120,25 @@ func (t *translation) checkRouteOptions(ref store.Ref, a map[string]string, rs *
 	}
 	if t.expressions() {
 		t.exprIgnored(ref, a, rs.opts)
+		t.exprGRPCStripPath(ref, rs.opts)
+	}
+}
+
+// exprGRPCStripPath drops strip-path "true" on a route with a gRPC protocol under the
+// expressions router, with a problem. Kong refuses strip_path on gRPC routes; the traditional
+// router's protocol normalisation removes it, but KIC skips that under expressions and sends
+// it, and Kong then refuses the whole configuration.
+func (t *translation) exprGRPCStripPath(ref store.Ref, o *routeOptions) {
+	if o.stripPath == nil || !*o.stripPath {
+		return
+	}
+	for _, p := range o.protocols {
+		if strings.Contains(*p, "grpc") {
+			t.problem(ref, annotationField(annStripPath), "Kong refuses strip_path on a route with protocol %s, and under its "+
+				"expressions router KIC would send it (Kong would refuse the whole configuration); annotation ignored", *p)
+			o.stripPath = nil
+			return
+		}
 	}
 }
 

@@ -377,7 +377,7 @@ spec: {ports: [{port: 80}]}
 }
 
 // caseFlags are the dump flags a golden case's options.yaml stands for: its hardening flags
-// (by name) and its kongVersion.
+// (by name), its kongVersion and its routerFlavor.
 func caseFlags(t *testing.T, dir string) []string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(dir, "options.yaml"))
@@ -385,8 +385,9 @@ func caseFlags(t *testing.T, dir string) []string {
 		return nil
 	}
 	var o struct {
-		KongVersion string          `json:"kongVersion"`
-		Hardening   map[string]bool `json:"hardening"`
+		KongVersion  string          `json:"kongVersion"`
+		RouterFlavor string          `json:"routerFlavor"`
+		Hardening    map[string]bool `json:"hardening"`
 	}
 	if err == nil {
 		err = yaml.Unmarshal(b, &o)
@@ -397,6 +398,9 @@ func caseFlags(t *testing.T, dir string) []string {
 	var flags []string
 	if o.KongVersion != "" {
 		flags = append(flags, "--kong-version", o.KongVersion)
+	}
+	if o.RouterFlavor != "" {
+		flags = append(flags, "--router-flavor", o.RouterFlavor)
 	}
 	for _, name := range slices.Sorted(maps.Keys(o.Hardening)) {
 		flags = append(flags, fmt.Sprintf("--%s=%t", name, o.Hardening[name]))
