@@ -53,7 +53,9 @@ var (
 //
 // Now and then a build is of the snapshot Without a few objects (as the sync loop builds when
 // Kong rejected some), or of one of the last snapshots again; every fourth seed translates with
-// zero Options, every fourth other assumes missing Gateways and GatewayClasses (as dump does).
+// zero Options, every fourth other assumes missing Gateways and GatewayClasses (as dump does);
+// the router flavor is drawn by seed too (randomFlavor), so warm == cold holds under Kong's
+// expressions router as well.
 //
 // It also checks that a Build leaves the previous Built alone: its config bytes and document
 // must still encode to what they did (the sync loop may still be sending them), its problems and
@@ -119,15 +121,24 @@ func uncovered(counts map[string]int) []string {
 // (class "kong" and KIC's Gateway controller name by default, no cluster domain); every fourth
 // other assumes missing Gateways and GatewayClasses, as `kongsync dump` does.
 func randomOptions(seed uint64) Options {
+	var o Options
 	switch seed % 4 {
 	case 3:
-		return Options{}
 	case 2:
-		o := DefaultOptions()
+		o = DefaultOptions()
 		o.AssumeMissingGateways = true
-		return o
+	default:
+		o = DefaultOptions()
 	}
-	return DefaultOptions()
+	o.RouterFlavor = randomFlavor(seed)
+	return o
+}
+
+// randomFlavor is the router flavor a seed translates for, independently of its other options:
+// expressions for seed 1 (the first of a short run), and the three flavors in turn after
+// (unset meaning Kong's default, traditional_compatible).
+func randomFlavor(seed uint64) RouterFlavor {
+	return [...]RouterFlavor{"", RouterExpressions, RouterTraditional}[(seed+seed/4)%3]
 }
 
 // runRandomChanges runs one seed's sequence and returns its change counts.
