@@ -121,7 +121,24 @@ func (t *translation) checkRouteOptions(ref store.Ref, a map[string]string, rs *
 	if t.expressions() {
 		t.exprIgnored(ref, a, rs.opts)
 		t.exprGRPCStripPath(ref, rs.opts)
+	} else if ref.Kind == store.KindTCPIngress || ref.Kind == store.KindUDPIngress {
+		t.streamHTTPMatches(ref, rs.opts)
 	}
+}
+
+// streamHTTPMatches drops, with a problem, methods and headers asked of the traditional routes
+// of a TCPIngress or UDPIngress: KIC sets them, and Kong refuses HTTP match fields on a stream
+// route, and with it the whole configuration.
+func (t *translation) streamHTTPMatches(ref store.Ref, o *routeOptions) {
+	const why = "Kong refuses HTTP match criteria on a stream route (KIC would send them, and Kong refuse the whole configuration); annotation ignored"
+	if len(o.methods) > 0 {
+		t.problem(ref, annotationField(annMethods), why)
+		o.methods = nil
+	}
+	for name := range o.headers {
+		t.problem(ref, annotationField(annHeadersPrefix+name), why)
+	}
+	o.headers = nil
 }
 
 // exprGRPCStripPath drops strip-path "true" on a route with a gRPC protocol under the
