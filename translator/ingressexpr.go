@@ -24,17 +24,22 @@ import (
 func exprPathMatch(m *matchExpr, p exprPath, marker string) {
 	switch p.pt {
 	case networkingv1.PathTypePrefix:
+		// The path is absolute with its slashes collapsed: "/" + base + optionally "/".
 		base := strings.Trim(p.path, "/")
 		if base == "" {
 			m.str(atc.FieldHTTPPath, atc.OpPrefixMatch, "/")
 			return
 		}
+		slashed := p.path
+		if len(slashed) == len(base)+1 {
+			slashed += "/"
+		}
 		m.or()
-		m.str(atc.FieldHTTPPath, atc.OpEqual, "/"+base)
-		m.str(atc.FieldHTTPPath, atc.OpPrefixMatch, "/"+base+"/")
+		m.str(atc.FieldHTTPPath, atc.OpEqual, slashed[:len(base)+1])
+		m.str(atc.FieldHTTPPath, atc.OpPrefixMatch, slashed)
 		m.end()
 	case networkingv1.PathTypeExact:
-		m.str(atc.FieldHTTPPath, atc.OpEqual, "/"+strings.TrimLeft(p.path, "/"))
+		m.str(atc.FieldHTTPPath, atc.OpEqual, p.path) // "/" + the path without leading slashes
 	default:
 		if re, ok := strings.CutPrefix(p.path, marker); ok {
 			m.str(atc.FieldHTTPPath, atc.OpRegexMatch, anchoredRegex(re))
@@ -107,7 +112,8 @@ func exprPriority(paths []exprPath, marker string, hosts, headers int, plainHost
 // exprRuleRoute makes a rule route's expression and priority from its host, the Ingress's
 // host aliases and route annotations, and its paths.
 func (t *ingressBuild) exprRuleRoute(rs *routeSettings, g *routeGroup) {
-	var m matchExpr
+	m := &t.expr
+	m.reset()
 	var o routeOptions
 	if rs.opts != nil {
 		o = *rs.opts
@@ -127,7 +133,7 @@ func (t *ingressBuild) exprRuleRoute(rs *routeSettings, g *routeGroup) {
 	m.end()
 	m.or()
 	for _, p := range g.xpaths {
-		exprPathMatch(&m, p, rs.regexMarker)
+		exprPathMatch(m, p, rs.regexMarker)
 	}
 	m.end()
 	m.annotationHeaders(o.headers)
@@ -135,16 +141,14 @@ func (t *ingressBuild) exprRuleRoute(rs *routeSettings, g *routeGroup) {
 	m.sniPtrs(o.snis)
 	m.end()
 	prio := exprPriority(g.xpaths, rs.regexMarker, hosts, len(o.headers), plain, len(o.methods) > 0, len(o.snis) > 0)
-	var buf [256]byte
-	g.route.x.apply(&g.route.r.Route, &m, prio, buf[:])
+	g.route.x.apply(&g.route.r.Route, m, prio)
 }
 
 // exprDefaultRoute makes the default backend's route match every path, with priority 0.
 func exprDefaultRoute(a *routeAlloc) {
 	var m matchExpr
 	m.str(atc.FieldHTTPPath, atc.OpPrefixMatch, "/")
-	var buf [32]byte
-	a.x.apply(&a.r.Route, &m, 0, buf[:])
+	a.x.apply(&a.r.Route, &m, 0)
 }
 
 // badExprPath reports, and returns true for, an Ingress path the expressions router would

@@ -43,18 +43,18 @@ const (
 // matchExpr is one route's expression tree, kept flat in prefix order while it is built: open
 // an And or Or, add its operands, close it. A group left without operands is removed when
 // closed, as KIC's And and Or drop empty operands, so every node that remains renders text.
-// The zero value is ready; its first nodes live in the value itself (keep it on the stack).
+// The zero value is ready; a family that makes many routes keeps one and resets it for each,
+// so that its buffers are allocated once per build, not per route.
 type matchExpr struct {
 	nodes []exprNode
 	open  []int32 // indexes of the groups being filled
-	nbuf  [12]exprNode
-	obuf  [6]int32
+	out   []byte  // rendering scratch
 }
 
+// reset empties the tree, keeping its buffers.
+func (m *matchExpr) reset() { m.nodes, m.open = m.nodes[:0], m.open[:0] }
+
 func (m *matchExpr) push(n exprNode) {
-	if m.nodes == nil {
-		m.nodes, m.open = m.nbuf[:0], m.obuf[:0]
-	}
 	if k := len(m.open); k > 0 && n.kind < exprAnd {
 		m.nodes[m.open[k-1]].kids++
 	}
@@ -173,9 +173,10 @@ type exprRoute struct {
 	prio uint64
 }
 
-// apply renders the tree as the route's expression with the given priority; buf is scratch.
-func (x *exprRoute) apply(r *kong.Route, m *matchExpr, priority uint64, buf []byte) {
-	x.expr = string(m.appendTo(buf[:0]))
+// apply renders the tree as the route's expression with the given priority.
+func (x *exprRoute) apply(r *kong.Route, m *matchExpr, priority uint64) {
+	m.out = m.appendTo(m.out[:0])
+	x.expr = string(m.out)
 	x.prio = priority
 	r.Expression, r.Priority = &x.expr, &x.prio
 }

@@ -28,9 +28,8 @@ func streamExprRoute(r *document.Route, rs *routeSettings, host string, port int
 	}
 	m.ports(port)
 	m.end()
-	var buf [128]byte
 	x := &exprRoute{}
-	x.apply(&r.Route, &m, streamExprPriority, buf[:])
+	x.apply(&r.Route, &m, streamExprPriority)
 	rs.applyExpr(&r.Route)
 	if r.HTTPSRedirectStatusCode == nil {
 		r.HTTPSRedirectStatusCode = kong.Int(426)
