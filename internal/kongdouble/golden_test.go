@@ -14,7 +14,8 @@ import (
 // Every config in the project's golden corpus is what kongsync would post; Kong accepts them,
 // so the double must too. A failure here means the double is stricter than Kong (fix the
 // double) or a golden config is invalid for Kong (fix the translator). A case translated for
-// another Kong version (its options.yaml's kongVersion) is posted to a double of that version.
+// another Kong version (its options.yaml's kongVersion) is posted to a double of that version,
+// one translated for another router flavor (routerFlavor) to a double of that flavor.
 func TestAcceptsGoldenConfigs(t *testing.T) {
 	files, err := filepath.Glob("../../testdata/golden/*/kong.yaml")
 	if err != nil {
@@ -31,10 +32,32 @@ func TestAcceptsGoldenConfigs(t *testing.T) {
 			t.Fatal(err)
 		}
 		s.SetVersion(caseVersion(t, filepath.Dir(f)))
+		s.SetRouterFlavor(caseFlavor(t, filepath.Dir(f)))
 		if code, body := postConfig(t, s, "?flatten_errors=1", string(b)); code != http.StatusCreated {
 			t.Errorf("%s: %d %v", f, code, body)
 		}
 	}
+}
+
+// caseFlavor is a golden case's routerFlavor (options.yaml), else Kong's default.
+func caseFlavor(t *testing.T, dir string) string {
+	b, err := os.ReadFile(filepath.Join(dir, "options.yaml"))
+	if os.IsNotExist(err) {
+		return FlavorTraditionalCompatible
+	}
+	var o struct {
+		RouterFlavor string `json:"routerFlavor"`
+	}
+	if err == nil {
+		err = yaml.Unmarshal(b, &o)
+	}
+	if err != nil {
+		t.Fatalf("%s/options.yaml: %v", dir, err)
+	}
+	if o.RouterFlavor == "" {
+		return FlavorTraditionalCompatible
+	}
+	return o.RouterFlavor
 }
 
 // caseVersion is a golden case's kongVersion (options.yaml), else the double's default.
