@@ -1,0 +1,71 @@
+package translator
+
+import (
+	"bytes"
+	"path/filepath"
+	"testing"
+
+	networkingv1 "k8s.io/api/networking/v1"
+
+	"github.com/kongsync/kongsync/store"
+)
+
+// TestExprPriority checks KIC's priority layout on hand-computed values: the regex-prefixed
+// path of KIC's corpus (host, regex of 10 bytes) and the other shapes.
+func TestExprPriority(t *testing.T) {
+	const kind = uint64(3) << 44
+	is := networkingv1.PathTypeImplementationSpecific
+	cases := []struct {
+		name                 string
+		paths                []exprPath
+		hosts, headers       int
+		plain, methods, snis bool
+		want                 uint64
+	}{
+		{"kic regex-prefixed-path", []exprPath{{`/~/foo/\d{3}`, is}}, 1, 0, true, false, false,
+			kind + 2<<41 + 1<<32 + 1<<16 + 10},
+		{"prefix without host", []exprPath{{"/foo", networkingv1.PathTypePrefix}}, 0, 0, true, false, false,
+			kind + 1<<41 + 1<<16 + 5},
+		{"prefix root and exact", []exprPath{{"/", networkingv1.PathTypePrefix}, {"/ab", networkingv1.PathTypeExact}}, 0, 0, true, false, false,
+			kind + 1<<41 + 1<<16 + 3},
+		{"plain implementation-specific, wildcard host", []exprPath{{"/static", is}}, 2, 0, false, false, false,
+			kind + 2<<41 + 7},
+		{"everything", []exprPath{{"/x", is}}, 1, 300, true, true, true,
+			kind + 5<<41 + 255<<33 + 1<<32 + 2},
+		{"path length capped", []exprPath{{"/" + string(make([]byte, 70000)), is}}, 0, 0, true, false, false,
+			kind + 1<<41 + 65535},
+	}
+	for _, c := range cases {
+		if got := exprPriority(c.paths, defaultRegexMarker, c.hosts, c.headers, c.plain, c.methods, c.snis); got != c.want {
+			t.Errorf("%s: priority %d, want %d", c.name, got, c.want)
+		}
+	}
+}
+
+// TestEngineFlavorSwitch: an Engine whose options switch between router flavors builds what a
+// cold build of the new flavor builds, both ways.
+func TestEngineFlavorSwitch(t *testing.T) {
+	dir := filepath.Join(goldenDir, "expressions-ingress-annotations")
+	st, _ := store.Load(loadObjects(t, dir))
+	snap := st.Snapshot()
+	expr := DefaultOptions()
+	expr.RouterFlavor = RouterExpressions
+	e := NewEngine(DefaultOptions())
+	for _, opts := range []Options{DefaultOptions(), expr, DefaultOptions(), expr} {
+		e.SetOptions(opts)
+		got, err := e.Build(snap)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := BuildOnce(snap, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.Config.Bytes(), want.Config.Bytes()) {
+			t.Fatalf("flavor %q: warm build differs from cold\n%s", opts.RouterFlavor, bytesExcerpt(got.Config.Bytes(), want.Config.Bytes()))
+		}
+		if hasExpr := bytes.Contains(got.Config.Bytes(), []byte(`"expression"`)); hasExpr != opts.RouterFlavor.Expressions() {
+			t.Fatalf("flavor %q: expression routes %v", opts.RouterFlavor, hasExpr)
+		}
+	}
+}
