@@ -109,3 +109,22 @@ func (p annotationParser) headers() map[string][]string {
 	}
 	return out
 }
+
+// hostAliases reads konghq.com/host-aliases: each alias once, and, when some were repeated,
+// the list as written.
+func (p annotationParser) hostAliases() ([]*string, []string) {
+	v := p.anns[annHostAliases]
+	if v == "" {
+		return nil, nil
+	}
+	hs, err := parseHostAliases(v)
+	if err != nil {
+		p.bad(annHostAliases, err.Error())
+		return nil, nil
+	}
+	var written []string
+	if all := splitList(v); len(all) > len(hs) {
+		written = all
+	}
+	return kong.StringSlice(hs...), written
+}

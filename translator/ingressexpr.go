@@ -125,10 +125,18 @@ func (t *ingressBuild) exprRuleRoute(rs *routeSettings, g *routeGroup) {
 		m.host(g.host)
 		hosts, plain = 1, !strings.HasPrefix(g.host, "*")
 	}
-	for _, h := range o.hostAliases {
-		m.host(*h)
-		hosts++
-		plain = plain && !strings.HasPrefix(*h, "*")
+	if o.aliasesWritten != nil {
+		for _, h := range o.aliasesWritten {
+			m.host(h)
+			plain = plain && !strings.HasPrefix(h, "*")
+		}
+		hosts += len(o.aliasesWritten)
+	} else {
+		for _, h := range o.hostAliases {
+			m.host(*h)
+			plain = plain && !strings.HasPrefix(*h, "*")
+		}
+		hosts += len(o.hostAliases)
 	}
 	m.end()
 	m.or()

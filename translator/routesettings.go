@@ -34,9 +34,12 @@ type routeOptions struct {
 	protocols, methods                  []*string
 	snis                                []*string
 	// hostAliases are the aliases, each once, in first-seen order: every route shares them.
-	hostAliases  []*string
-	headers      map[string][]string
-	pathHandling *string
+	hostAliases []*string
+	// aliasesWritten are the aliases as written, repeats included, when there are repeats:
+	// KIC's expressions match (and count) every one.
+	aliasesWritten []string
+	headers        map[string][]string
+	pathHandling   *string
 	// rewrite is the request-transformer of konghq.com/rewrite (RewriteURIs gate), nested in
 	// every rule route of the Ingress.
 	rewrite *kong.Plugin
@@ -92,13 +95,7 @@ func (t *translation) parseRouteSettingsFor(ref store.Ref, obj metav1.Object, rs
 	o.protocols = p.list(annProtocols, protocolParser(ref.Kind))
 	o.methods = p.list(annMethods, parseMethods)
 	o.snis = p.list(annSNIs, parseSNIs)
-	if v, ok := a[annHostAliases]; ok && v != "" {
-		if hs, err := parseHostAliases(v); err != nil {
-			p.bad(annHostAliases, err.Error())
-		} else {
-			o.hostAliases = kong.StringSlice(hs...)
-		}
-	}
+	o.hostAliases, o.aliasesWritten = p.hostAliases()
 	if v := a[annPathHandling]; v != "" {
 		if ph, err := parsePathHandling(v); err != nil {
 			p.bad(annPathHandling, err.Error())
