@@ -78,8 +78,9 @@ func (p annotationParser) list(key string, parse func(string) ([]string, error))
 	return kong.StringSlice(items...)
 }
 
-// headers reads konghq.com/headers.<name> annotations into route header matches.
-func (p annotationParser) headers() map[string][]string {
+// headers reads konghq.com/headers.<name> annotations into route header matches, and counts
+// the Host ones it leaves out (KIC's expressions priority counts them).
+func (p annotationParser) headers() (out map[string][]string, hosts int) {
 	sep := ","
 	if v, ok := p.anns[annHeadersSeparator]; ok {
 		if v == "" {
@@ -88,7 +89,6 @@ func (p annotationParser) headers() map[string][]string {
 			sep = v
 		}
 	}
-	var out map[string][]string
 	for k, v := range p.anns {
 		name, ok := strings.CutPrefix(k, annHeadersPrefix)
 		if !ok || v == "" {
@@ -100,6 +100,7 @@ func (p annotationParser) headers() map[string][]string {
 		}
 		if strings.EqualFold(name, "host") {
 			p.bad(k, "Kong matches the Host header with the route's hosts (use the rule host or konghq.com/host-aliases), and rejects it as a header")
+			hosts++
 			continue
 		}
 		if out == nil {
@@ -107,7 +108,7 @@ func (p annotationParser) headers() map[string][]string {
 		}
 		out[name] = splitHeaderValues(v, sep)
 	}
-	return out
+	return out, hosts
 }
 
 // hostAliases reads konghq.com/host-aliases: each alias once, and, when some were repeated,

@@ -148,7 +148,8 @@ func (t *ingressBuild) exprRuleRoute(rs *routeSettings, g *routeGroup) {
 	m.methods(o.methods)
 	m.sniPtrs(o.snis)
 	m.end()
-	prio := exprPriority(g.xpaths, rs.regexMarker, hosts, len(o.headers), plain, len(o.methods) > 0, len(o.snis) > 0)
+	// KIC counts Host header annotations, which it leaves out of the expression, as headers.
+	prio := exprPriority(g.xpaths, rs.regexMarker, hosts, len(o.headers)+o.hostHeaders, plain, len(o.methods) > 0, len(o.snis) > 0)
 	g.route.x.apply(&g.route.r.Route, m, prio)
 }
 

@@ -39,6 +39,7 @@ type routeOptions struct {
 	// KIC's expressions match (and count) every one.
 	aliasesWritten []string
 	headers        map[string][]string
+	hostHeaders    int // konghq.com/headers.host annotations, left out of headers
 	pathHandling   *string
 	// rewrite is the request-transformer of konghq.com/rewrite (RewriteURIs gate), nested in
 	// every rule route of the Ingress.
@@ -103,7 +104,7 @@ func (t *translation) parseRouteSettingsFor(ref store.Ref, obj metav1.Object, rs
 			o.pathHandling = kong.String(ph)
 		}
 	}
-	o.headers = p.headers()
+	o.headers, o.hostHeaders = p.headers()
 	o.copied = o.copiedBytes() + len(a[annTags]) + len(a[annRewrite])
 	t.checkRouteOptions(ref, a, rs)
 	return rs
