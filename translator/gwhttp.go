@@ -33,6 +33,11 @@ func (t *translation) httpRoutePiece(r *gatewayv1.HTTPRoute) *routePiece {
 	rs := t.routeSettingsFor(ref, r)
 	h := httpRouteCtx{t: t, p: p, ref: ref, r: r, rs: rs, hosts: effectiveHosts(r.Spec.Hostnames, &b),
 		protocols: t.listenerProtocols(ref, r.Spec.ParentRefs)}
+	expr := t.opts.RouterFlavor.Expressions()
+	if expr {
+		t.reportExprIgnored(ref, r.Annotations)
+		p.ties, p.owner = h.httpTies(), tieOwner{created: r.CreationTimestamp.Time, ns: ref.Namespace, name: ref.Name}
+	}
 	var resolved refsVerdict
 	for _, g := range groupHTTPRules(r) {
 		name := "httproute." + ref.Namespace + "." + ref.Name + "." + strconv.Itoa(slices.Min(g))
@@ -44,11 +49,15 @@ func (t *translation) httpRoutePiece(r *gatewayv1.HTTPRoute) *routePiece {
 		if resolved.reason == "" {
 			resolved = reason
 		}
-		routes, ok := h.routes(g)
+		routes := h.routes
+		if expr {
+			routes = h.exprRoutes
+		}
+		rts, ok := routes(g)
 		if !ok {
 			continue
 		}
-		rsvc := &routeService{name: name, protocol: "http", backends: bes, refs: len(first.BackendRefs), routes: routes}
+		rsvc := &routeService{name: name, protocol: "http", backends: bes, refs: len(first.BackendRefs), routes: rts}
 		for _, i := range g {
 			if ms, ok := backendTimeout(r.Spec.Rules[i].Timeouts); ok {
 				rsvc.timeout = ms
@@ -69,9 +78,9 @@ func (t *translation) validHTTPRoute(ref store.Ref, r *gatewayv1.HTTPRoute) stri
 	}
 	for i := range r.Spec.Rules {
 		for j, m := range r.Spec.Rules[i].Matches {
-			if len(m.QueryParams) > 0 {
+			if len(m.QueryParams) > 0 && !t.opts.RouterFlavor.Expressions() {
 				t.problem(ref, "spec.rules["+strconv.Itoa(i)+"].matches["+strconv.Itoa(j)+"].queryParams",
-					"query parameter matches need Kong's expressions router, which kongsync does not generate; the route is not translated")
+					"query parameter matches need Kong's expressions router (router_flavor = expressions); the route is not translated")
 				return "query parameter matches are not supported"
 			}
 		}

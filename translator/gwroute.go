@@ -28,6 +28,11 @@ type routePiece struct {
 	// assemble's plugin stage attaches them.
 	plugins []routePluginRef
 	tags    []*string // the route object's tags, made once for its entities (objTags)
+	// ties are the split matches of an HTTPRoute or GRPCRoute under expressions, sorted by
+	// Kong route name, and owner what KIC orders them by against other routes' (gwexprtie.go):
+	// assemble gives each its priority (gwexprorder.go).
+	ties  []exprTie
+	owner tieOwner
 }
 
 // objTags are the route object's own tags, shared by the entities of its piece that carry them.

@@ -1,0 +1,266 @@
+package translator
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/kong/go-kong/kong"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/kongsync/kongsync/document"
+	"github.com/kongsync/kongsync/translator/atc"
+)
+
+// catchAllExpression is KIC's expression of a split match that matches everything (Kong takes
+// no empty expression).
+const catchAllExpression = `(net.protocol == "http") || (net.protocol == "https")`
+
+// exprRoutes are the Kong routes of the rules g of one Kong service under Kong's expressions
+// router, as KIC writes them: one per hostname, rule and match (a rule without matches counts
+// as one empty match), named httproute.<ns>.<name>.<hostname or _>.<rule>.<match>, each with
+// the expression of its hostname and match and the priority of its traits (gwexprorder.go
+// orders ties). False when a filter or a match cannot be translated (a problem on the route;
+// the Kong service is skipped).
+func (h *httpRouteCtx) exprRoutes(g []int) ([]*document.Route, bool) {
+	hosts := exprHostnames(h.hosts)
+	var out []*document.Route
+	for _, i := range g {
+		rule := &h.r.Spec.Rules[i]
+		tags := h.p.objTags(h.t, h.ref.Kind, h.r)
+		if n := rule.Name; n != nil && strings.TrimSpace(string(*n)) != "" {
+			tags = objectTagsWith(h.ref.Kind, h.r, TagNamedRouteRule, []string{string(*n)})
+		}
+		rewrite := slices.ContainsFunc(rule.Filters, isPrefixRewrite)
+		for _, host := range hosts {
+			for j := 0; j < max(len(rule.Matches), 1); j++ {
+				var m gatewayv1.HTTPRouteMatch
+				if j < len(rule.Matches) {
+					m = rule.Matches[j]
+				}
+				r, ok := h.exprRoute(exprRouteName(h.ref.Namespace, h.ref.Name, host, i, j), host, i, j, &m, rewrite, tags)
+				if !ok {
+					return nil, false
+				}
+				out = append(out, r)
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b *document.Route) int { return strings.Compare(*a.Name, *b.Name) })
+	return out, true
+}
+
+// exprHostnames are the hostnames a route is split by: its effective hosts, or one empty one.
+func exprHostnames(hosts []*string) []string {
+	if len(hosts) == 0 {
+		return []string{""}
+	}
+	out := make([]string, len(hosts))
+	for i, h := range hosts {
+		out[i] = *h
+	}
+	return out
+}
+
+// exprRouteName is KIC's name of the Kong route of one split match.
+func exprRouteName(ns, name, host string, rule, match int) string {
+	return routePrefixHTTP + ns + "." + name + "." + hostLabel(host) + "." + strconv.Itoa(rule) + "." + strconv.Itoa(match)
+}
+
+const routePrefixHTTP = "httproute."
+
+// hostLabel is a hostname as KIC writes it into a name: "_" for none, each '*' as '_'.
+func hostLabel(host string) string {
+	if host == "" {
+		return "_"
+	}
+	return strings.ReplaceAll(host, "*", "_")
+}
+
+// isPrefixRewrite reports a URLRewrite filter replacing the matched prefix, for which KIC makes
+// a PathPrefix match capture the rest of the path.
+func isPrefixRewrite(f gatewayv1.HTTPRouteFilter) bool {
+	return f.Type == gatewayv1.HTTPRouteFilterURLRewrite && f.URLRewrite != nil && f.URLRewrite.Path != nil &&
+		f.URLRewrite.Path.Type == gatewayv1.PrefixMatchHTTPPathModifier
+}
+
+// exprRoute is the Kong route of one split match.
+func (h *httpRouteCtx) exprRoute(name, host string, rule, match int, m *gatewayv1.HTTPRouteMatch, rewrite bool,
+	tags []*string) (*document.Route, bool) {
+	r := h.base(name, tags)
+	r.Hosts = nil
+	inner := httpMatchMatcher(m, rewrite)
+	mt := atc.And(hostMatcher(host), sniMatcher(h.rs), inner)
+	if m.Path != nil && m.Path.Type != nil && *m.Path.Type == gatewayv1.PathMatchRegularExpression ||
+		len(m.Headers) > 0 || len(m.QueryParams) > 0 {
+		if err := atc.Check(mt); err != nil {
+			h.t.problem(h.ref, "spec.rules["+strconv.Itoa(rule)+"].matches["+strconv.Itoa(match)+"]",
+				"Kong's expressions router refuses the match (%s); the rule's Kong service is skipped", err.Error())
+			return nil, false
+		}
+	}
+	setExpression(&r.Route, mt, httpBasePriority(host, m))
+	path := ""
+	if m.Path != nil && m.Path.Value != nil {
+		path = *m.Path.Value
+	}
+	if !h.applyFilters(r, rule, h.r.Spec.Rules[rule].Filters, path, tags) {
+		return nil, false
+	}
+	r.Paths = nil // a prefix rewrite's paths: the expression captures the rest of the path instead
+	exprRouteOptions(h.rs, &r.Route)
+	if r.HTTPSRedirectStatusCode == nil {
+		r.HTTPSRedirectStatusCode = h.t.defaults.code426
+	}
+	return r, true
+}
+
+// setExpression gives a route the expression of m (KIC's catch-all when m is empty) and the
+// priority of a lone split match of base.
+func setExpression(r *kong.Route, m atc.Matcher, base uint64) {
+	e := m.Expression()
+	if e == "" {
+		e = catchAllExpression
+	}
+	r.Expression = &e
+	p := tiePriority(base, 0)
+	r.Priority = &p
+}
+
+// httpMatchMatcher is KIC's matcher of an HTTPRoute match: path, headers, query parameters and
+// method, each present, joined by &&.
+func httpMatchMatcher(m *gatewayv1.HTTPRouteMatch, rewrite bool) atc.Matcher {
+	parts := make([]atc.Matcher, 0, 4)
+	if m.Path != nil {
+		parts = append(parts, pathMatcher(m.Path, rewrite))
+	}
+	if len(m.Headers) > 0 {
+		hs := slices.Clone(m.Headers)
+		slices.SortStableFunc(hs, func(a, b gatewayv1.HTTPHeaderMatch) int { return strings.Compare(string(a.Name), string(b.Name)) })
+		ps := make([]atc.Matcher, 0, len(hs))
+		for _, x := range hs {
+			ps = append(ps, headerPredicate(string(x.Name), x.Type == nil || *x.Type == gatewayv1.HeaderMatchExact,
+				x.Type != nil && *x.Type == gatewayv1.HeaderMatchRegularExpression, x.Value))
+		}
+		parts = append(parts, atc.And(ps...))
+	}
+	if len(m.QueryParams) > 0 {
+		qs := slices.Clone(m.QueryParams)
+		slices.SortStableFunc(qs, func(a, b gatewayv1.HTTPQueryParamMatch) int { return strings.Compare(string(a.Name), string(b.Name)) })
+		ps := make([]atc.Matcher, 0, len(qs))
+		for _, x := range qs {
+			op := atc.OpEqual
+			switch {
+			case x.Type != nil && *x.Type == gatewayv1.QueryParamMatchRegularExpression:
+				op = atc.OpRegexMatch
+			case x.Type != nil && *x.Type != gatewayv1.QueryParamMatchExact:
+				continue
+			}
+			ps = append(ps, atc.Predicate{Field: atc.QueryField(string(x.Name)), Op: op, Value: atc.StringValue(x.Value)})
+		}
+		parts = append(parts, atc.And(ps...))
+	}
+	if m.Method != nil {
+		parts = append(parts, methodMatcher(string(*m.Method)))
+	}
+	return atc.And(parts...)
+}
+
+// headerPredicate is KIC's predicate of one header match (exact or regex; nothing otherwise).
+func headerPredicate(name string, exact, regex bool, value string) atc.Matcher {
+	switch {
+	case exact:
+		return atc.Predicate{Field: atc.HeaderField(name), Op: atc.OpEqual, Value: atc.StringValue(value)}
+	case regex:
+		return atc.Predicate{Field: atc.HeaderField(name), Op: atc.OpRegexMatch, Value: atc.StringValue(value)}
+	}
+	return nil
+}
+
+// pathMatcher is KIC's matcher of a path match. A prefix (its trailing slash dropped) matches
+// itself or below it; with a prefix rewrite, below it through a regex capturing the rest.
+func pathMatcher(p *gatewayv1.HTTPPathMatch, rewrite bool) atc.Matcher {
+	v := ""
+	if p.Value != nil {
+		v = *p.Value
+	}
+	eq := func(s string) atc.Matcher { return atc.Predicate{Field: atc.FieldHTTPPath, Op: atc.OpEqual, Value: atc.StringValue(s)} }
+	re := func(s string) atc.Matcher {
+		return atc.Predicate{Field: atc.FieldHTTPPath, Op: atc.OpRegexMatch, Value: atc.StringValue(s)}
+	}
+	switch {
+	case p.Type != nil && *p.Type == gatewayv1.PathMatchExact:
+		return eq(v)
+	case p.Type != nil && *p.Type == gatewayv1.PathMatchRegularExpression:
+		if !strings.HasPrefix(v, "^") {
+			v = "^" + v
+		}
+		return re(v)
+	}
+	if v == "" || v == "/" {
+		v = "/"
+	} else {
+		v = strings.TrimSuffix(v, "/")
+	}
+	switch {
+	case rewrite && v == "/":
+		return atc.Or(eq(v), re("^/(.*)"))
+	case rewrite:
+		return atc.Or(eq(v), re("^"+v+"(/.*)"))
+	case v == "/":
+		return atc.Predicate{Field: atc.FieldHTTPPath, Op: atc.OpPrefixMatch, Value: atc.StringValue("/")}
+	}
+	return atc.Or(eq(v), atc.Predicate{Field: atc.FieldHTTPPath, Op: atc.OpPrefixMatch, Value: atc.StringValue(v + "/")})
+}
+
+// httpBasePriority is KIC's priority of an HTTPRoute split match without the relative-order
+// bits: bit 43 a precise hostname, 35-42 the hostname's length, 34 an Exact path, 33 a
+// RegularExpression one, 23-32 the path's length less one, 22 a method, 17-21 the header
+// matches, 12-16 the query parameter matches, 44-45 the kind (sums, as KIC adds them).
+func httpBasePriority(host string, m *gatewayv1.HTTPRouteMatch) uint64 {
+	var p uint64
+	if host != "" {
+		p += uint64(len(host)) << 35
+		if !strings.HasPrefix(host, "*") {
+			p += 1 << 43
+		}
+	}
+	if m.Path != nil {
+		if t := m.Path.Type; t != nil && *t == gatewayv1.PathMatchExact {
+			p += 1 << 34
+		} else if t != nil && *t == gatewayv1.PathMatchRegularExpression {
+			p += 1 << 33
+		}
+		if m.Path.Value != nil && len(*m.Path.Value) > 0 {
+			p += uint64(len(*m.Path.Value)-1) << 23
+		}
+	}
+	p += uint64(len(m.Headers)) << 17
+	if m.Method != nil {
+		p += 1 << 22
+	}
+	p += uint64(len(m.QueryParams)) << 12
+	return p + exprKindHTTPRoute<<exprKindShift
+}
+
+// httpTies are the split matches of every rule of an HTTPRoute (those of rules whose Kong
+// service is skipped too: KIC orders them all), sorted by Kong route name.
+func (h *httpRouteCtx) httpTies() []exprTie {
+	hosts := exprHostnames(h.hosts)
+	var out []exprTie
+	for i := range h.r.Spec.Rules {
+		rule := &h.r.Spec.Rules[i]
+		for hi, host := range hosts {
+			for j := 0; j < max(len(rule.Matches), 1); j++ {
+				var m gatewayv1.HTTPRouteMatch
+				if j < len(rule.Matches) {
+					m = rule.Matches[j]
+				}
+				out = append(out, exprTie{name: exprRouteName(h.ref.Namespace, h.ref.Name, host, i, j),
+					base: httpBasePriority(host, &m), rule: int32(i), match: int32(j), host: int32(hi)})
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b exprTie) int { return strings.Compare(a.name, b.name) })
+	return out
+}
