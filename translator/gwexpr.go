@@ -184,7 +184,9 @@ func pathMatcher(p *gatewayv1.HTTPPathMatch, rewrite bool) atc.Matcher {
 	if p.Value != nil {
 		v = *p.Value
 	}
-	eq := func(s string) atc.Matcher { return atc.Predicate{Field: atc.FieldHTTPPath, Op: atc.OpEqual, Value: atc.StringValue(s)} }
+	eq := func(s string) atc.Matcher {
+		return atc.Predicate{Field: atc.FieldHTTPPath, Op: atc.OpEqual, Value: atc.StringValue(s)}
+	}
 	re := func(s string) atc.Matcher {
 		return atc.Predicate{Field: atc.FieldHTTPPath, Op: atc.OpRegexMatch, Value: atc.StringValue(s)}
 	}
