@@ -63,6 +63,9 @@ func (t *translation) l4RoutePiece(kind store.Kind, obj store.Object, spec gatew
 		return p
 	}
 	rs := t.routeSettingsFor(ref, obj)
+	if t.opts.RouterFlavor.Expressions() {
+		t.reportExprIgnored(ref, obj.GetAnnotations())
+	}
 	var resolved refsVerdict
 	for i, r := range rules {
 		field := "spec.rules[" + strconv.Itoa(i) + "]"
@@ -79,7 +82,13 @@ func (t *translation) l4RoutePiece(kind store.Kind, obj store.Object, spec gatew
 		if kind == store.KindTLSRoute && passthrough(b.listeners) {
 			route.Protocols = kong.StringSlice("tls_passthrough")
 		}
-		rs.apply(&route.Route)
+		if t.opts.RouterFlavor.Expressions() {
+			if !t.l4ExprRoute(ref, field, route, rs) {
+				continue
+			}
+		} else {
+			rs.apply(&route.Route)
+		}
 		t.buildRouteService(p, kind, obj, &routeService{name: name, protocol: protocol, backends: bes,
 			refs: len(r.backends), routes: []*document.Route{route}})
 	}
