@@ -36,6 +36,10 @@ func (t *translation) grpcRoutePiece(r *gatewayv1.GRPCRoute) *routePiece {
 		protocol = "grpc"
 	}
 	base := "grpcroute." + ref.Namespace + "." + ref.Name + "."
+	var ex *grpcExprCtx
+	if t.opts.RouterFlavor.Expressions() {
+		ex = t.newGRPCExprCtx(p, ref, r, rs, tags, protocol)
+	}
 	var resolved refsVerdict
 	for i := range r.Spec.Rules {
 		rule := &r.Spec.Rules[i]
@@ -50,6 +54,10 @@ func (t *translation) grpcRoutePiece(r *gatewayv1.GRPCRoute) *routePiece {
 		bes, reason := t.resolveBackendRefs(ref, refs, field)
 		if resolved.reason == "" {
 			resolved = reason
+		}
+		if ex != nil {
+			ex.rule(i, bes)
+			continue
 		}
 		if t.badGRPCMatch(ref, i, rule) {
 			continue
@@ -105,18 +113,6 @@ func (t *translation) grpcRuleRoutes(svcName string, rule *gatewayv1.GRPCRouteRu
 		}
 	}
 	return out
-}
-
-// grpcPathPart is a method match's service or method: the value, or KIC's default for a
-// missing one (exactDefault for Exact matches, ".+" for RegularExpression ones).
-func grpcPathPart(typ *gatewayv1.GRPCMethodMatchType, v *string, exactDefault string) string {
-	if v != nil {
-		return *v
-	}
-	if typ != nil && *typ == gatewayv1.GRPCMethodMatchRegularExpression {
-		return ".+"
-	}
-	return exactDefault
 }
 
 // grpcHosts are a GRPCRoute's hostnames, else the hostnames of its parent Gateways' listeners
