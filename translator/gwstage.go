@@ -57,7 +57,8 @@ type gwKept struct {
 	served      []*routePiece
 	svcs        []*document.Service
 	ups         []*document.Upstream
-	certs       bool // a served piece's services name certificates: resolved per build, never kept
+	certs       bool      // a served piece's services name certificates: resolved per build, never kept
+	order       exprOrder // the ties of split matches under expressions (gwexprorder.go)
 }
 
 // full makes the kept lists from all the pieces.
@@ -88,6 +89,7 @@ func (k *gwKept) full(t *gwBuild, all []*routePiece) {
 	}
 	slices.SortFunc(k.svcs, func(a, b *document.Service) int { return strings.Compare(*b.Name, *a.Name) })
 	slices.SortFunc(k.ups, func(a, b *document.Upstream) int { return strings.Compare(*b.Name, *a.Name) })
+	k.order.full(all, k.servedPos, k.svcs)
 }
 
 // patch updates the kept lists in place of a full pass when the last build kept them, the
@@ -111,7 +113,9 @@ func (k *gwKept) patch(t *gwBuild, all []*routePiece) bool {
 		k.gen, k.all = t.gen, all
 		return true
 	}
-	for _, i := range changed {
+	olds := make([]*routePiece, len(changed))
+	for n, i := range changed {
+		olds[n] = k.all[i]
 		keepEqualEntities(k.all[i], all[i])
 	}
 	k.gen, k.all = t.gen, all
@@ -134,6 +138,7 @@ func (k *gwKept) patch(t *gwBuild, all []*routePiece) bool {
 			replaceByName(k.ups, p.upstreams, func(u *document.Upstream) string { return *u.Name })
 		}
 	}
+	k.order.patch(olds, changed, all, k.servedPos, k.svcs)
 	return true
 }
 
@@ -155,16 +160,6 @@ func sameShape(old, cur *routePiece) bool {
 		}
 	}
 	return true
-}
-
-// replaceByName puts each of items at the place of the item of the same name in list (sorted
-// by name, descending; every name is there).
-func replaceByName[T any](list, items []T, name func(T) string) {
-	for _, it := range items {
-		n := name(it)
-		i, _ := slices.BinarySearchFunc(list, n, func(x T, n string) int { return strings.Compare(n, name(x)) })
-		list[i] = it
-	}
 }
 
 // sameParent compares two parent statuses.

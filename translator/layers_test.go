@@ -77,6 +77,7 @@ var layers = map[string]layer{
 	"gwexprmatch.go": family("gw"),
 	"gwexprtie.go":   family("gw"),
 	"gwgrpcexpr.go":  family("gw"),
+	"gwexprorder.go": family("gw"),
 	"gwl4expr.go":    family("gw"),
 
 	"streamassemble.go": family("stream"),
