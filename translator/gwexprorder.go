@@ -87,7 +87,7 @@ func (o *exprOrder) patch(olds []*routePiece, changed []int, all []*routePiece, 
 			g := o.groups[b]
 			if at, found := slices.BinarySearchFunc(g, tieRef{p: old, t: int32(ti)}, compareRefs); found {
 				o.groups[b] = slices.Delete(g, at, at+1)
-				touched = appendPositions(touched, o.groups[b])
+				touched = appendMoved(touched, o.groups[b], at)
 			}
 		}
 		for ti := range cur.ties {
@@ -96,17 +96,23 @@ func (o *exprOrder) patch(olds []*routePiece, changed []int, all []*routePiece, 
 			g := o.groups[b]
 			at, _ := slices.BinarySearchFunc(g, r, compareRefs)
 			o.groups[b] = slices.Insert(g, at, r)
-			touched = appendPositions(touched, o.groups[b])
+			touched = appendMoved(touched, o.groups[b], at)
 		}
 	}
 	o.reprioritise(all, touched, svcs)
 }
 
-// appendPositions appends the positions of a group's members (a group of one keeps the
-// default priority, but may have had a lower one).
-func appendPositions(dst []int32, g []tieRef) []int32 {
-	for _, r := range g {
-		dst = append(dst, r.pos)
+// appendMoved appends the positions of the members of a group whose priority may have changed
+// when a member left or joined it at index at: those from at on, up to the last index with
+// relative bits left (all later ones have none, before and after). At most 4,096 pieces, however
+// large the group.
+func appendMoved(dst []int32, g []tieRef, at int) []int32 {
+	if len(g) == 0 {
+		return dst
+	}
+	end := min(len(g), int(relativeMax(g[0].tie().base))+1)
+	for i := at; i < end; i++ {
+		dst = append(dst, g[i].pos)
 	}
 	return dst
 }

@@ -80,7 +80,7 @@ func (t *translation) validHTTPRoute(ref store.Ref, r *gatewayv1.HTTPRoute) stri
 		for j, m := range r.Spec.Rules[i].Matches {
 			if len(m.QueryParams) > 0 && !t.opts.RouterFlavor.Expressions() {
 				t.problem(ref, "spec.rules["+strconv.Itoa(i)+"].matches["+strconv.Itoa(j)+"].queryParams",
-					"query parameter matches need Kong's expressions router (router_flavor = expressions); the route is not translated")
+					"query parameter matches need Kong's expressions router, which kongsync does not generate; the route is not translated")
 				return "query parameter matches are not supported"
 			}
 		}

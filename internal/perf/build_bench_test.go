@@ -89,7 +89,7 @@ func BenchmarkFullBuild(b *testing.B) {
 func timedColdBuild(b *testing.B, cpu *cpuMeter, st *store.Store) translator.Built {
 	cpu.Start()
 	b.StartTimer()
-	built, err := translator.BuildOnce(st.Snapshot(), translator.DefaultOptions())
+	built, err := translator.BuildOnce(st.Snapshot(), benchOptions)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -43,7 +43,7 @@ func BenchmarkIncremental(b *testing.B) {
 // runIncremental times change (the i-th version of one object) followed by a warm Build of the
 // store st and the hash of its config, then checks the Engine against a cold build.
 func runIncremental(b *testing.B, st *store.Store, change func(st *store.Store, i int) store.Object) {
-	eng := translator.NewEngine(translator.DefaultOptions())
+	eng := translator.NewEngine(benchOptions)
 	if _, err := eng.Build(st.Snapshot()); err != nil {
 		b.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func checkIncrementalEqualsFull(b *testing.B, st *store.Store, eng *translator.E
 	if err != nil {
 		b.Fatal(err)
 	}
-	want := mustBuild(b, snap, translator.DefaultOptions())
+	want := mustBuild(b, snap, benchOptions)
 	if !bytes.Equal(got.Config.Bytes(), want.Config.Bytes()) || got.Hash() != want.Hash() ||
 		got.Hash() != document.Hash(want.Config.Bytes()) {
 		b.Fatal("incremental build differs from a full build")
