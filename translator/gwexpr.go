@@ -5,16 +5,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kong/go-kong/kong"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/kongsync/kongsync/document"
 	"github.com/kongsync/kongsync/translator/atc"
 )
-
-// catchAllExpression is KIC's expression of a split match that matches everything (Kong takes
-// no empty expression).
-const catchAllExpression = `(net.protocol == "http") || (net.protocol == "https")`
 
 // exprRoutes are the Kong routes of the rules g of one Kong service under Kong's expressions
 // router, as KIC writes them: one per hostname, rule and match (a rule without matches counts
@@ -85,134 +80,131 @@ func isPrefixRewrite(f gatewayv1.HTTPRouteFilter) bool {
 }
 
 // exprRoute is the Kong route of one split match.
-func (h *httpRouteCtx) exprRoute(name, host string, rule, match int, m *gatewayv1.HTTPRouteMatch, rewrite bool,
+func (h *httpRouteCtx) exprRoute(name, host string, rule, match int, mt *gatewayv1.HTTPRouteMatch, rewrite bool,
 	tags []*string) (*document.Route, bool) {
 	r := h.base(name, tags)
 	r.Hosts = nil
-	inner := httpMatchMatcher(m, rewrite)
-	mt := atc.And(hostMatcher(host), sniMatcher(h.rs), inner)
-	if m.Path != nil && m.Path.Type != nil && *m.Path.Type == gatewayv1.PathMatchRegularExpression ||
-		len(m.Headers) > 0 || len(m.QueryParams) > 0 {
-		if err := atc.Check(mt); err != nil {
+	m := &h.m
+	m.reset()
+	m.and()
+	m.hosts(host)
+	if h.rs.opts != nil {
+		m.sniPtrs(h.rs.opts.snis)
+	}
+	httpMatchExpr(m, mt, rewrite)
+	m.end()
+	if mt.Path != nil && mt.Path.Type != nil && *mt.Path.Type == gatewayv1.PathMatchRegularExpression ||
+		len(mt.Headers) > 0 || len(mt.QueryParams) > 0 {
+		if err := checkExpr(m); err != nil {
 			h.t.problem(h.ref, "spec.rules["+strconv.Itoa(rule)+"].matches["+strconv.Itoa(match)+"]",
 				"Kong's expressions router refuses the match (%s); the rule's Kong service is skipped", err.Error())
 			return nil, false
 		}
 	}
-	setExpression(&r.Route, mt, httpBasePriority(host, m))
 	path := ""
-	if m.Path != nil && m.Path.Value != nil {
-		path = *m.Path.Value
+	if mt.Path != nil && mt.Path.Value != nil {
+		path = *mt.Path.Value
 	}
 	if !h.applyFilters(r, rule, h.r.Spec.Rules[rule].Filters, path, tags) {
 		return nil, false
 	}
 	r.Paths = nil // a prefix rewrite's paths: the expression captures the rest of the path instead
-	exprRouteOptions(h.rs, &r.Route)
+	exprRouteTail(&exprRoute{}, r, m, httpBasePriority(host, mt), h.rs)
 	if r.HTTPSRedirectStatusCode == nil {
 		r.HTTPSRedirectStatusCode = h.t.defaults.code426
 	}
 	return r, true
 }
 
-// setExpression gives a route the expression of m (KIC's catch-all when m is empty) and the
-// priority of a lone split match of base.
-func setExpression(r *kong.Route, m atc.Matcher, base uint64) {
-	e := m.Expression()
-	if e == "" {
-		e = catchAllExpression
+// httpMatchExpr adds KIC's matcher of an HTTPRoute match to m: an And of its path, headers
+// (by name), query parameters (by name) and method, each present.
+func httpMatchExpr(m *matchExpr, mt *gatewayv1.HTTPRouteMatch, rewrite bool) {
+	m.and()
+	if mt.Path != nil {
+		pathExpr(m, mt.Path, rewrite)
 	}
-	r.Expression = &e
-	p := tiePriority(base, 0)
-	r.Priority = &p
-}
-
-// httpMatchMatcher is KIC's matcher of an HTTPRoute match: path, headers, query parameters and
-// method, each present, joined by &&.
-func httpMatchMatcher(m *gatewayv1.HTTPRouteMatch, rewrite bool) atc.Matcher {
-	parts := make([]atc.Matcher, 0, 4)
-	if m.Path != nil {
-		parts = append(parts, pathMatcher(m.Path, rewrite))
-	}
-	if len(m.Headers) > 0 {
-		hs := slices.Clone(m.Headers)
+	if len(mt.Headers) > 0 {
+		hs := slices.Clone(mt.Headers)
 		slices.SortStableFunc(hs, func(a, b gatewayv1.HTTPHeaderMatch) int { return strings.Compare(string(a.Name), string(b.Name)) })
-		ps := make([]atc.Matcher, 0, len(hs))
+		m.and()
 		for _, x := range hs {
-			ps = append(ps, headerPredicate(string(x.Name), x.Type == nil || *x.Type == gatewayv1.HeaderMatchExact,
-				x.Type != nil && *x.Type == gatewayv1.HeaderMatchRegularExpression, x.Value))
+			headerExpr(m, string(x.Name), x.Type == nil || *x.Type == gatewayv1.HeaderMatchExact,
+				x.Type != nil && *x.Type == gatewayv1.HeaderMatchRegularExpression, x.Value)
 		}
-		parts = append(parts, atc.And(ps...))
+		m.end()
 	}
-	if len(m.QueryParams) > 0 {
-		qs := slices.Clone(m.QueryParams)
+	if len(mt.QueryParams) > 0 {
+		qs := slices.Clone(mt.QueryParams)
 		slices.SortStableFunc(qs, func(a, b gatewayv1.HTTPQueryParamMatch) int { return strings.Compare(string(a.Name), string(b.Name)) })
-		ps := make([]atc.Matcher, 0, len(qs))
+		m.and()
 		for _, x := range qs {
-			op := atc.OpEqual
 			switch {
-			case x.Type != nil && *x.Type == gatewayv1.QueryParamMatchRegularExpression:
-				op = atc.OpRegexMatch
-			case x.Type != nil && *x.Type != gatewayv1.QueryParamMatchExact:
-				continue
+			case x.Type == nil || *x.Type == gatewayv1.QueryParamMatchExact:
+				m.str(atc.QueryField(string(x.Name)), atc.OpEqual, x.Value)
+			case *x.Type == gatewayv1.QueryParamMatchRegularExpression:
+				m.str(atc.QueryField(string(x.Name)), atc.OpRegexMatch, x.Value)
 			}
-			ps = append(ps, atc.Predicate{Field: atc.QueryField(string(x.Name)), Op: op, Value: atc.StringValue(x.Value)})
 		}
-		parts = append(parts, atc.And(ps...))
+		m.end()
 	}
-	if m.Method != nil {
-		parts = append(parts, methodMatcher(string(*m.Method)))
+	if mt.Method != nil {
+		m.or()
+		if validMethod.MatchString(string(*mt.Method)) {
+			m.str(atc.FieldHTTPMethod, atc.OpEqual, string(*mt.Method))
+		}
+		m.end()
 	}
-	return atc.And(parts...)
+	m.end()
 }
 
-// headerPredicate is KIC's predicate of one header match (exact or regex; nothing otherwise).
-func headerPredicate(name string, exact, regex bool, value string) atc.Matcher {
+// headerExpr adds KIC's predicate of one header match (exact or regex; nothing otherwise).
+func headerExpr(m *matchExpr, name string, exact, regex bool, value string) {
 	switch {
 	case exact:
-		return atc.Predicate{Field: atc.HeaderField(name), Op: atc.OpEqual, Value: atc.StringValue(value)}
+		m.str(atc.HeaderField(name), atc.OpEqual, value)
 	case regex:
-		return atc.Predicate{Field: atc.HeaderField(name), Op: atc.OpRegexMatch, Value: atc.StringValue(value)}
+		m.str(atc.HeaderField(name), atc.OpRegexMatch, value)
 	}
-	return nil
 }
 
-// pathMatcher is KIC's matcher of a path match. A prefix (its trailing slash dropped) matches
+// pathExpr adds KIC's matcher of a path match. A prefix (its trailing slash dropped) matches
 // itself or below it; with a prefix rewrite, below it through a regex capturing the rest.
-func pathMatcher(p *gatewayv1.HTTPPathMatch, rewrite bool) atc.Matcher {
+func pathExpr(m *matchExpr, p *gatewayv1.HTTPPathMatch, rewrite bool) {
 	v := ""
 	if p.Value != nil {
 		v = *p.Value
 	}
-	eq := func(s string) atc.Matcher {
-		return atc.Predicate{Field: atc.FieldHTTPPath, Op: atc.OpEqual, Value: atc.StringValue(s)}
-	}
-	re := func(s string) atc.Matcher {
-		return atc.Predicate{Field: atc.FieldHTTPPath, Op: atc.OpRegexMatch, Value: atc.StringValue(s)}
-	}
 	switch {
 	case p.Type != nil && *p.Type == gatewayv1.PathMatchExact:
-		return eq(v)
+		m.str(atc.FieldHTTPPath, atc.OpEqual, v)
+		return
 	case p.Type != nil && *p.Type == gatewayv1.PathMatchRegularExpression:
 		if !strings.HasPrefix(v, "^") {
 			v = "^" + v
 		}
-		return re(v)
+		m.str(atc.FieldHTTPPath, atc.OpRegexMatch, v)
+		return
 	}
 	if v == "" || v == "/" {
 		v = "/"
 	} else {
 		v = strings.TrimSuffix(v, "/")
 	}
+	if !rewrite && v == "/" {
+		m.str(atc.FieldHTTPPath, atc.OpPrefixMatch, "/")
+		return
+	}
+	m.or()
+	m.str(atc.FieldHTTPPath, atc.OpEqual, v)
 	switch {
 	case rewrite && v == "/":
-		return atc.Or(eq(v), re("^/(.*)"))
+		m.str(atc.FieldHTTPPath, atc.OpRegexMatch, "^/(.*)")
 	case rewrite:
-		return atc.Or(eq(v), re("^"+v+"(/.*)"))
-	case v == "/":
-		return atc.Predicate{Field: atc.FieldHTTPPath, Op: atc.OpPrefixMatch, Value: atc.StringValue("/")}
+		m.str(atc.FieldHTTPPath, atc.OpRegexMatch, "^"+v+"(/.*)")
+	default:
+		m.str(atc.FieldHTTPPath, atc.OpPrefixMatch, v+"/")
 	}
-	return atc.Or(eq(v), atc.Predicate{Field: atc.FieldHTTPPath, Op: atc.OpPrefixMatch, Value: atc.StringValue(v + "/")})
+	m.end()
 }
 
 // httpBasePriority is KIC's priority of an HTTPRoute split match without the relative-order
@@ -242,7 +234,7 @@ func httpBasePriority(host string, m *gatewayv1.HTTPRouteMatch) uint64 {
 		p += 1 << 22
 	}
 	p += uint64(len(m.QueryParams)) << 12
-	return p + exprKindHTTPRoute<<exprKindShift
+	return p + priorityKindHTTPRoute<<priorityKindShift
 }
 
 // httpTies are the split matches of every rule of an HTTPRoute (those of rules whose Kong

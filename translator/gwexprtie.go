@@ -24,12 +24,9 @@ type tieOwner struct {
 	ns, name string
 }
 
-// Bits of the kind of route in KIC's expression priorities (bits 45-44), and the width of the
-// relative-order field each kind has.
+// The width of the relative-order field of KIC's expression priorities of each kind of route
+// (the kind bits are routeexpr.go's).
 const (
-	exprKindShift      = 44
-	exprKindHTTPRoute  = 2
-	exprKindGRPCRoute  = 1
 	httpRelativeBits   = 12
 	grpcRelativeBits   = 8
 	httpRelativeMaxVal = 1<<httpRelativeBits - 1
@@ -38,7 +35,7 @@ const (
 
 // relativeMax is the relative-order value of the first (or only) split match of base.
 func relativeMax(base uint64) uint64 {
-	if base>>exprKindShift == exprKindGRPCRoute {
+	if base>>priorityKindShift == priorityKindGRPCRoute {
 		return grpcRelativeMaxVal
 	}
 	return httpRelativeMaxVal

@@ -22,6 +22,7 @@ type httpRouteCtx struct {
 	rs        *routeSettings
 	hosts     []*string
 	protocols []*string
+	m         matchExpr // the expression of the route being made, under expressions
 }
 
 // matchRef is one match of a rule.

@@ -24,6 +24,9 @@ type grpcExprCtx struct {
 	protocol  string    // of the Kong services
 	protocols []*string // of the Kong routes: grpc, grpcs for the parents' HTTP, HTTPS listeners
 	hosts     []string  // the route's own hostnames (KIC splits by them only), or one empty
+	m         matchExpr // the expression of the route being made
+	// noStripPath drops the strip-path annotation's true from the gRPC routes (a problem).
+	noStripPath bool
 }
 
 // newGRPCExprCtx prepares the expression translation of r and its split matches' ties.
@@ -44,6 +47,11 @@ func (t *translation) newGRPCExprCtx(p *routePiece, ref store.Ref, r *gatewayv1.
 		ps = append(ps, "grpcs")
 	}
 	g.protocols = kong.StringSlice(ps...)
+	if o := rs.opts; o != nil && o.stripPath != nil && *o.stripPath && len(ps) > 0 && len(o.protocols) == 0 {
+		t.problem(ref, annotationField(annStripPath), "Kong refuses strip_path on a route with protocol %s, and under its "+
+			"expressions router KIC would send it (Kong would refuse the whole configuration); annotation ignored", ps[0])
+		g.noStripPath = true
+	}
 	t.reportExprIgnored(ref, r.Annotations)
 	for i := range r.Spec.Rules {
 		rule := &r.Spec.Rules[i]
@@ -91,25 +99,30 @@ func (g *grpcExprCtx) rule(i int, bes []gwBackend) {
 }
 
 // route is the Kong route of one split match.
-func (g *grpcExprCtx) route(name, host string, rule, match int, m *gatewayv1.GRPCRouteMatch) (*document.Route, bool) {
-	parts := make([]atc.Matcher, 0, 4)
-	if m.Method != nil {
-		parts = append(parts, grpcMethodMatcher(m.Method))
+func (g *grpcExprCtx) route(name, host string, rule, match int, mt *gatewayv1.GRPCRouteMatch) (*document.Route, bool) {
+	m := &g.m
+	m.reset()
+	m.and()
+	if mt.Method != nil {
+		grpcMethodExpr(m, mt.Method)
 	}
-	if len(m.Headers) > 0 {
-		hs := slices.Clone(m.Headers)
+	if len(mt.Headers) > 0 {
+		hs := slices.Clone(mt.Headers)
 		slices.SortStableFunc(hs, func(a, b gatewayv1.GRPCHeaderMatch) int { return strings.Compare(string(a.Name), string(b.Name)) })
-		ps := make([]atc.Matcher, 0, len(hs))
+		m.and()
 		for _, x := range hs {
-			ps = append(ps, headerPredicate(string(x.Name), x.Type == nil || *x.Type == gatewayv1.GRPCHeaderMatchExact,
-				x.Type != nil && *x.Type == gatewayv1.GRPCHeaderMatchRegularExpression, x.Value))
+			headerExpr(m, string(x.Name), x.Type == nil || *x.Type == gatewayv1.GRPCHeaderMatchExact,
+				x.Type != nil && *x.Type == gatewayv1.GRPCHeaderMatchRegularExpression, x.Value)
 		}
-		parts = append(parts, atc.And(ps...))
+		m.end()
 	}
-	parts = append(parts, hostMatcher(host), sniMatcher(g.rs))
-	mt := atc.And(parts...)
-	if m.Method != nil && m.Method.Type != nil && *m.Method.Type == gatewayv1.GRPCMethodMatchRegularExpression || len(m.Headers) > 0 {
-		if err := atc.Check(mt); err != nil {
+	m.hosts(host)
+	if g.rs.opts != nil {
+		m.sniPtrs(g.rs.opts.snis)
+	}
+	m.end()
+	if mt.Method != nil && mt.Method.Type != nil && *mt.Method.Type == gatewayv1.GRPCMethodMatchRegularExpression || len(mt.Headers) > 0 {
+		if err := checkExpr(m); err != nil {
 			g.t.problem(g.ref, "spec.rules["+strconv.Itoa(rule)+"].matches["+strconv.Itoa(match)+"]",
 				"Kong's expressions router refuses the match (%s); the rule is skipped", err.Error())
 			return nil, false
@@ -117,38 +130,38 @@ func (g *grpcExprCtx) route(name, host string, rule, match int, m *gatewayv1.GRP
 	}
 	r := &document.Route{Route: kong.Route{ID: kong.String(g.t.ids.routes.id(name)), Name: kong.String(name),
 		PreserveHost: g.t.defaults.yes, Protocols: g.protocols, Tags: g.tags}}
-	setExpression(&r.Route, mt, grpcBasePriority(host, m))
-	exprRouteOptions(g.rs, &r.Route)
+	exprRouteTail(&exprRoute{}, r, m, grpcBasePriority(host, mt), g.rs)
+	if g.noStripPath {
+		r.StripPath = nil
+	}
 	if r.HTTPSRedirectStatusCode == nil {
 		r.HTTPSRedirectStatusCode = g.t.defaults.code426
 	}
 	return r, true
 }
 
-// grpcMethodMatcher is KIC's path matcher of a GRPCRoute method match.
-func grpcMethodMatcher(mm *gatewayv1.GRPCMethodMatch) atc.Matcher {
-	path := func(op atc.Op, v string) atc.Matcher {
-		return atc.Predicate{Field: atc.FieldHTTPPath, Op: op, Value: atc.StringValue(v)}
-	}
+// grpcMethodExpr adds KIC's path matcher of a GRPCRoute method match.
+func grpcMethodExpr(m *matchExpr, mm *gatewayv1.GRPCMethodMatch) {
 	svc, method := mm.Service, mm.Method
 	switch {
 	case svc == nil && method == nil:
-		return path(atc.OpPrefixMatch, "/")
+		m.str(atc.FieldHTTPPath, atc.OpPrefixMatch, "/")
 	case mm.Type != nil && *mm.Type == gatewayv1.GRPCMethodMatchRegularExpression:
-		return path(atc.OpRegexMatch, "^/"+grpcPathPart(mm.Type, svc, ".+")+"/"+grpcPathPart(mm.Type, method, ".+"))
+		m.str(atc.FieldHTTPPath, atc.OpRegexMatch, "^/"+grpcPathPart(mm.Type, svc, ".+")+"/"+grpcPathPart(mm.Type, method, ".+"))
 	case method == nil:
-		return path(atc.OpPrefixMatch, "/"+*svc+"/")
+		m.str(atc.FieldHTTPPath, atc.OpPrefixMatch, "/"+*svc+"/")
 	case svc == nil:
-		return path(atc.OpSuffixMatch, "/"+*method)
+		m.str(atc.FieldHTTPPath, atc.OpSuffixMatch, "/"+*method)
+	default:
+		m.str(atc.FieldHTTPPath, atc.OpEqual, "/"+*svc+"/"+*method)
 	}
-	return path(atc.OpEqual, "/"+*svc+"/"+*method)
 }
 
 // grpcBasePriority is KIC's priority of a GRPCRoute split match without the relative-order
 // bits: bit 43 a precise hostname, 35-42 its length, 24-34 the service's length, 13-23 the
 // method's, 8-12 the header matches, 44-45 the kind.
 func grpcBasePriority(host string, m *gatewayv1.GRPCRouteMatch) uint64 {
-	p := uint64(exprKindGRPCRoute) << exprKindShift
+	p := uint64(priorityKindGRPCRoute) << priorityKindShift
 	if host != "" {
 		p += uint64(len(host)) << 35
 		if !strings.HasPrefix(host, "*") {

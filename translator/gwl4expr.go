@@ -12,20 +12,23 @@ import (
 // route annotations KIC applies under expressions. False, with a problem, when nothing is left
 // to match (a TLSRoute with only wildcard hostnames): Kong refuses an empty expression.
 func (t *translation) l4ExprRoute(ref store.Ref, field string, r *document.Route, rs *routeSettings) bool {
-	ports := make([]atc.Matcher, 0, len(r.Destinations))
+	var m matchExpr
+	m.and()
+	m.sniPtrs(r.SNIs)
+	m.or()
 	for _, d := range r.Destinations {
 		if d.Port != nil {
-			ports = append(ports, atc.Predicate{Field: atc.FieldNetDstPort, Op: atc.OpEqual, Value: atc.IntValue(*d.Port)})
+			m.num(atc.FieldNetDstPort, atc.OpEqual, *d.Port)
 		}
 	}
-	m := atc.And(snisMatcher(r.SNIs), atc.Or(ports...))
-	if m.IsEmpty() {
+	m.end()
+	m.end()
+	if m.empty() {
 		t.problem(ref, field, "nothing to match under Kong's expressions router (KIC's SNI check takes no wildcard hostname); rule skipped")
 		return false
 	}
-	e, one := m.Expression(), uint64(1)
-	r.Expression, r.Priority = &e, &one
+	(&exprRoute{}).apply(&r.Route, &m, 1)
 	r.SNIs, r.Destinations, r.PathHandling = nil, nil, nil
-	exprRouteOptions(rs, &r.Route)
+	rs.applyExpr(&r.Route)
 	return true
 }
