@@ -117,10 +117,13 @@ func appendMoved(dst []int32, g []tieRef, at int) []int32 {
 	return dst
 }
 
-// sameTies reports whether two pieces of one route have ties with the same names, bases and
-// keys (an edit that keeps every match's traits): their places in the groups are the same.
+// sameTies reports whether two pieces of one route have the same owner keys and ties with the
+// same names, bases and keys (an edit that keeps every match's traits): their places in the
+// groups are the same. (A route's creation timestamp does not change in a cluster; a manifest
+// can change it.)
 func sameTies(a, b *routePiece) bool {
-	return slices.EqualFunc(a.ties, b.ties, func(x, y exprTie) bool { return x == y })
+	return a.owner.created.Equal(b.owner.created) &&
+		slices.EqualFunc(a.ties, b.ties, func(x, y exprTie) bool { return x == y })
 }
 
 // reprioritise puts, for each piece at the positions touched, its Kong services with the
