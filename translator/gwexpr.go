@@ -19,29 +19,38 @@ import (
 // the Kong service is skipped).
 func (h *httpRouteCtx) exprRoutes(g []int) ([]*document.Route, bool) {
 	hosts := exprHostnames(h.hosts)
-	var out []*document.Route
+	type ruleCtx struct {
+		in, rewrite bool
+		tags        []*string
+	}
+	rules := make([]ruleCtx, len(h.r.Spec.Rules))
+	n := 0
 	for _, i := range g {
 		rule := &h.r.Spec.Rules[i]
-		tags := h.p.objTags(h.t, h.ref.Kind, h.r)
-		if n := rule.Name; n != nil && strings.TrimSpace(string(*n)) != "" {
-			tags = objectTagsWith(h.ref.Kind, h.r, TagNamedRouteRule, []string{string(*n)})
+		rc := &rules[i]
+		rc.in, rc.rewrite, rc.tags = true, slices.ContainsFunc(rule.Filters, isPrefixRewrite), h.p.objTags(h.t, h.ref.Kind, h.r)
+		if nm := rule.Name; nm != nil && strings.TrimSpace(string(*nm)) != "" {
+			rc.tags = objectTagsWith(h.ref.Kind, h.r, TagNamedRouteRule, []string{string(*nm)})
 		}
-		rewrite := slices.ContainsFunc(rule.Filters, isPrefixRewrite)
-		for _, host := range hosts {
-			for j := 0; j < max(len(rule.Matches), 1); j++ {
-				var m gatewayv1.HTTPRouteMatch
-				if j < len(rule.Matches) {
-					m = rule.Matches[j]
-				}
-				r, ok := h.exprRoute(exprRouteName(h.ref.Namespace, h.ref.Name, host, i, j), host, i, j, &m, rewrite, tags)
-				if !ok {
-					return nil, false
-				}
-				out = append(out, r)
-			}
-		}
+		n += len(hosts) * max(len(rule.Matches), 1)
 	}
-	slices.SortFunc(out, func(a, b *document.Route) int { return strings.Compare(*a.Name, *b.Name) })
+	out := make([]*document.Route, 0, n)
+	for k := range h.p.ties { // by name: the routes come out sorted
+		tie := &h.p.ties[k]
+		rc := &rules[tie.rule]
+		if !rc.in {
+			continue
+		}
+		var m gatewayv1.HTTPRouteMatch
+		if ms := h.r.Spec.Rules[tie.rule].Matches; int(tie.match) < len(ms) {
+			m = ms[tie.match]
+		}
+		r, ok := h.exprRoute(tie, hosts[tie.host], &m, rc.rewrite, rc.tags)
+		if !ok {
+			return nil, false
+		}
+		out = append(out, r)
+	}
 	return out, true
 }
 
@@ -80,9 +89,10 @@ func isPrefixRewrite(f gatewayv1.HTTPRouteFilter) bool {
 }
 
 // exprRoute is the Kong route of one split match.
-func (h *httpRouteCtx) exprRoute(name, host string, rule, match int, mt *gatewayv1.HTTPRouteMatch, rewrite bool,
+func (h *httpRouteCtx) exprRoute(tie *exprTie, host string, mt *gatewayv1.HTTPRouteMatch, rewrite bool,
 	tags []*string) (*document.Route, bool) {
-	r := h.base(name, tags)
+	rule, match := int(tie.rule), int(tie.match)
+	r := h.base(tie.name, tags)
 	r.Hosts = nil
 	m := &h.m
 	m.reset()
@@ -109,7 +119,7 @@ func (h *httpRouteCtx) exprRoute(name, host string, rule, match int, mt *gateway
 		return nil, false
 	}
 	r.Paths = nil // a prefix rewrite's paths: the expression captures the rest of the path instead
-	exprRouteTail(&exprRoute{}, r, m, httpBasePriority(host, mt), h.rs)
+	exprRouteTail(&exprRoute{}, r, m, tie.base, h.rs)
 	if r.HTTPSRedirectStatusCode == nil {
 		r.HTTPSRedirectStatusCode = h.t.defaults.code426
 	}
