@@ -25,6 +25,8 @@ type Document struct {
 	Plugins                []*Plugin                `json:"plugins,omitempty"`
 	Services               []*Service               `json:"services,omitempty"`
 	Upstreams              []*Upstream              `json:"upstreams,omitempty"`
+	// Vaults are Kong's secret stores, keyed by prefix (KongVault).
+	Vaults []*kong.Vault `json:"vaults,omitempty"`
 }
 
 // Service is a Kong service with its routes and plugins nested, as decK's file format nests them.
@@ -96,5 +98,5 @@ func New() *Document { return &Document{FormatVersion: FormatVersion} }
 // and the sync loop expects Kong's empty hash from a replica that loaded one.
 func IsEmpty(d *Document) bool {
 	return d == nil || len(d.CACertificates)+len(d.Certificates)+len(d.Consumers)+len(d.Plugins)+
-		len(d.Services)+len(d.Upstreams)+len(d.ConsumerGroups)+len(d.ConsumerGroupConsumers) == 0
+		len(d.Services)+len(d.Upstreams)+len(d.ConsumerGroups)+len(d.ConsumerGroupConsumers)+len(d.Vaults) == 0
 }

@@ -32,11 +32,11 @@ var topLevel = map[string]string{
 	"acls": "acl", "basicauth_credentials": "basicauth_credential", "hmacauth_credentials": "hmacauth_credential",
 	"jwt_secrets": "jwt_secret", "keyauth_credentials": "keyauth_credential",
 	"mtls_auth_credentials": "mtls_auth_credential", "oauth2_credentials": "oauth2_credential",
-	"consumer_groups": "consumer_group", "consumer_group_consumers": "consumer_group_consumer",
+	"consumer_groups": "consumer_group", "consumer_group_consumers": "consumer_group_consumer", "vaults": "vault",
 }
 
 // typeOrder is the order differences are printed in: parents before what they hold.
-var typeOrder = []string{"ca_certificate", "certificate", "sni", "consumer_group", "consumer", "consumer_group_consumer",
+var typeOrder = []string{"vault", "ca_certificate", "certificate", "sni", "consumer_group", "consumer", "consumer_group_consumer",
 	"acl", "basicauth_credential",
 	"hmacauth_credential", "jwt_secret", "keyauth_credential", "mtls_auth_credential", "oauth2_credential",
 	"upstream", "target", "service", "route", "plugin"}
@@ -182,8 +182,8 @@ func (es *entities) lookup(typ string, v any) (*entity, bool) {
 // naturalName is an entity's own unique name, if its type has one.
 func naturalName(e *entity) string {
 	for _, f := range []string{"name", "username", "custom_id"} {
-		if e.typ == "plugin" && f == "name" {
-			continue // a plugin's name is not unique
+		if (e.typ == "plugin" || e.typ == "vault") && f == "name" {
+			continue // a plugin's or vault's name is not unique
 		}
 		if s, ok := e.fields[f].(string); ok && s != "" {
 			return s
@@ -226,6 +226,8 @@ func keyOf(e *entity, ignoreIDs bool) string {
 		return str("target") + " (" + str("upstream") + ")"
 	case credentialKey[e.typ] != "":
 		return str(credentialKey[e.typ]) + " (" + str("consumer") + ")"
+	case e.typ == "vault": // its name is the backend, which several vaults share
+		return str("prefix")
 	case e.typ == "certificate" || e.typ == "ca_certificate":
 		if id := str("id"); id != "" && !ignoreIDs {
 			return id

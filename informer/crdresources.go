@@ -57,6 +57,8 @@ var crdResources = []crdResource{
 		func() store.Object { return &configurationv1.KongIngress{} }},
 	{configurationv1alpha1.SchemeGroupVersion.Group, "ingressclassparameterses", []string{"v1alpha1"}, store.KindIngressClassParameters, true,
 		func() store.Object { return &configurationv1alpha1.IngressClassParameters{} }},
+	{configurationv1alpha1.SchemeGroupVersion.Group, "kongvaults", []string{"v1alpha1"}, store.KindKongVault, false,
+		func() store.Object { return &configurationv1alpha1.KongVault{} }},
 	{store.GatewayGroup, "gatewayclasses", []string{"v1", "v1beta1"}, store.KindGatewayClass, false,
 		func() store.Object { return &gatewayv1.GatewayClass{} }},
 	{store.GatewayGroup, "gateways", []string{"v1", "v1beta1"}, store.KindGateway, true,

@@ -50,6 +50,9 @@ const (
 	KindKongIngress            Kind = "KongIngress"
 	KindIngressClassParameters Kind = "IngressClassParameters"
 
+	// KindKongVault is cluster-scoped.
+	KindKongVault Kind = "KongVault"
+
 	KindGatewayClass   Kind = "GatewayClass"
 	KindGateway        Kind = "Gateway"
 	KindHTTPRoute      Kind = "HTTPRoute"
@@ -75,6 +78,7 @@ var Kinds = []Kind{KindIngress, KindIngressClass, KindService, KindEndpointSlice
 	KindKongConsumerGroup,
 	KindKongIngress,
 	KindIngressClassParameters,
+	KindKongVault,
 }
 
 // GatewayKinds are the Gateway API kinds, all held as sigs.k8s.io/gateway-api/apis/v1 types
@@ -103,7 +107,7 @@ func (k Kind) GVK() schema.GroupVersionKind {
 		return configurationv1beta1.SchemeGroupVersion.WithKind(string(k))
 	case KindKongIngress:
 		return configurationv1.SchemeGroupVersion.WithKind(string(k))
-	case KindIngressClassParameters:
+	case KindIngressClassParameters, KindKongVault:
 		return configurationv1alpha1.SchemeGroupVersion.WithKind(string(k))
 	default:
 		return corev1.SchemeGroupVersion.WithKind(string(k))
@@ -143,6 +147,8 @@ func KindOf(obj runtime.Object) (Kind, error) {
 		return KindKongIngress, nil
 	case *configurationv1alpha1.IngressClassParameters:
 		return KindIngressClassParameters, nil
+	case *configurationv1alpha1.KongVault:
+		return KindKongVault, nil
 	}
 	return gatewayKindOf(obj)
 }

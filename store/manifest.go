@@ -98,6 +98,7 @@ var factories = withGatewayKinds(map[string]func() Object{
 	"configuration.konghq.com/v1alpha1/IngressClassParameters": func() Object {
 		return &configurationv1alpha1.IngressClassParameters{}
 	},
+	"configuration.konghq.com/v1alpha1/KongVault": func() Object { return &configurationv1alpha1.KongVault{} },
 })
 
 // gatewayFactories are the Gateway API kinds at every version a cluster serves them (standard
@@ -142,10 +143,12 @@ var knownKinds = map[string]bool{"Ingress": true, "IngressClass": true, "Service
 	"KongConsumerGroup":      true,
 	"KongIngress":            true,
 	"IngressClassParameters": true,
+	"KongVault":              true,
 }
 
 // clusterScoped kinds keep an empty namespace.
-var clusterScoped = map[string]bool{"IngressClass": true, "KongClusterPlugin": true, "GatewayClass": true, "Namespace": true}
+var clusterScoped = map[string]bool{"IngressClass": true, "KongClusterPlugin": true, "GatewayClass": true, "Namespace": true,
+	"KongVault": true}
 
 // DecodeManifests reads every object in one multi-document YAML or JSON stream, split as
 // kubectl splits it (see splitter), within MaxDocumentBytes a document and MaxInputBytes in all.

@@ -51,12 +51,13 @@ var decoded = []decodedKind{
 		"status.konnect": konnectStatus}},
 	{"kongingresses", "v1", reflect.TypeFor[configurationv1.KongIngress](), nil},
 	{"ingressclassparameterses", "v1alpha1", reflect.TypeFor[configurationv1alpha1.IngressClassParameters](), nil},
+	{"kongvaults", "v1alpha1", reflect.TypeFor[configurationv1alpha1.KongVault](), map[string]string{
+		"status.konnect": konnectStatus}},
 }
 
 // notDecoded are the published CRDs (of the files KIC installs) whose kinds kongsync does not
 // read at all, each with why.
 var notDecoded = map[string]string{
-	"kongvaults":         "Kong vaults (Enterprise secret managers); not translated (docs/kic-differences.md)",
 	"konglicenses":       "Kong Enterprise licenses; not translated",
 	"kongcustomentities": "entities of custom plugins' DAO; not translated",
 	"kongservicefacades": "incubator KongServiceFacade (Ingress backend.resource); not translated",
