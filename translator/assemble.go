@@ -29,6 +29,7 @@ type memos struct {
 	pluginMemos      // pluginstagebuild.go
 	certMemos        // certtls.go
 	caMemos          // certca.go
+	vaultMemos       // vault.go
 }
 
 func newMemos() *memos {
@@ -45,6 +46,7 @@ func newMemos() *memos {
 		gwMemos:          gwMemos{routes: newMemo[store.Object, *routePiece]()},
 		streamMemos:      streamMemos{streams: newMemo[store.Object, *streamPiece]()},
 		consumerMemos:    consumerMemos{consumerGroups: newMemo[bool, *consumerGroupSet]()},
+		vaultMemos:       vaultMemos{vaults: newMemo[bool, *vaultSet]()},
 	}
 	m.ingresses.alive = m.idents.alive // an Ingress piece is reused only while its identities are interned
 	return m
@@ -62,6 +64,7 @@ func (m *memos) sweep(gen uint64) {
 	m.streams.sweep(gen)
 	m.consumerGroups.sweep(gen)
 	m.allCACerts.sweep(gen)
+	m.vaults.sweep(gen)
 	epoch := m.idents.epoch
 	m.idents.sweep(gen)
 	if m.idents.epoch != epoch {
@@ -87,6 +90,7 @@ type views struct {
 	stream   streamBuild
 	consumer consumerBuild
 	plugins  pluginStageBuild
+	vault    vaultBuild
 }
 
 // handViews gives each family and certificate builder the build context with its own memos
@@ -101,6 +105,7 @@ func (t *build) handViews() {
 	v.stream = streamBuild{translation: c, memos: &m.streamMemos, tls: &v.tls}
 	v.consumer = consumerBuild{translation: c, memos: &m.consumerMemos}
 	v.plugins = pluginStageBuild{pluginBuild: pluginBuild{translation: c, memos: &m.pluginPieceMemos}, memos: &m.pluginMemos}
+	v.vault = vaultBuild{translation: c, memos: &m.vaultMemos}
 }
 
 // assemble makes every decision across objects from the pieces: which Ingresses are served and
@@ -134,6 +139,7 @@ func (t *build) assemble() Result {
 	doc.ConsumerGroups = in.groups.list
 	in.consumers = cb.translateConsumers(in.groups)
 	doc.Consumers, doc.ConsumerGroupConsumers = in.consumers.consumers, in.consumers.members
+	doc.Vaults = t.v.vault.vaults().list
 	sortDocument(doc)
 	doc.Services = ib.dropAmbiguousPaths(doc.Services, ings, ps)
 	in.served, in.ps = served, ps

@@ -97,6 +97,8 @@ var layers = map[string]layer{
 	"plugin.go":      family("plugin"),
 	"plugindepth.go": family("plugin"),
 
+	"vault.go": family("vault"),
+
 	"servicesettings.go":  builderLayer,
 	"routesettings.go":    builderLayer,
 	"regexcheck.go":       builderLayer,

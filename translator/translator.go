@@ -67,11 +67,11 @@ type classParamsRead struct {
 }
 
 // idSpaces are the UUIDv5 namespaces of the entity types whose ids derive from their names.
-type idSpaces struct{ services, routes, plugins, consumers, consumerGroups idSpace }
+type idSpaces struct{ services, routes, plugins, consumers, consumerGroups, vaults idSpace }
 
 func newIDSpaces() *idSpaces {
 	return &idSpaces{services: newIDSpace("services"), routes: newIDSpace("routes"), plugins: newIDSpace("plugins"),
-		consumers: newIDSpace("consumers"), consumerGroups: newIDSpace("consumergroups")}
+		consumers: newIDSpace("consumers"), consumerGroups: newIDSpace("consumergroups"), vaults: newIDSpace("vaults")}
 }
 
 // problem records one rejected object or field.
