@@ -51,6 +51,8 @@ func (w *world) mutate(o store.Object) string {
 		return w.mutateKongIngress(o)
 	case *icp.IngressClassParameters:
 		return w.mutateClassParams(o)
+	case *icp.KongVault:
+		return w.mutateVault(o)
 	}
 	if what, ok := w.mutateGatewayKind(o); ok {
 		return what

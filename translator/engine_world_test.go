@@ -82,7 +82,7 @@ var randomChangeCases = []string{
 	"ca-certificates", "client-cert", "endpointslices", "externalname", "service-annotations", "route-annotations",
 	"tcpingress-tls", "tcpingress-ingress-collision",
 	"consumer-group-plugins", "consumer-group-problems",
-	"kongingress-upstream", "ingressclassparameters-legacy-regex",
+	"kongingress-upstream", "ingressclassparameters-legacy-regex", "vault-problems",
 }
 
 // initialPool returns every object a sequence may start with: a generated workload, the
@@ -95,6 +95,7 @@ func (w *world) initialPool() []store.Object {
 	pool = append(pool, extraObjects(pool)...)
 	pool = append(pool, streamObjects(pool)...)
 	pool = append(pool, consumerGroupObjects()...)
+	pool = append(pool, vaultObjects()...)
 	pool = append(pool, kicObjects(pool)...)
 	gwNS := gatewayNamespaces(pool)
 	for _, ns := range gwNS {
@@ -265,6 +266,7 @@ var kindWeights = map[store.Kind]int{
 	store.KindKongConsumerGroup:      2,
 	store.KindKongIngress:            2,
 	store.KindIngressClassParameters: 1,
+	store.KindKongVault:              2,
 }
 
 // oftenRecreated are the kinds whose objects are deleted more often than others, and mostly
