@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	configurationv1 "github.com/kongsync/kongsync/internal/apis/configuration/v1"
+	configurationv1alpha1 "github.com/kongsync/kongsync/internal/apis/configuration/v1alpha1"
 	configurationv1beta1 "github.com/kongsync/kongsync/internal/apis/configuration/v1beta1"
 )
 
@@ -76,6 +77,8 @@ func check(obj Object, cache *metaCache) ([]Refusal, []string) {
 		c.add(validateStreamIngress(o.StreamRules()))
 	case *configurationv1beta1.UDPIngress:
 		c.add(validateStreamIngress(o.StreamRules()))
+	case *configurationv1alpha1.KongVault:
+		c.add(validateVault(o))
 	}
 	if len(c.errs) == 0 {
 		return nil, c.notes

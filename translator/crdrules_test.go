@@ -74,6 +74,20 @@ var kongCRDRules = map[string]crdRule{
 		spec: "spec: {algorithm: sticky-sessions, hashOn: {input: none}, stickySessions: {cookiePath: /}}", field: "spec.stickySessions.cookie"},
 	"kongupstreampolicies: spec.algorithm must be set to 'sticky-sessions' when spec.stickySessions is set.": {
 		spec: "spec: {algorithm: consistent-hashing, hashOn: {input: none}, stickySessions: {cookie: c}}", field: "spec.algorithm"},
+	"kongvaults: The spec.prefix field is immutable": {na: "a transition rule (oldSelf): only an update can break it"},
+	"kongvaults: tags entries must not be longer than 128 characters": {
+		spec: "spec: {backend: env, prefix: ab, tags: [" + strings.Repeat("t", 129) + "]}", field: "spec.tags[0]"},
+	"kongvaults: controlPlaneRef is required once set":                                   {na: "a transition rule (oldSelf) on Konnect's spec.controlPlaneRef"},
+	"kongvaults: spec.controlPlaneRef is immutable when an entity is already Programmed": {na: "a transition rule (oldSelf) on Konnect's spec.controlPlaneRef"},
+	"kongvaults: 'konnectID' type is not supported":                                      {na: konnectOnly},
+	"kongvaults: when type is konnectNamespacedRef, konnectNamespacedRef must be set":    {na: konnectOnly},
+	"kongvaults: when type is konnectNamespacedRef, konnectID must not be set":           {na: konnectOnly},
+	"kongvaults: when type is konnectID, konnectID must be set":                          {na: konnectOnly},
+	"kongvaults: when type is konnectID, konnectNamespacedRef must not be set":           {na: konnectOnly},
+	"kongvaults: when type is kic, konnectID must not be set":                            {na: konnectOnly},
+	"kongvaults: when type is kic, konnectNamespacedRef must not be set":                 {na: konnectOnly},
+	"kongvaults: when type is unset, konnectID must not be set":                          {na: konnectOnly},
+	"kongvaults: when type is unset, konnectNamespacedRef must not be set":               {na: konnectOnly},
 }
 
 const konnectOnly = "on Konnect's parts of spec.controlPlaneRef; kongsync (like KIC) reads only its type: a manifest breaking the rule is served when the type is kic or unset, skipped otherwise"
@@ -87,6 +101,7 @@ var kongCRDKinds = map[string][2]string{
 	"kongupstreampolicies": {"KongUpstreamPolicy", "configuration.konghq.com/v1beta1"},
 	"tcpingresses":         {"TCPIngress", "configuration.konghq.com/v1beta1"}, // no rules today
 	"udpingresses":         {"UDPIngress", "configuration.konghq.com/v1beta1"}, // no rules today
+	"kongvaults":           {"KongVault", "configuration.konghq.com/v1alpha1"},
 }
 
 // TestKongCRDRulesCovered reads every x-kubernetes-validations rule of the published CRDs of
@@ -133,7 +148,7 @@ func TestKongCRDRulesCovered(t *testing.T) {
 func checkRuleBroken(t *testing.T, crd string, r crdRule) {
 	kind := kongCRDKinds[crd]
 	ns := "namespace: team, "
-	if kind[0] == "KongClusterPlugin" {
+	if kind[0] == "KongClusterPlugin" || kind[0] == "KongVault" {
 		ns = ""
 	}
 	manifest := "apiVersion: " + kind[1] + "\nkind: " + kind[0] + "\nmetadata: {name: obj, " + ns +
