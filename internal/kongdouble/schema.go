@@ -113,6 +113,11 @@ var schemas = map[string]*schema{
 		fields: set(`consumer_group consumer`),
 		check:  func(e *entity) { e.required("consumer_group"); e.required("consumer") },
 	},
+	// Vaults are keyed by prefix (vaults.go).
+	"vaults": {
+		fields: set(`id prefix name description config tags created_at updated_at`), unique: []string{"prefix"},
+		check: checkVault,
+	},
 	"hmacauth_credentials": {
 		fields: set(`id username secret tags consumer created_at`), unique: []string{"username"},
 		check: func(e *entity) { e.required("username") },

@@ -21,7 +21,7 @@ func TestSchemaCoversGoKongFields(t *testing.T) {
 	for typ, v := range map[string]any{
 		"services": kong.Service{}, "routes": kong.Route{}, "plugins": kong.Plugin{}, "upstreams": kong.Upstream{},
 		"targets": kong.Target{}, "ca_certificates": kong.CACertificate{}, "consumers": kong.Consumer{},
-		"certificates": document.Certificate{}, "snis": document.SNI{},
+		"certificates": document.Certificate{}, "snis": document.SNI{}, "vaults": kong.Vault{},
 	} {
 		rt := reflect.TypeOf(v)
 		for i := 0; i < rt.NumField(); i++ {
