@@ -141,8 +141,8 @@ func TestReviews(t *testing.T) {
 			`{"apiVersion":"v1","kind":"Service","metadata":{"name":"web","namespace":"default","annotations":{"konghq.com/retries":"many"}},"spec":{"ports":[{"name":"http","port":80}]}}`,
 			`{"apiVersion":"v1","kind":"Service","metadata":{"name":"web","namespace":"default"},"spec":{"ports":[{"name":"http","port":80}]}}`,
 			true, "", "Service default/web: metadata.annotations[konghq.com/retries]"},
-		{"a kind kongsync does not read", admissionv1.Create, "configuration.konghq.com/v1alpha1/kongvaults",
-			`{"apiVersion":"configuration.konghq.com/v1alpha1","kind":"KongVault","metadata":{"name":"k"}}`, "", true,
+		{"a kind kongsync does not read", admissionv1.Create, "configuration.konghq.com/v1alpha1/kongkeys",
+			`{"apiVersion":"configuration.konghq.com/v1alpha1","kind":"KongKey","metadata":{"name":"k","namespace":"default"}}`, "", true,
 			"", "kongsync does not read this object"},
 		{"a deletion", admissionv1.Delete, plugins, badPlugin, "", true, "", ""},
 	} {
