@@ -4,6 +4,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	configurationv1 "github.com/kongsync/kongsync/internal/apis/configuration/v1"
+	configurationv1alpha1 "github.com/kongsync/kongsync/internal/apis/configuration/v1alpha1"
 	configurationv1beta1 "github.com/kongsync/kongsync/internal/apis/configuration/v1beta1"
 	"github.com/kongsync/kongsync/store"
 )
@@ -19,7 +20,7 @@ type programmedKind struct {
 }
 
 // programmedKinds are the kinds the ProgrammedWriter keeps Programmed on; a kind is one line.
-// KIC v3.5.13 writes it on KongConsumer and KongConsumerGroup;
+// KIC v3.5.13 writes it on KongConsumer, KongConsumerGroup and KongVault;
 // on KongPlugin and KongClusterPlugin its generator leaves it off (Kong/KIC#4578), and kongsync
 // writes it there too (docs/kic-differences.md).
 var programmedKinds = []programmedKind{
@@ -27,6 +28,7 @@ var programmedKinds = []programmedKind{
 	programmed(store.KindKongConsumerGroup, true, func(o *configurationv1beta1.KongConsumerGroup) []metav1.Condition { return o.Status.Conditions }),
 	programmed(store.KindKongPlugin, false, func(o *configurationv1.KongPlugin) []metav1.Condition { return o.Status.Conditions }),
 	programmed(store.KindKongClusterPlugin, true, func(o *configurationv1.KongClusterPlugin) []metav1.Condition { return o.Status.Conditions }),
+	programmed(store.KindKongVault, true, func(o *configurationv1alpha1.KongVault) []metav1.Condition { return o.Status.Conditions }),
 }
 
 func programmed[T store.Object](kind store.Kind, classed bool, conds func(T) []metav1.Condition) programmedKind {
