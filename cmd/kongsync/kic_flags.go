@@ -89,7 +89,7 @@ var kicControllers = []struct {
 	{"gwapi-reference-grant", "ReferenceGrants", true},
 	{"gwapi-grpcroute", "GRPCRoutes", true},
 	{"kong-service-facade", "KongServiceFacades", false},
-	{"kong-vault", "KongVaults", false},
+	{"kong-vault", "KongVaults", true},
 	{"kong-license", "KongLicenses", false},
 	{"kong-custom-entity", "KongCustomEntities", false},
 }
