@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/kong/go-kong/kong"
+
+	"github.com/kongsync/kongsync/store"
 )
 
 // Vault ids are go-kong's FillID (what KIC v3.5.13 runs with FillIDs on): the UUIDv5 of the
@@ -61,4 +63,24 @@ func fmtConfig(c kong.Configuration) string {
 		s += k + ":" + v.(interface{ String() string }).String()
 	}
 	return s + "]"
+}
+
+// A vault entity's tags name its KongVault (no namespace: cluster-scoped), so that the sync
+// loop and the Programmed writer map Kong's verdicts on it back to the object.
+func TestVaultTagsNameTheObject(t *testing.T) {
+	objs := loadObjects(t, "../testdata/golden/vault-basic")
+	res := translateObjects(t, objs)
+	if len(res.Document.Vaults) == 0 {
+		t.Fatal("no vaults")
+	}
+	for _, v := range res.Document.Vaults {
+		tags := make([]string, len(v.Tags))
+		for i, p := range v.Tags {
+			tags[i] = *p
+		}
+		ref, ok := RefFromTags(tags)
+		if !ok || ref.Kind != store.KindKongVault || ref.Namespace != "" || ref.Name == "" {
+			t.Errorf("vault %s: tags %v give %v, %v", *v.Prefix, tags, ref, ok)
+		}
+	}
 }
