@@ -14,7 +14,28 @@ func (w *world) laterKinds() []soakKind {
 		{"KongConsumerGroup", "configuration.konghq.com", "v1beta1", "kongconsumergroups", true, names("grp-", 2), 1, (*world).consumerGroup},
 		{"KongIngress", "configuration.konghq.com", "v1", "kongingresses", true, []string{"ki-0"}, 1, (*world).kongIngress},
 		{"IngressClassParameters", "configuration.konghq.com", "v1alpha1", "ingressclassparameterses", true, []string{"icp"}, 1, (*world).classParams},
+		{"KongVault", "configuration.konghq.com", "v1alpha1", "kongvaults", false, names(w.prefix+"-vault-", 3), 1, (*world).kongVault},
 	}
+}
+
+// kongVault is a cluster-scoped vault of our class or another, its prefix one of two that the
+// world's vaults contend for (the oldest keeps it), now and then one Kong refuses, its config
+// now and then not an object.
+func (w *world) kongVault(r *rand.Rand, _, name string) map[string]any {
+	o := w.meta("KongVault", "configuration.konghq.com", "v1alpha1", "", name)
+	setAnn(o, "kubernetes.io/ingress.class", pick(r, w.class, w.class, w.class+"-other"))
+	spec := map[string]any{"backend": "env", "prefix": pick(r, "soak-a", "soak-b", "soak-b", "env")}
+	switch r.IntN(4) {
+	case 0:
+		spec["config"] = []any{"not", "an", "object"}
+	case 1, 2:
+		spec["config"] = map[string]any{"prefix": pick(r, "app_", "soak_")}
+	}
+	if r.IntN(2) == 0 {
+		spec["description"] = "soak vault"
+	}
+	o["spec"] = spec
+	return o
 }
 
 // consumerGroup is a group of our class or another, now and then with plugins. Consumers name
