@@ -111,6 +111,9 @@ func configuredRefs(doc *document.Document) map[store.Ref]bool {
 	for _, g := range doc.ConsumerGroups {
 		add(g.Tags)
 	}
+	for _, v := range doc.Vaults {
+		add(v.Tags)
+	}
 	for _, c := range doc.Consumers {
 		add(c.Tags)
 		for _, p := range c.Plugins {
