@@ -30,7 +30,6 @@ func UnreadKinds(gatewayAlpha bool) []UnreadKind {
 	out := []UnreadKind{
 		{kong, "kongcustomentities", "KongCustomEntity",
 			"not read by kongsync; KIC (KongCustomEntity gate, on by default) puts its custom entities into Kong's configuration"},
-		{kong, "kongvaults", "KongVault", "not read by kongsync; KIC puts its vaults into Kong's configuration"},
 		{kong, "konglicenses", "KongLicense", "not read by kongsync; KIC gives Kong Enterprise the newest enabled license"},
 		{"incubator.ingress-controller.konghq.com", "kongservicefacades", "KongServiceFacade",
 			"not read by kongsync (KIC reads it with the KongServiceFacade gate, which kongsync refuses); backends naming one are skipped"},
