@@ -42,8 +42,9 @@ func (l *Loop) build(force bool, changed time.Time) {
 	}
 	excluded := sortedRefs(l.broken)
 	l.mu.Unlock()
-	v := l.applyVersion()
-	if b != nil && b.snap.Version() == snap.Version() && slices.Equal(b.excluded, excluded) && b.p.kongVersion.EQ(v) {
+	v, f := l.applyVersion()
+	if b != nil && b.snap.Version() == snap.Version() && slices.Equal(b.excluded, excluded) && b.p.kongVersion.EQ(v) &&
+		b.p.routerFlavor == f {
 		l.stats.aheadUsed.Add(1)
 	} else {
 		if b != nil {
@@ -86,7 +87,7 @@ func (l *Loop) prepareAhead() {
 }
 
 // translateEncode translates snap without the excluded objects and encodes the result, for the
-// Kong version last applied (applyVersion). A failure is logged and reported; Kong keeps its
+// Kong version and router flavor last applied (applyVersion). A failure is logged and reported; Kong keeps its
 // configuration.
 func (l *Loop) translateEncode(snap *store.Snapshot, excluded []store.Ref) (*built, bool) {
 	b, err := l.translate(snap.Without(excluded...))
@@ -95,7 +96,8 @@ func (l *Loop) translateEncode(snap *store.Snapshot, excluded []store.Ref) (*bui
 		l.cfg.Reporter.ReplicaFailed("", ResultFailed, err)
 		return nil, false
 	}
-	p := &Payload{Config: b.Config, Empty: document.IsEmpty(b.Document), doc: b.Document, snap: snap, kongVersion: *l.applied}
+	p := &Payload{Config: b.Config, Empty: document.IsEmpty(b.Document), doc: b.Document, snap: snap, kongVersion: *l.applied,
+		routerFlavor: l.appliedFlavor}
 	return &built{snap: snap, excluded: excluded, res: b.Result, p: p}, true
 }
 
@@ -129,7 +131,8 @@ func (l *Loop) publish(b *built) {
 			"objects", st.Objects, "problems", st.Problems, "excluded", len(b.excluded),
 			"duration", st.Duration.String())
 	}
-	l.observe(Event{Type: EventBuild, Hash: hash, Build: &st, Version: b.snap.Version(), KongVersion: p.kongVersion.String()})
+	l.observe(Event{Type: EventBuild, Hash: hash, Build: &st, Version: b.snap.Version(),
+		KongVersion: p.kongVersion.String(), RouterFlavor: string(p.routerFlavor)})
 }
 
 // translate calls the injected build, turning a panic into an error so that one bad object

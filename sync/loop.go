@@ -73,6 +73,10 @@ type Config struct {
 	// (translator.DefaultKongVersion until one has answered). The controller points it at the
 	// Engine's options; Build must translate for that version from then on.
 	SetKongVersion func(semver.Version)
+	// SetRouterFlavor, if set, is called like SetKongVersion whenever the router flavor to
+	// translate for changes: the one most replicas report in GET / (docs/sync.md, "Router
+	// flavor"; RouterTraditionalCompatible until every replica has answered once).
+	SetRouterFlavor func(translator.RouterFlavor)
 	// Published, if set, is called on the loop's goroutine with every configuration handed to
 	// the replicas. It must return quickly: the Programmed status writer keeps the latest.
 	Published func(Published)
@@ -99,10 +103,14 @@ type Loop struct {
 	versionCh  chan struct{}                  // the target Kong version changed: rebuild
 	target     atomic.Pointer[semver.Version] // the lowest version the replicas report
 	applied    *semver.Version                // the version last given to SetKongVersion (loop goroutine)
-	rejections chan rejectionMsg
-	running    atomic.Bool
-	leading    atomic.Bool // pushes allowed (always, unless Config.Follower and not Lead)
-	stats      counters
+	chosen     atomic.Pointer[routerChoice]   // the router choice, nil until every replica answered GET / once
+	choiceMu   gosync.Mutex                   // serialises choosing (versionsChanged)
+	// appliedFlavor is the flavor last given to SetRouterFlavor (loop goroutine).
+	appliedFlavor translator.RouterFlavor
+	rejections    chan rejectionMsg
+	running       atomic.Bool
+	leading       atomic.Bool // pushes allowed (always, unless Config.Follower and not Lead)
+	stats         counters
 
 	mu       gosync.Mutex
 	urls     []string
@@ -410,15 +418,16 @@ func (l *Loop) stopWorkers() {
 	l.running.Store(false)
 }
 
-// checkReady latches readiness once every current replica has taken a config.
+// checkReady latches readiness once every current replica has taken a config, but those left
+// out for their router flavor (they are reported instead).
 func (l *Loop) checkReady() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.ready || len(l.workers) == 0 {
+	if l.ready || len(l.workers) == 0 || l.chosen.Load() == nil {
 		return
 	}
 	for _, w := range l.workers {
-		if !w.everAccepted.Load() {
+		if !w.everAccepted.Load() && !w.mismatched.Load() {
 			return
 		}
 	}

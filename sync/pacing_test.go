@@ -129,6 +129,8 @@ func pacedWorker(t *testing.T, budget float64, interval time.Duration, probe tim
 	w.desired, w.accepted, w.lastGood = p, testPayload(t, "old").Hash(), nil
 	w.needProbe, w.needVersion, w.versionKnown = false, false, true
 	w.kongVersion, p.kongVersion = translator.DefaultKongVersion, translator.DefaultKongVersion
+	w.flavor, p.routerFlavor, w.rootTried = translator.RouterTraditionalCompatible, translator.RouterTraditionalCompatible, true
+	l.chosen.Store(&routerChoice{Decided: true, Flavor: translator.RouterTraditionalCompatible, Version: translator.DefaultKongVersion})
 	w.nextProbe = probe
 	return w, p
 }

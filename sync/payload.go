@@ -9,6 +9,7 @@ import (
 	"github.com/kongsync/kongsync/document"
 	"github.com/kongsync/kongsync/internal/jsonstr"
 	"github.com/kongsync/kongsync/store"
+	"github.com/kongsync/kongsync/translator"
 )
 
 // Payload is one encoded configuration, ready to post to any number of replicas. It is immutable
@@ -23,8 +24,9 @@ type Payload struct {
 
 	doc  *document.Document
 	snap *store.Snapshot // the snapshot (before exclusions) the document was translated from
-	// kongVersion is the Kong version it was translated for.
-	kongVersion semver.Version
+	// kongVersion and routerFlavor are the Kong version and router flavor it was translated for.
+	kongVersion  semver.Version
+	routerFlavor translator.RouterFlavor
 	// changed is when the loop heard of the first store change this config includes (the first
 	// Notify since the previous build); zero for the first build and for rebuilds no change
 	// caused. Set before the payload is handed to the workers.

@@ -11,10 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/blang/semver/v4"
-
-	"github.com/kongsync/kongsync/translator"
 )
 
 // AdminTokenHeader is the header that carries the Kong admin token (KIC's --kong-admin-token).
@@ -204,27 +200,6 @@ func (r *Replica) Status(ctx context.Context) (string, error) {
 		return "", errors.New("GET /status: no configuration_hash (is Kong running DB-less?)")
 	}
 	return st.Hash, nil
-}
-
-// KongVersion reads the version Kong reports in GET / (the root endpoint), as KIC does at
-// startup, parsed by translator.ParseKongVersion: a version older than KIC v3 supports, or one
-// that cannot be read, is an error that names it.
-func (r *Replica) KongVersion(ctx context.Context) (semver.Version, error) {
-	body, err := r.get(ctx, "/", r.opts.ProbeTimeout, 4<<20)
-	if err != nil {
-		return semver.Version{}, err
-	}
-	var root struct {
-		Version string `json:"version"`
-	}
-	if err := json.Unmarshal(body, &root); err != nil {
-		return semver.Version{}, fmt.Errorf("decode GET /: %w", err)
-	}
-	v, err := translator.ParseKongVersion(root.Version)
-	if err != nil {
-		return semver.Version{}, UnusableVersionError{fmt.Errorf("Kong admin API %s, GET /: %w", r.name, err)}
-	}
-	return v, nil
 }
 
 // UnusableVersionError is a Kong that answers GET / with a version kongsync cannot translate

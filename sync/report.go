@@ -148,8 +148,13 @@ type Event struct {
 	// Version is the store version the build (or skip) looked at.
 	Version uint64
 	// KongVersion is the version the replica reported (version events; "" on error) or the
-	// one the build translated for (build events).
+	// one the build (or router choice) translated for (build and router events).
 	KongVersion string
+	// RouterFlavor is the router flavor the replica reported (version events) or the one
+	// translated for (build and router events).
+	RouterFlavor string
+	// Mismatched are the replicas left out for their router flavor (router events).
+	Mismatched []string
 }
 
 // EventType names the kind of Event.
@@ -164,6 +169,9 @@ const (
 	EventProbe EventType = "probe" // one GET /status finished
 	// EventVersion: one GET / (the replica's Kong version) finished.
 	EventVersion EventType = "version"
+	// EventRouter: the loop chose the router flavor and Kong version to translate for, once
+	// every replica had answered GET / (again after each change of what one reports).
+	EventRouter EventType = "router"
 )
 
 type nopReporter struct{}

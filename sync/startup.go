@@ -11,7 +11,7 @@ import (
 )
 
 // WaitReachable is KIC's startup check (--kong-admin-init-retries, --kong-admin-init-retry-delay):
-// every admin URL must answer GET /status and GET / (its version) within attempts tries, delay
+// every admin URL must answer GET /status and GET / (its version and router flavor) within attempts tries, delay
 // apart, or the controller does not start; a version KIC v3 does not support fails at once, as
 // in KIC — a wrong URL or token then shows as a failing Pod with the reason in its log,
 // as with KIC, instead of a controller that runs and never configures anything. attempts 0
@@ -43,7 +43,7 @@ func waitOne(ctx context.Context, rep *Replica, attempts uint, delay time.Durati
 	for n := uint(1); ; n++ {
 		_, err := rep.Status(ctx)
 		if err == nil {
-			_, err = rep.KongVersion(ctx)
+			_, err = rep.Root(ctx)
 		}
 		if err == nil {
 			return nil

@@ -10,6 +10,7 @@ import (
 	"github.com/go-logr/logr"
 
 	"github.com/kongsync/kongsync/document"
+	"github.com/kongsync/kongsync/translator"
 )
 
 // worker owns one replica: it pushes the latest desired payload whenever the replica does not
@@ -26,6 +27,7 @@ type worker struct {
 
 	everAccepted atomic.Bool
 	pushes       atomic.Int64
+	mismatched   atomic.Bool // left out: its router flavor needs the other kind of routes
 
 	mu           gosync.Mutex
 	desired      *Payload
@@ -41,8 +43,10 @@ type worker struct {
 	unreachable  bool   // the last request failed at the network level
 	lastProbeErr string // the last probe's error, to log each distinct one once
 
-	kongVersion    semver.Version // from GET /, once versionKnown
+	kongVersion    semver.Version          // from GET /, once versionKnown
+	flavor         translator.RouterFlavor // from GET /, with kongVersion
 	versionKnown   bool
+	rootTried      bool   // GET / was read once, whatever the answer
 	needVersion    bool   // read GET / before the next push (new replica, restart, outage)
 	lastVersionErr string // the last unusable version's error, to report each distinct one once
 
@@ -432,8 +436,9 @@ func (w *worker) status() ReplicaStatus {
 		st.PacedUntil, _ = w.pace.hold(time.Now())
 	}
 	if w.versionKnown {
-		st.KongVersion = w.kongVersion.String()
+		st.KongVersion, st.RouterFlavor = w.kongVersion.String(), string(w.flavor)
 	}
+	st.FlavorMismatch = w.mismatched.Load()
 	if w.lastErr != nil {
 		st.LastError = w.lastErr.Error()
 	}
@@ -456,8 +461,12 @@ type ReplicaStatus struct {
 	EverAccepted bool
 	// Unreachable is true while the replica fails at the network level.
 	Unreachable bool
-	// KongVersion is the version the replica last reported in GET / ("" before it did).
-	KongVersion         string
+	// KongVersion and RouterFlavor are what the replica last reported in GET / ("" before it
+	// did).
+	KongVersion, RouterFlavor string
+	// FlavorMismatch is true while the replica is left out because its router flavor needs
+	// the other kind of routes than the one translated for (docs/sync.md, "Router flavor").
+	FlavorMismatch      bool
 	LastResult          Result
 	LastError           string
 	ConsecutiveFailures int
