@@ -115,12 +115,25 @@ func (e *events) count(typ EventType) int {
 	return n
 }
 
-// reporter records Reporter calls.
+// reporter records Reporter and FlavorReporter calls.
 type reporter struct {
 	mu         gosync.Mutex
 	problems   [][]translator.Problem
 	rejections []Rejection
 	failures   []Result
+	mismatches []string // "replica flavor chosen" per RouterFlavorMismatch
+}
+
+func (r *reporter) RouterFlavorMismatch(replica string, flavor, chosen translator.RouterFlavor) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.mismatches = append(r.mismatches, replica+" "+string(flavor)+" "+string(chosen))
+}
+
+func (r *reporter) flavorMismatches() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.mismatches...)
 }
 
 func (r *reporter) TranslationProblems(p []translator.Problem) {
@@ -160,7 +173,23 @@ type metrics struct {
 	probes       []string // "reachable/synced" per probe, e.g. "true/false"
 	latencies    []string // "replica d" per ObserveChangeToPost
 	latency      []time.Duration
-	deferred     []PaceReason // ObserveDeferred calls
+	deferred     []PaceReason      // ObserveDeferred calls
+	flavors      map[string]string // replica → "flavor mismatched", the last ObserveRouterFlavor
+}
+
+func (m *metrics) ObserveRouterFlavor(replica string, f translator.RouterFlavor, mismatched bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.flavors == nil {
+		m.flavors = map[string]string{}
+	}
+	m.flavors[replica] = fmt.Sprintf("%s %v", f, mismatched)
+}
+
+func (m *metrics) flavorOf(replica string) string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.flavors[replica]
 }
 
 func (m *metrics) ObserveDeferred(_ string, why PaceReason) {
@@ -299,18 +328,27 @@ type env struct {
 type envOpts struct {
 	replicas int
 	kong     kongdouble.Options
-	cfg      func(*Config)
+	// flavors, if set, are the router flavors of the doubles, one each (replicas defaults to
+	// their number).
+	flavors []string
+	cfg     func(*Config)
+	// setup, if set, prepares the doubles before the loop starts.
+	setup func([]*kongdouble.Server)
 }
 
 func newEnv(t *testing.T, o envOpts) *env {
 	t.Helper()
 	if o.replicas == 0 {
-		o.replicas = 1
+		o.replicas = max(1, len(o.flavors))
 	}
 	e := &env{t: t, store: store.New(), ev: newEvents(), rep: &reporter{}, met: &metrics{}, logs: &logSink{}}
 	var urls []string
 	for i := 0; i < o.replicas; i++ {
-		k := kongdouble.New(o.kong)
+		ko := o.kong
+		if i < len(o.flavors) {
+			ko.RouterFlavor = o.flavors[i]
+		}
+		k := kongdouble.New(ko)
 		e.kongs = append(e.kongs, k)
 		urls = append(urls, k.URL())
 	}
@@ -327,6 +365,9 @@ func newEnv(t *testing.T, o envOpts) *env {
 	l, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if o.setup != nil {
+		o.setup(e.kongs)
 	}
 	e.loop = l
 	e.start()

@@ -165,6 +165,29 @@ func (w *worker) readVersion(ctx context.Context) bool {
 	return err == nil
 }
 
+// newTarget reports whether p was translated for another version or router flavor than the
+// replica's previous POST: the loop chose again because some replica reports something new,
+// which in a rolling change of Kong's settings this replica may report too, restarted since its
+// last probe. Worker goroutine only.
+func (w *worker) newTarget(p *Payload) bool {
+	last := w.pushedFor
+	return last != nil && (last.routerFlavor != p.routerFlavor || !last.kongVersion.EQ(p.kongVersion))
+}
+
+// rootMoved reads GET / again and reports whether the push must be decided again: GET / failed,
+// or the replica reports another version or router flavor. It runs before a POST of a config
+// translated for a new choice (newTarget) and before a 400 excludes objects: a Kong restarted
+// with another router_flavor, and not probed since, would otherwise be sent routes it refuses
+// (its 400 then blaming objects that are not at fault) or misroutes.
+func (w *worker) rootMoved(ctx context.Context) bool {
+	before := w.rootView()
+	if !w.readVersion(ctx) {
+		return true
+	}
+	after := w.rootView()
+	return before.Flavor != after.Flavor || !before.Version.EQ(after.Version)
+}
+
 func (w *worker) versionFailed(err error) {
 	if isTransport(err) {
 		w.probeFailed(err)

@@ -55,8 +55,11 @@ type worker struct {
 	loadTime time.Duration // what the POSTs Kong took cost it, in all
 	deferred int64         // pushes pacing held back
 
-	timed   *Payload // the last payload whose first POST fed LatencyMetrics (worker goroutine only)
-	holding bool     // a push is being held back by pacing (worker goroutine only)
+	timed *Payload // the last payload whose first POST fed LatencyMetrics (worker goroutine only)
+	// pushedFor is the payload of the last POST, for its version and router flavor (worker
+	// goroutine only; newTarget).
+	pushedFor *Payload
+	holding   bool // a push is being held back by pacing (worker goroutine only)
 }
 
 func newWorker(rep *Replica, l *Loop) *worker {
@@ -191,6 +194,9 @@ func (w *worker) run(ctx context.Context) {
 			w.probe(ctx)
 			continue
 		case actPush:
+			if w.newTarget(d.p) && w.rootMoved(ctx) {
+				continue // what the replica reports changed: decide again
+			}
 			w.push(ctx, d.p)
 			continue
 		}
@@ -226,10 +232,12 @@ func (w *worker) noteHeld(why PaceReason) {
 
 // probe reads the replica's configuration_hash and updates what it is known to hold; first its
 // version (GET /) when that is to be read, and again right away when the probe finds it
-// restarted or back from an outage.
+// restarted or back from an outage. A replica left out for its router flavor holds nothing of
+// ours, so its restart (with another flavor) cannot show as an empty config: its GET / is read
+// at every probe.
 func (w *worker) probe(ctx context.Context) {
 	w.mu.Lock()
-	need := w.needVersion
+	need := w.needVersion || w.mismatched.Load()
 	w.mu.Unlock()
 	if need && !w.readVersion(ctx) {
 		return
@@ -325,7 +333,7 @@ func (w *worker) push(ctx context.Context, p *Payload) {
 		w.timed = p
 		lm.ObserveChangeToPost(w.rep.URL(), time.Since(p.changed))
 	}
-	w.holding = false
+	w.holding, w.pushedFor = false, p
 	start := time.Now()
 	out := w.rep.Push(ctx, p)
 	if ctx.Err() != nil {
@@ -385,6 +393,12 @@ func (w *worker) afterPush(ctx context.Context, p *Payload, out Outcome, firstFa
 		log.V(1).Info("Kong took the configuration")
 		w.markAccepted()
 	case out.Result == ResultRejected:
+		if w.rootMoved(ctx) {
+			// Kong restarted with another version or router flavor since GET / was read: the
+			// objects it names are not at fault. The choice is made again instead.
+			log.Info("Kong rejected the configuration, but reports another version or router flavor now; not excluding objects")
+			return
+		}
 		// Error, not info: a rejection is what an operator running at --log-level warn must see.
 		log.Error(out.Err, "Kong rejected the configuration", "entities", len(out.Entities))
 		w.loop.rejected(ctx, rejectionMsg{replica: w.rep.URL(), payload: p, outcome: out})
