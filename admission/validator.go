@@ -56,6 +56,9 @@ type Validator struct {
 	// KongVersion, if set, is the Kong version the sync loop translates for (Loop.KongVersion):
 	// objects are judged for it, so that a feature the Kong lacks is judged as it is translated.
 	KongVersion func() semver.Version
+	// RouterFlavor, if set, is the router flavor the sync loop translates for
+	// (Loop.RouterFlavor): objects are judged by the routes Kong is sent for it.
+	RouterFlavor func() translator.RouterFlavor
 
 	mu     gosync.Mutex
 	engine *translator.Engine
@@ -131,11 +134,7 @@ func (v *Validator) newProblems(ctx context.Context, obj, old store.Object) ([]t
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if v.KongVersion != nil {
-		opts := v.opts
-		opts.KongVersion = v.KongVersion()
-		v.engine.SetOptions(opts) // nothing to do while the version stays
-	}
+	v.engine.SetOptions(v.liveOptions()) // nothing to do while the version and flavor stay
 	b := v.engine.Translate(before)
 	had := make(map[translator.Problem]bool, len(b.Problems))
 	for _, p := range b.Problems {
@@ -150,6 +149,19 @@ func (v *Validator) newProblems(ctx context.Context, obj, old store.Object) ([]t
 		}
 	}
 	return added, nil
+}
+
+// liveOptions are the options objects are judged with: the sync loop's Kong version and router
+// flavor, where it reports them. Called with mu held.
+func (v *Validator) liveOptions() translator.Options {
+	opts := v.opts
+	if v.KongVersion != nil {
+		opts.KongVersion = v.KongVersion()
+	}
+	if v.RouterFlavor != nil {
+		opts.RouterFlavor = v.RouterFlavor()
+	}
+	return opts
 }
 
 // snapshot is the store's snapshot with the Secrets obj references that the store lacks,

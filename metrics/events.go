@@ -26,6 +26,10 @@ const (
 	// ReasonPushFailed: a Kong replica did not take the configuration for a reason tied to no
 	// object (config too large, server errors, unreachable); reported on kongsync's own Pod.
 	ReasonPushFailed = "KongConfigurationPushFailed"
+	// ReasonRouterFlavorMismatch: a Kong replica reports a router_flavor that needs other
+	// routes than the flavor most replicas report, which kongsync translates for; it is posted
+	// nothing until its flavor matches. Reported on kongsync's own Pod.
+	ReasonRouterFlavorMismatch = "KongRouterFlavorMismatch"
 )
 
 // Getter looks objects up by ref; *store.Store is one. Events need the object's UID.
@@ -123,6 +127,17 @@ func (r *Reporter) ReplicaFailed(replica string, result kongsync.Result, err err
 	r.recorder.Event(r.pod, corev1.EventTypeWarning, ReasonPushFailed, safetext.Escape(msg))
 }
 
+// RouterFlavorMismatch implements sync.FlavorReporter: a Warning Event on kongsync's Pod, when
+// it is known (the loop has logged the mismatch at error level already).
+func (r *Reporter) RouterFlavorMismatch(replica string, flavor, chosen translator.RouterFlavor) {
+	if r.pod == nil {
+		return
+	}
+	msg := fmt.Sprintf("Kong %s reports router_flavor %s, but most Kong replicas report %s, which the configuration "+
+		"is translated for: nothing is posted to it until its router_flavor matches", replica, flavor, chosen)
+	r.recorder.Event(r.pod, corev1.EventTypeWarning, ReasonRouterFlavorMismatch, safetext.Escape(msg))
+}
+
 // emit records a Warning Event on the object ref names. The message is escaped (safetext) here,
 // where every object's Event passes: it holds names, values and Kong's answers, and `kubectl
 // describe` prints it to a terminal as it is.
@@ -143,7 +158,10 @@ func (r *Reporter) emit(ref store.Ref, reason, msg string) {
 	r.recorder.Event(or, corev1.EventTypeWarning, reason, msg)
 }
 
-var _ kongsync.Reporter = (*Reporter)(nil)
+var (
+	_ kongsync.Reporter       = (*Reporter)(nil)
+	_ kongsync.FlavorReporter = (*Reporter)(nil)
+)
 
 func errString(err error) string {
 	if err == nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	kongsync "github.com/kongsync/kongsync/sync"
+	"github.com/kongsync/kongsync/translator"
 )
 
 // Prometheus implements sync.Metrics with a dedicated registry (no global state), so tests and
@@ -32,6 +33,8 @@ type Prometheus struct {
 	inSync              *prometheus.GaugeVec
 	kongLoad            *prometheus.CounterVec
 	deferred            *prometheus.CounterVec
+	routerFlavor        *prometheus.GaugeVec
+	flavorMismatch      *prometheus.GaugeVec
 }
 
 // New registers every metric, KIC's with a random instance_id as KIC's manager has, plus the Go
@@ -92,9 +95,19 @@ func NewForInstance(instanceID string) *Prometheus {
 			Help: "Pushes to the Kong replica held back to spare it, by the rule that held them: load_budget " +
 				"(--kong-load-budget) or proxy_sync_interval (--proxy-sync-seconds). Changes made meanwhile go in one push.",
 		}, []string{"replica", "reason"}),
+		routerFlavor: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "kongsync_replica_router_flavor",
+			Help: "1 for the router_flavor the Kong replica last reported in GET / (one series per replica).",
+		}, []string{"replica", "flavor"}),
+		flavorMismatch: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "kongsync_replica_router_flavor_mismatch",
+			Help: "1 while the Kong replica is posted nothing because its router_flavor needs other routes than " +
+				"the flavor most replicas report, which kongsync translates for; else 0.",
+		}, []string{"replica"}),
 	}
 	r.MustRegister(p.translationDuration, p.objects, p.problems, p.excluded,
 		p.configBytes, p.pushDuration, p.changeToPost, p.pushes, p.reachable, p.inSync, p.kongLoad, p.deferred,
+		p.routerFlavor, p.flavorMismatch,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	r.MustRegister(p.kic.collectors()...)
 	return p
@@ -137,6 +150,16 @@ func (p *Prometheus) ForgetReplica(replica string) {
 	p.inSync.DeletePartialMatch(l)
 	p.kongLoad.DeletePartialMatch(l)
 	p.deferred.DeletePartialMatch(l)
+	p.routerFlavor.DeletePartialMatch(l)
+	p.flavorMismatch.DeletePartialMatch(l)
+}
+
+// ObserveRouterFlavor implements sync.FlavorMetrics: the replica's flavor (its previous
+// flavor's series is dropped) and whether it is left out for it.
+func (p *Prometheus) ObserveRouterFlavor(replica string, flavor translator.RouterFlavor, mismatched bool) {
+	p.routerFlavor.DeletePartialMatch(prometheus.Labels{"replica": replica})
+	p.routerFlavor.WithLabelValues(replica, string(flavor)).Set(1)
+	p.flavorMismatch.WithLabelValues(replica).Set(boolFloat(mismatched))
 }
 
 // ObserveChangeToPost implements sync.LatencyMetrics.

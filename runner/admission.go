@@ -54,6 +54,7 @@ func serveAdmission(g *group, cfg Config, st *store.Store, client kubernetes.Int
 	v := admission.New(st, translatorOptions(cfg), synced.Load, cfg.WatchNamespaces)
 	v.Fetch = fetchSecret(client)
 	v.KongVersion = loop.KongVersion
+	v.RouterFlavor = loop.RouterFlavor
 	h := admission.Handler(v, log.WithName("admission"), cfg.Hooks.Admission)
 	g.go_(func(ctx context.Context) error {
 		return metrics.Serve(ctx, log.WithName("admission"), tls.NewListener(ln, tlsCfg), h)

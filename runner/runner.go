@@ -230,16 +230,22 @@ func newProgrammedWriter(cfg Config, client kubernetes.Interface, dyn dynamic.In
 }
 
 // heldByEveryReplica reports whether every Kong replica the loop pushes to holds the
-// configuration of a hash (KIC reports objects configured once every Kong took the config).
+// configuration of a hash (KIC reports objects configured once every Kong took the config); a
+// replica left out for its router flavor is reported apart and is not waited for.
 func heldByEveryReplica(loop *kongsync.Loop) func(string) bool {
 	return func(hash string) bool {
 		rs := loop.Replicas()
+		n := 0
 		for _, r := range rs {
+			if r.FlavorMismatch {
+				continue
+			}
 			if r.AcceptedHash != hash {
 				return false
 			}
+			n++
 		}
-		return len(rs) > 0
+		return n > 0
 	}
 }
 
@@ -258,7 +264,8 @@ func newLoop(cfg Config, st *store.Store, m kongsync.Metrics, r kongsync.Reporte
 	if err != nil {
 		return nil, err
 	}
-	engine := translator.NewEngine(translatorOptions(cfg))
+	live := translatorOptions(cfg)
+	engine := translator.NewEngine(live)
 	build := engine.Build
 	if gw != nil {
 		build = gw.Offering(build)
@@ -285,11 +292,16 @@ func newLoop(cfg Config, st *store.Store, m kongsync.Metrics, r kongsync.Reporte
 		Observe:  cfg.Hooks.Observe,
 		Follower: pushesElected(cfg),
 		Dumps:    newDumps(cfg),
-		// The lowest version the replicas report in GET / (docs/sync.md, "Kong versions").
+		// The lowest version the replicas report in GET / (docs/sync.md, "Kong versions"), and
+		// the router flavor most of them report ("Router flavor"). Both are called on the loop's
+		// goroutine only, so live needs no lock.
 		SetKongVersion: func(v semver.Version) {
-			opts := translatorOptions(cfg)
-			opts.KongVersion = v
-			engine.SetOptions(opts)
+			live.KongVersion = v
+			engine.SetOptions(live)
+		},
+		SetRouterFlavor: func(f translator.RouterFlavor) {
+			live.RouterFlavor = f
+			engine.SetOptions(live)
 		},
 		// Pacing (docs/sync.md): Kong's share of time loading, and KIC's interval when set.
 		LoadBudget: cfg.KongLoadBudget, MinPushInterval: cfg.ProxySyncInterval,
