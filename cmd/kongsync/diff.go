@@ -37,8 +37,9 @@ type diffFlags struct {
 	caFile     string
 	skipVerify bool
 	opts       translator.Options
-	translate  translateFlags  // --feature-gates, --gateway-to-reconcile, --enable-drain-support
-	version    kongVersionFlag // --kong-version; unset: the Kong's own
+	translate  translateFlags   // --feature-gates, --gateway-to-reconcile, --enable-drain-support
+	version    kongVersionFlag  // --kong-version; unset: the Kong's own
+	flavor     routerFlavorFlag // --router-flavor; unset: the Kong's own
 	compare    document.CompareOptions
 	format     string
 }
@@ -71,6 +72,9 @@ func newDiffFlagSet(f *diffFlags, stderr io.Writer) *flag.FlagSet {
 	defineTranslateFlags(fs, &f.translate)
 	f.version = kongVersionFlag{v: &f.opts.KongVersion, fromKong: true}
 	fs.Var(&f.version, "kong-version", "Kong Gateway `version` to translate for (e.g. 3.11.0); default: the version the Kong at --kong-admin-url reports in GET /, as the controller does")
+	f.flavor = routerFlavorFlag{f: &f.opts.RouterFlavor, fromKong: true}
+	fs.Var(&f.flavor, "router-flavor", "Kong's router_flavor to translate for (traditional, traditional_compatible, expressions); "+
+		"default: the one the Kong at --kong-admin-url reports in GET /, as the controller does")
 	fs.BoolVar(&f.compare.IgnoreIDs, "ignore-ids", false, "match and compare entities without their ids")
 	fs.BoolVar(&f.compare.IgnoreTags, "ignore-tags", false, "leave tags out of the comparison")
 	fs.StringVar(&f.format, "format", "text", "output: text (one line per difference) or json (added, removed, changed with fields)")
@@ -145,11 +149,8 @@ func runDiff(ctx context.Context, f *diffFlags, stdin io.Reader, stderr io.Write
 	if err != nil {
 		return nil, "", err
 	}
-	if !f.version.set {
-		// Translate for this Kong, as the controller would.
-		if f.opts.KongVersion, err = rep.KongVersion(ctx); err != nil {
-			return nil, "", fmt.Errorf("Kong's version (give --kong-version to translate for one): %w", err)
-		}
+	if err := translateForKong(ctx, f, rep); err != nil {
+		return nil, "", err
 	}
 	built, err := expectedConfig(ctx, f, stdin, stderr)
 	if err != nil {
@@ -171,6 +172,26 @@ func runDiff(ctx context.Context, f *diffFlags, stdin io.Reader, stderr io.Write
 		return nil, "", err
 	}
 	return document.Compare(expected, actual, f.compare), "", nil
+}
+
+// translateForKong sets the Kong version and router flavor not given as flags to what the Kong
+// reports in GET /, as the controller translates for it. A Kong whose GET / cannot be used fails
+// the diff only if something is to be read from it.
+func translateForKong(ctx context.Context, f *diffFlags, rep *kongsync.Replica) error {
+	if f.version.set && f.flavor.set {
+		return nil
+	}
+	root, err := rep.Root(ctx)
+	if err != nil {
+		return fmt.Errorf("Kong's version and router flavor (give --kong-version and --router-flavor to translate for them): %w", err)
+	}
+	if !f.version.set {
+		f.opts.KongVersion = root.Version
+	}
+	if !f.flavor.set {
+		f.opts.RouterFlavor = root.RouterFlavor
+	}
+	return nil
 }
 
 // expectedConfig translates the manifests, or the cluster, as dump and the controller do;

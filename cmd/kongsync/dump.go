@@ -49,12 +49,8 @@ func dumpCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.StringVar(&opts.ClusterDomain, "cluster-domain", opts.ClusterDomain, "cluster domain appended to Service DNS names (as the controller's flag)")
 	fs.StringVar(&opts.GatewayControllerName, "gateway-api-controller-name", opts.GatewayControllerName, "GatewayClass controllerName served (as the controller's flag)")
 	fs.Var(&kongVersionFlag{v: &opts.KongVersion}, "kong-version", kongVersionUsage)
-	// Minimal form (issue 23); branch h-flavor brings the full flag, with diff's.
-	fs.Func("router-flavor", "Kong's router_flavor to translate for: traditional, traditional_compatible or expressions", func(s string) error {
-		f, err := translator.ParseRouterFlavor(s)
-		opts.RouterFlavor = f
-		return err
-	})
+	opts.RouterFlavor = translator.RouterTraditionalCompatible
+	fs.Var(&routerFlavorFlag{f: &opts.RouterFlavor}, "router-flavor", routerFlavorUsage)
 	defineHardeningFlags(fs, &opts.Hardening)
 	var tf translateFlags
 	defineTranslateFlags(fs, &tf)
