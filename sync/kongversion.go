@@ -46,9 +46,10 @@ func (l *Loop) versionsChanged() {
 	if !c.Decided {
 		return // a replica has not answered yet, or none usably: the previous choice stands
 	}
+	prevFlavor := l.RouterFlavor() // the default before the first choice
 	prev := l.chosen.Swap(&c)
-	l.reportFlavors(ws, prev, &c)
-	moved := !c.Version.EQ(l.KongVersion()) || prev == nil || prev.Flavor != c.Flavor
+	l.reportFlavors(ws, &c)
+	moved := !c.Version.EQ(l.KongVersion()) || prevFlavor != c.Flavor
 	if !c.Version.EQ(l.KongVersion()) {
 		l.target.Store(&c.Version)
 		l.log.Info("translating for Kong version", "version", c.Version.String())

@@ -23,7 +23,7 @@ type FlavorMetrics interface {
 
 // reportFlavors tells logs, the Reporter and the metrics which replicas the choice c leaves
 // out (an error and an Event when one starts being left out) and lets back in.
-func (l *Loop) reportFlavors(ws []*worker, prev, c *routerChoice) {
+func (l *Loop) reportFlavors(ws []*worker, c *routerChoice) {
 	fm, _ := l.cfg.Metrics.(FlavorMetrics)
 	fr, _ := l.cfg.Reporter.(FlavorReporter)
 	for _, w := range ws {
