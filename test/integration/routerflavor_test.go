@@ -3,6 +3,7 @@
 package integration
 
 import (
+	"encoding/json"
 	"strconv"
 	"strings"
 	"testing"
@@ -115,9 +116,26 @@ func TestRouterFlavorExpressionsDouble(t *testing.T) {
 	if builds == 0 {
 		t.Error("no build translated for expressions")
 	}
-	if strings.Contains(d.Config(), `"expression"`) || strings.Contains(d.Config(), "expression:") {
-		t.Log("the double holds expressions routes")
-	} else {
-		t.Log("TODO(issue 23): the translator does not write expressions routes yet")
+	var cfg struct {
+		Services []struct {
+			Routes []map[string]any `json:"routes"`
+		} `json:"services"`
+	}
+	if err := json.Unmarshal([]byte(d.Config()), &cfg); err != nil {
+		t.Fatal(err)
+	}
+	routes := 0
+	for _, s := range cfg.Services {
+		for _, r := range s.Routes {
+			routes++
+			expr, _ := r["expression"].(string)
+			_, prio := r["priority"]
+			if !strings.Contains(expr, `http.host == "expr.example.com"`) || !prio || r["paths"] != nil || r["hosts"] != nil {
+				t.Errorf("route %v: want an expression on the host and a priority, no paths or hosts", r["name"])
+			}
+		}
+	}
+	if routes == 0 {
+		t.Error("the expressions double holds no route")
 	}
 }
