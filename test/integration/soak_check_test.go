@@ -99,7 +99,7 @@ type expectation struct {
 }
 
 func (s *soak) expect(snap *store.Snapshot, rejected []store.Ref) (*expectation, error) {
-	exp, took, err := coldBuild(snap, rejected, runner.TranslatorOptions(s.cfg()))
+	exp, took, err := coldBuild(snap, rejected, s.translatorOptions())
 	if err == nil && took > soakBuildBound {
 		err = fmt.Errorf("a cold build of the cluster took %s (bound %s)", took.Round(time.Millisecond), soakBuildBound)
 	}
@@ -107,6 +107,14 @@ func (s *soak) expect(snap *store.Snapshot, rejected []store.Ref) (*expectation,
 	s.slowestBuild = max(s.slowestBuild, took)
 	s.mu.Unlock()
 	return exp, err
+}
+
+// translatorOptions are the options every incarnation translates with once it has read its
+// Kongs' GET /: runner.TranslatorOptions of its configuration, for the doubles' router flavor.
+func (s *soak) translatorOptions() translator.Options {
+	opts := runner.TranslatorOptions(s.cfg())
+	opts.RouterFlavor = s.flavor
+	return opts
 }
 
 // coldBuild translates snap without the rejected objects, and says how long that took.

@@ -52,8 +52,8 @@ func (s *soak) violation(msg string, exp *expectation, diffs map[int][]document.
 		_ = os.WriteFile(s.path(fmt.Sprintf("diff-kong%d.txt", i)), []byte(strings.Join(lines, "\n")+"\n"), 0o644)
 		s.writePosts(i, d.Posts())
 	}
-	s.t.Fatalf("soak: %s\nevidence: %s\nreplay: SOAK_SEED=%d SOAK_DURATION=%s make soak (then add {%d, %s} to soakRegressions)",
-		msg, s.out, s.seed, s.dur, s.seed, s.dur)
+	s.t.Fatalf("soak: %s\nevidence: %s\nreplay (router_flavor %s, from the seed): SOAK_SEED=%d SOAK_DURATION=%s make soak (then add {%d, %s} to soakRegressions)",
+		msg, s.out, s.flavor, s.seed, s.dur, s.seed, s.dur)
 }
 
 // writePosts lists a double's POSTs: poster, status, times, hash.

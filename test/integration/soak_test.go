@@ -25,6 +25,7 @@ import (
 
 	"github.com/kongsync/kongsync/internal/kongdouble"
 	"github.com/kongsync/kongsync/runner"
+	"github.com/kongsync/kongsync/translator"
 )
 
 // The soak (issue 15): two Kong doubles, two kongsync replicas electing the one that pushes,
@@ -96,6 +97,7 @@ func TestSoakRegressions(t *testing.T) {
 type soak struct {
 	t        *testing.T
 	seed     uint64
+	flavor   translator.RouterFlavor // the doubles' router_flavor, from the seed (soakFlavor)
 	dur      time.Duration
 	out      string
 	world    *world
@@ -124,9 +126,19 @@ type soak struct {
 	slowestBuild time.Duration // the checks' slowest cold build
 }
 
+// soakFlavor is the router_flavor of a seed's Kong doubles: expressions for odd seeds,
+// traditional_compatible (Kong's default) for even ones. It is the seed's parity, not a draw, so
+// that every seed keeps its schedule (issue 23).
+func soakFlavor(seed uint64) translator.RouterFlavor {
+	if seed%2 == 1 {
+		return translator.RouterExpressions
+	}
+	return translator.RouterTraditionalCompatible
+}
+
 func runSoak(t *testing.T, seed uint64, dur time.Duration) {
-	fmt.Fprintf(os.Stderr, "soak: SOAK_SEED=%d SOAK_DURATION=%s\n", seed, dur)
-	t.Logf("soak: SOAK_SEED=%d SOAK_DURATION=%s", seed, dur)
+	fmt.Fprintf(os.Stderr, "soak: SOAK_SEED=%d SOAK_DURATION=%s (router_flavor %s)\n", seed, dur, soakFlavor(seed))
+	t.Logf("soak: SOAK_SEED=%d SOAK_DURATION=%s (router_flavor %s)", seed, dur, soakFlavor(seed))
 	s := newSoak(t, seed, dur)
 	defer s.finish()
 	// client-go logs every watch the faults end; those lines go to the change log.
@@ -156,7 +168,7 @@ func newSoak(t *testing.T, seed uint64, dur time.Duration) *soak {
 	prefix := fmt.Sprintf("soak%x", seed%0xfffff)
 	rc := plane.RestConfig()
 	rc.QPS, rc.Burst = 2000, 2000
-	s := &soak{t: t, seed: seed, dur: dur, out: out, dyn: dynamic.NewForConfigOrDie(rc), counts: map[string]int{},
+	s := &soak{t: t, seed: seed, flavor: soakFlavor(seed), dur: dur, out: out, dyn: dynamic.NewForConfigOrDie(rc), counts: map[string]int{},
 		lastVersion: map[string]uint64{}, start: time.Now(), kongNS: prefix + "-kong",
 		maxDown: max(time.Second, min(60*time.Second, dur/8)), apiserverPct: 3}
 	s.logV, _ = strconv.Atoi(os.Getenv("SOAK_LOG_V"))
@@ -169,7 +181,8 @@ func newSoak(t *testing.T, seed uint64, dur time.Duration) *soak {
 	}
 	s.world = newWorld(prefix, []string{prefix + "-a", prefix + "-b", prefix + "-c"}, soakPairs(t, prefix))
 	s.world.evil = newHostileTenant(prefix, prefix+"-a", soakCA(t, "victim CA"), soakCA(t, "hostile CA"))
-	os.WriteFile(s.path("seed.txt"), []byte(fmt.Sprintf("SOAK_SEED=%d SOAK_DURATION=%s\n", seed, dur)), 0o644)
+	os.WriteFile(s.path("seed.txt"), []byte(fmt.Sprintf("SOAK_SEED=%d SOAK_DURATION=%s\nrouter_flavor=%s (from the seed's parity)\n", seed, dur, s.flavor)), 0o644)
+	s.logf("seed %d: the Kong doubles run router_flavor %s", seed, s.flavor)
 	s.procs = newProcs(s)
 	return s
 }
@@ -232,9 +245,9 @@ func (s *soak) setup(ctx context.Context) {
 	}
 	ip := hostIP(t)
 	for range 2 {
-		s.doubles = append(s.doubles, kongdouble.New(kongdouble.Options{Addr: ip + ":0"}))
+		s.doubles = append(s.doubles, kongdouble.New(kongdouble.Options{Addr: ip + ":0", RouterFlavor: string(s.flavor)}))
 	}
-	s.scratch = kongdouble.New(kongdouble.Options{})
+	s.scratch = kongdouble.New(kongdouble.Options{RouterFlavor: string(s.flavor)})
 	s.postsSeen = make([]int, len(s.doubles))
 	adminService(t, s.kongNS, s.doubles...)
 	sentinel := app{ns: s.world.namespaces[0], name: "sentinel"}
@@ -381,7 +394,7 @@ func (s *soak) report(res *resources) {
 	}
 	sort.Strings(keys)
 	var b strings.Builder
-	fmt.Fprintf(&b, "soak SOAK_SEED=%d ran %s, %d phases\n", s.seed, time.Since(s.start).Round(time.Second), len(res.converged))
+	fmt.Fprintf(&b, "soak SOAK_SEED=%d (router_flavor %s) ran %s, %d phases\n", s.seed, s.flavor, time.Since(s.start).Round(time.Second), len(res.converged))
 	for _, k := range keys {
 		fmt.Fprintf(&b, "  %6d  %s\n", s.counts[k], k)
 	}
