@@ -109,6 +109,36 @@ func (s *soak) expect(snap *store.Snapshot, rejected []store.Ref) (*expectation,
 	return exp, err
 }
 
+// routeKinds counts the routes of a Kong configuration written as expressions (an
+// `expression`) and those written with traditional match fields: under the expressions router
+// every route kongsync writes is an expression, under the others none is.
+func routeKinds(doc map[string]any) (expr, trad int) {
+	var walk func(v any, routes bool)
+	walk = func(v any, routes bool) {
+		switch v := v.(type) {
+		case map[string]any:
+			if routes {
+				if e, _ := v["expression"].(string); e != "" {
+					expr++
+				} else {
+					trad++
+				}
+			}
+			for k, x := range v {
+				if k != "config" { // a plugin's config is the user's data
+					walk(x, k == "routes")
+				}
+			}
+		case []any:
+			for _, x := range v {
+				walk(x, routes)
+			}
+		}
+	}
+	walk(doc, false)
+	return expr, trad
+}
+
 // translatorOptions are the options every incarnation translates with once it has read its
 // Kongs' GET /: runner.TranslatorOptions of its configuration, for the doubles' router flavor.
 func (s *soak) translatorOptions() translator.Options {

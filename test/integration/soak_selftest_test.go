@@ -71,3 +71,22 @@ func TestSoakChecksCatchViolations(t *testing.T) {
 		}
 	}
 }
+
+// The router flavor comes from the seed's parity (no draw), and the route-kind check tells
+// expression routes from traditional ones wherever routes nest.
+func TestSoakFlavorFromSeed(t *testing.T) {
+	for seed, want := range map[uint64]translator.RouterFlavor{11: translator.RouterExpressions, 12: translator.RouterTraditionalCompatible,
+		6474507371077955689: translator.RouterExpressions, 4357587547364696716: translator.RouterTraditionalCompatible} {
+		if got := soakFlavor(seed); got != want {
+			t.Errorf("seed %d: %s, want %s", seed, got, want)
+		}
+	}
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(`{"services":[{"name":"s","routes":[{"name":"a","expression":"http.path == \"/\"","priority":1},{"name":"b","paths":["/"]}]}],
+		"routes":[{"name":"c","hosts":["x"]}],"plugins":[{"name":"p","config":{"routes":[{"expression":"not a route"}]}}]}`), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if expr, trad := routeKinds(doc); expr != 1 || trad != 2 {
+		t.Errorf("routeKinds: %d expression routes and %d traditional, want 1 and 2", expr, trad)
+	}
+}
