@@ -329,6 +329,12 @@ func (s *soak) check(ctx context.Context, phase int, res *resources) {
 	}
 	res.converged = append(res.converged, took)
 	s.count("check: Kongs converged to the cluster's config")
+	expr, trad := routeKinds(exp.doc)
+	if (s.flavor.Expressions() && trad > 0) || (!s.flavor.Expressions() && expr > 0) {
+		s.violation(fmt.Sprintf("after phase %d the Kongs (router_flavor %s) hold %d expression routes and %d traditional ones", phase, s.flavor, expr, trad), exp, nil)
+	}
+	s.addCount("check: routes held as expressions", expr)
+	s.addCount("check: routes held with traditional fields", trad)
 	s.addCount("check: objects refused by Kong (left out)", len(exp.rejected))
 	if len(exp.rejected) > 0 {
 		s.logf("refused by Kong and left out: %v", exp.rejected)
