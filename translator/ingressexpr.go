@@ -1,7 +1,6 @@
 package translator
 
 import (
-	"regexp/syntax"
 	"strings"
 
 	networkingv1 "k8s.io/api/networking/v1"
@@ -178,7 +177,7 @@ func (t *ingressBuild) badExprPath(ing *networkingv1.Ingress, pos pathPos, path 
 		}
 		return false
 	}
-	if _, err := syntax.Parse(anchoredRegex(re), syntax.Perl); err != nil {
+	if err := atc.CheckRegex(anchoredRegex(re)); err != nil {
 		t.problem(ingressRef(ing), pos.field(".path"), "%s is not a regular expression Kong's expressions router compiles (%s); path skipped",
 			quoteShort(path), err.Error())
 		return true

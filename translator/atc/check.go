@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"regexp/syntax"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -36,7 +35,8 @@ func Check(m Matcher) error { return CheckIn(SchemaHTTP, m) }
 // tree deeper than MaxDepth.
 //
 // Regexes are compiled with Go's RE2 syntax; Kong uses Rust's regex crate, whose syntax is
-// nearly the same (both refuse backreferences and lookaround).
+// nearly the same (both refuse backreferences and lookaround), and whose nest limit (250) is
+// checked too (CheckRegex).
 func CheckIn(schema Schema, m Matcher) error {
 	if m == nil || m.IsEmpty() {
 		return errors.New("empty expression")
@@ -114,8 +114,7 @@ func checkOperator(p Predicate, lhs, rhs Type) error {
 		if lhs != TypeString {
 			return errors.New(errRegexOnlyString)
 		}
-		_, err := syntax.Parse(string(p.Value.(StringValue)), syntax.Perl)
-		return err
+		return CheckRegex(string(p.Value.(StringValue)))
 	case OpPrefixMatch, OpSuffixMatch:
 		ok, msg = rhs == TypeString, errPrefixOnlyString
 	case OpGreater, OpGreaterEqual, OpLess, OpLessEqual:
