@@ -14,15 +14,36 @@ import (
 const RegexNestLimit = 250
 
 // CheckRegex reports whether Kong's expressions router compiles re: Go's RE2 syntax, which is
-// nearly Rust's regex syntax, and the regex crate's nest limit (RegexNestLimit).
+// nearly Rust's regex syntax, the regex crate's nest limit (RegexNestLimit), and its refusal of
+// a capture group name used twice (which Go accepts).
 func CheckRegex(re string) error {
-	if _, err := syntax.Parse(re, syntax.Perl); err != nil {
+	parsed, err := syntax.Parse(re, syntax.Perl)
+	if err != nil {
 		return err
+	}
+	if name := duplicateCapture(parsed, map[string]bool{}); name != "" {
+		return fmt.Errorf("duplicate capture group name %q (Kong's regex engine refuses it; Go's accepts it)", name)
 	}
 	if d := RegexNestDepth(re); d > RegexNestLimit {
 		return fmt.Errorf("regex nested %d deep, beyond the nest limit of Kong's regex engine (%d)", d, RegexNestLimit)
 	}
 	return nil
+}
+
+// duplicateCapture is a capture group name used twice in re, or "".
+func duplicateCapture(re *syntax.Regexp, seen map[string]bool) string {
+	if re.Op == syntax.OpCapture && re.Name != "" {
+		if seen[re.Name] {
+			return re.Name
+		}
+		seen[re.Name] = true
+	}
+	for _, sub := range re.Sub {
+		if name := duplicateCapture(sub, seen); name != "" {
+			return name
+		}
+	}
+	return ""
 }
 
 // RegexNestDepth is the depth regex-syntax's nest limiter counts for re: along the deepest path

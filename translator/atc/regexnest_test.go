@@ -64,4 +64,10 @@ func TestCheckRegexNestLimit(t *testing.T) {
 	if err := CheckRegex("[z-a]"); err == nil {
 		t.Error("[z-a] passes")
 	}
+	if err := CheckRegex("(?P<n>a)(?P<n>b)"); err == nil || !strings.Contains(err.Error(), "duplicate") {
+		t.Errorf("a capture name used twice: %v", err)
+	}
+	if err := CheckRegex("(?P<n>a)(?P<m>b)"); err != nil {
+		t.Errorf("distinct capture names: %v", err)
+	}
 }
