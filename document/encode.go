@@ -29,7 +29,11 @@ const EmptyHash = "00000000000000000000000000000000"
 // contiguous runs encoded concurrently into their own buffers, then joined in order; an item's
 // encoding does not depend on its neighbours, so the result is the same.
 func JSON(d *Document) ([]byte, error) {
-	pieces, size, err := jsonPieces(d)
+	return joined(jsonPieces(d))
+}
+
+// joined joins pieces of a known total size into one buffer.
+func joined(pieces [][]byte, size int, err error) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}

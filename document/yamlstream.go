@@ -22,15 +22,7 @@ import (
 // most of `kongsync dump`'s peak memory (10k Ingresses: 105 MB live at the end, for a 14 MB
 // output). Long lists are emitted in parallel runs, joined in order.
 func YAML(d *Document) ([]byte, error) {
-	pieces, size, err := YAMLPieces(d)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]byte, 0, size)
-	for _, p := range pieces {
-		out = append(out, p...)
-	}
-	return out, nil
+	return joined(YAMLPieces(d))
 }
 
 // YAMLPieces is YAML in pieces of about runPiece bytes, and their total size, for a writer
