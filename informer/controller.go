@@ -52,6 +52,9 @@ type Options struct {
 	// GatewayAlpha is KIC's gate of that name: TCPRoutes, UDPRoutes and TLSRoutes are watched
 	// only with it on, as KIC's controllers.
 	GatewayAlpha bool
+	// KongServiceFacade is KIC's gate of that name: KongServiceFacades are watched only with it
+	// on, as KIC's controllers.
+	KongServiceFacade bool
 	// Unread, if set, hears of the kinds of KIC's the cluster serves and kongsync does not read
 	// (store.UnreadKinds), at start and whenever their CRDs appear or go (with CustomResources only).
 	Unread UnreadFunc

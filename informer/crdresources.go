@@ -14,6 +14,7 @@ import (
 	configurationv1 "github.com/kongsync/kongsync/internal/apis/configuration/v1"
 	configurationv1alpha1 "github.com/kongsync/kongsync/internal/apis/configuration/v1alpha1"
 	configurationv1beta1 "github.com/kongsync/kongsync/internal/apis/configuration/v1beta1"
+	incubatorv1alpha1 "github.com/kongsync/kongsync/internal/apis/incubator/v1alpha1"
 	"github.com/kongsync/kongsync/store"
 )
 
@@ -59,6 +60,8 @@ var crdResources = []crdResource{
 		func() store.Object { return &configurationv1alpha1.IngressClassParameters{} }},
 	{configurationv1alpha1.SchemeGroupVersion.Group, "kongvaults", []string{"v1alpha1"}, store.KindKongVault, false,
 		func() store.Object { return &configurationv1alpha1.KongVault{} }},
+	{incubatorv1alpha1.SchemeGroupVersion.Group, "kongservicefacades", []string{"v1alpha1"}, store.KindKongServiceFacade, true,
+		func() store.Object { return &incubatorv1alpha1.KongServiceFacade{} }},
 	{store.GatewayGroup, "gatewayclasses", []string{"v1", "v1beta1"}, store.KindGatewayClass, false,
 		func() store.Object { return &gatewayv1.GatewayClass{} }},
 	{store.GatewayGroup, "gateways", []string{"v1", "v1beta1"}, store.KindGateway, true,

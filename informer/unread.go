@@ -15,12 +15,16 @@ import (
 type UnreadFunc func(kind store.UnreadKind, crd metav1.Object)
 
 // gatedOut are the kinds the controller does not watch with these options: the GatewayAlpha
-// kinds while the gate is off, as KIC's controllers.
+// kinds while that gate is off, KongServiceFacade while its gate is off, as KIC's controllers.
 func gatedOut(opts Options) []store.Kind {
-	if opts.GatewayAlpha {
-		return nil
+	var out []store.Kind
+	if !opts.GatewayAlpha {
+		out = store.GatewayAlphaKinds()
 	}
-	return store.GatewayAlphaKinds()
+	if !opts.KongServiceFacade {
+		out = append(out, store.KindKongServiceFacade)
+	}
+	return out
 }
 
 // readable is served without the resources of the kinds not watched.
@@ -51,7 +55,7 @@ type unreadState struct {
 }
 
 func newUnreadState(opts Options) unreadState {
-	return unreadState{kinds: store.UnreadKinds(opts.GatewayAlpha), reported: map[string]bool{}, report: opts.Unread}
+	return unreadState{kinds: store.UnreadKinds(opts.GatewayAlpha, opts.KongServiceFacade), reported: map[string]bool{}, report: opts.Unread}
 }
 
 // reportUnread tells of every unread kind whose CRD appeared or went away since the last call.

@@ -18,6 +18,7 @@ import (
 	configurationv1 "github.com/kongsync/kongsync/internal/apis/configuration/v1"
 	configurationv1alpha1 "github.com/kongsync/kongsync/internal/apis/configuration/v1alpha1"
 	configurationv1beta1 "github.com/kongsync/kongsync/internal/apis/configuration/v1beta1"
+	incubatorv1alpha1 "github.com/kongsync/kongsync/internal/apis/incubator/v1alpha1"
 )
 
 // Object is what the store holds: any typed Kubernetes object with metadata.
@@ -53,6 +54,10 @@ const (
 	// KindKongVault is cluster-scoped.
 	KindKongVault Kind = "KongVault"
 
+	// KindKongServiceFacade (incubator.ingress-controller.konghq.com) is read only with the
+	// KongServiceFacade feature gate on.
+	KindKongServiceFacade Kind = "KongServiceFacade"
+
 	KindGatewayClass   Kind = "GatewayClass"
 	KindGateway        Kind = "Gateway"
 	KindHTTPRoute      Kind = "HTTPRoute"
@@ -79,6 +84,7 @@ var Kinds = []Kind{KindIngress, KindIngressClass, KindService, KindEndpointSlice
 	KindKongIngress,
 	KindIngressClassParameters,
 	KindKongVault,
+	KindKongServiceFacade,
 }
 
 // GatewayKinds are the Gateway API kinds, all held as sigs.k8s.io/gateway-api/apis/v1 types
@@ -109,6 +115,8 @@ func (k Kind) GVK() schema.GroupVersionKind {
 		return configurationv1.SchemeGroupVersion.WithKind(string(k))
 	case KindIngressClassParameters, KindKongVault:
 		return configurationv1alpha1.SchemeGroupVersion.WithKind(string(k))
+	case KindKongServiceFacade:
+		return incubatorv1alpha1.SchemeGroupVersion.WithKind(string(k))
 	default:
 		return corev1.SchemeGroupVersion.WithKind(string(k))
 	}
@@ -149,6 +157,8 @@ func KindOf(obj runtime.Object) (Kind, error) {
 		return KindIngressClassParameters, nil
 	case *configurationv1alpha1.KongVault:
 		return KindKongVault, nil
+	case *incubatorv1alpha1.KongServiceFacade:
+		return KindKongServiceFacade, nil
 	}
 	return gatewayKindOf(obj)
 }

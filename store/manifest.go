@@ -20,6 +20,7 @@ import (
 	configurationv1 "github.com/kongsync/kongsync/internal/apis/configuration/v1"
 	configurationv1alpha1 "github.com/kongsync/kongsync/internal/apis/configuration/v1alpha1"
 	configurationv1beta1 "github.com/kongsync/kongsync/internal/apis/configuration/v1beta1"
+	incubatorv1alpha1 "github.com/kongsync/kongsync/internal/apis/incubator/v1alpha1"
 	"github.com/kongsync/kongsync/internal/boundedyaml"
 )
 
@@ -99,6 +100,9 @@ var factories = withGatewayKinds(map[string]func() Object{
 		return &configurationv1alpha1.IngressClassParameters{}
 	},
 	"configuration.konghq.com/v1alpha1/KongVault": func() Object { return &configurationv1alpha1.KongVault{} },
+	"incubator.ingress-controller.konghq.com/v1alpha1/KongServiceFacade": func() Object {
+		return &incubatorv1alpha1.KongServiceFacade{}
+	},
 })
 
 // gatewayFactories are the Gateway API kinds at every version a cluster serves them (standard
@@ -144,6 +148,7 @@ var knownKinds = map[string]bool{"Ingress": true, "IngressClass": true, "Service
 	"KongIngress":            true,
 	"IngressClassParameters": true,
 	"KongVault":              true,
+	"KongServiceFacade":      true,
 }
 
 // clusterScoped kinds keep an empty namespace.

@@ -16,6 +16,7 @@ import (
 	configurationv1 "github.com/kongsync/kongsync/internal/apis/configuration/v1"
 	configurationv1alpha1 "github.com/kongsync/kongsync/internal/apis/configuration/v1alpha1"
 	configurationv1beta1 "github.com/kongsync/kongsync/internal/apis/configuration/v1beta1"
+	incubatorv1alpha1 "github.com/kongsync/kongsync/internal/apis/incubator/v1alpha1"
 )
 
 // Refusal is one reason the API server would have refused an object of a manifest: its
@@ -79,6 +80,8 @@ func check(obj Object, cache *metaCache) ([]Refusal, []string) {
 		c.add(validateStreamIngress(o.StreamRules()))
 	case *configurationv1alpha1.KongVault:
 		c.add(validateVault(o))
+	case *incubatorv1alpha1.KongServiceFacade:
+		c.add(validateFacade(o))
 	}
 	if len(c.errs) == 0 {
 		return nil, c.notes

@@ -13,6 +13,7 @@ import (
 	configurationv1 "github.com/kongsync/kongsync/internal/apis/configuration/v1"
 	configurationv1alpha1 "github.com/kongsync/kongsync/internal/apis/configuration/v1alpha1"
 	configurationv1beta1 "github.com/kongsync/kongsync/internal/apis/configuration/v1beta1"
+	incubatorv1alpha1 "github.com/kongsync/kongsync/internal/apis/incubator/v1alpha1"
 )
 
 // DefaultClassAnnotation marks an IngressClass as the cluster default.
@@ -342,6 +343,16 @@ func (s *Snapshot) KongIngress(namespace, name string) (*configurationv1.KongIng
 		return nil, false
 	}
 	return o.(*configurationv1.KongIngress), true
+}
+
+// KongServiceFacade returns the KongServiceFacade namespace/name, which Ingress backends name
+// in backend.resource.
+func (s *Snapshot) KongServiceFacade(namespace, name string) (*incubatorv1alpha1.KongServiceFacade, bool) {
+	o, ok := s.views[KindKongServiceFacade].objs[nsName{namespace, name}]
+	if !ok {
+		return nil, false
+	}
+	return o.(*incubatorv1alpha1.KongServiceFacade), true
 }
 
 // IngressClassParameters returns the IngressClassParameters namespace/name, which an

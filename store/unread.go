@@ -22,19 +22,26 @@ func (u UnreadKind) CRDName() string { return u.Resource + "." + u.Group }
 // (default off), and kongsync likewise (BackendTLSPolicy, never: see UnreadKinds).
 func GatewayAlphaKinds() []Kind { return []Kind{KindTCPRoute, KindUDPRoute, KindTLSRoute} }
 
+// facadeUnread is KongServiceFacade's entry while its gate is off.
+var facadeUnread = UnreadKind{"incubator.ingress-controller.konghq.com", "kongservicefacades", "KongServiceFacade",
+	"not read: the KongServiceFacade feature gate is off (KIC's default; KIC then reads them neither, and skips " +
+		"the backends naming one); --feature-gates KongServiceFacade=true reads them"}
+
 // UnreadKinds is the one list of KIC's kinds kongsync does not read, given whether the
 // GatewayAlpha gate is on (off: TCPRoute, UDPRoute and TLSRoute are among them, as KIC then
-// reads them neither). A kind another change teaches kongsync to read leaves this list.
-func UnreadKinds(gatewayAlpha bool) []UnreadKind {
+// reads them neither) and the KongServiceFacade gate (off: KongServiceFacade is among them).
+// A kind another change teaches kongsync to read leaves this list.
+func UnreadKinds(gatewayAlpha, serviceFacade bool) []UnreadKind {
 	const kong = "configuration.konghq.com"
 	out := []UnreadKind{
 		{kong, "kongcustomentities", "KongCustomEntity",
 			"not read by kongsync; KIC (KongCustomEntity gate, on by default) puts its custom entities into Kong's configuration"},
 		{kong, "konglicenses", "KongLicense", "not read by kongsync; KIC gives Kong Enterprise the newest enabled license"},
-		{"incubator.ingress-controller.konghq.com", "kongservicefacades", "KongServiceFacade",
-			"not read by kongsync (KIC reads it with the KongServiceFacade gate, which kongsync refuses); backends naming one are skipped"},
 		{GatewayGroup, "backendtlspolicies", "BackendTLSPolicy",
 			"not read by kongsync; KIC (GatewayAlpha gate) sets the TLS of the Kong services of the Services it targets"},
+	}
+	if !serviceFacade {
+		out = append(out, facadeUnread)
 	}
 	if !gatewayAlpha {
 		for _, k := range GatewayAlphaKinds() {
@@ -49,7 +56,7 @@ func UnreadKinds(gatewayAlpha bool) []UnreadKind {
 // unreadKind returns the entry of UnreadKinds for an apiVersion and kind of a manifest.
 func unreadKind(apiVersion, kind string) (UnreadKind, bool) {
 	group, _, _ := strings.Cut(apiVersion, "/")
-	for _, u := range UnreadKinds(false) {
+	for _, u := range UnreadKinds(false, false) {
 		if u.Kind == kind && u.Group == group && !isGatewayAlphaKind(kind) {
 			return u, true
 		}
@@ -91,7 +98,7 @@ func CollapseUnread(notes []Note) []Note {
 // unreadMsg words a note on n objects of an unread kind.
 func unreadMsg(kind string, n int, what string) string {
 	why := ""
-	for _, u := range UnreadKinds(false) {
+	for _, u := range UnreadKinds(false, false) {
 		if u.Kind == kind {
 			why = u.Why
 		}
@@ -135,4 +142,26 @@ func GateKinds(objs []Object, gatewayAlpha, keep bool) ([]Object, []Note) {
 		}
 	}
 	return out, notes
+}
+
+// GateFacades applies the KongServiceFacade gate to manifest objects, as the live controller
+// applies it to what it watches: on, every object is kept; off, the KongServiceFacades are
+// dropped, one note saying so (the translator then skips the backends naming one, as KIC).
+func GateFacades(objs []Object, on bool) ([]Object, []Note) {
+	if on {
+		return objs, nil
+	}
+	n := 0
+	out := objs[:0:0]
+	for _, o := range objs {
+		if k, err := KindOf(o); err == nil && k == KindKongServiceFacade {
+			n++
+			continue
+		}
+		out = append(out, o)
+	}
+	if n == 0 {
+		return objs, nil
+	}
+	return out, []Note{{Source: "feature-gates", Msg: unreadMsg(string(KindKongServiceFacade), n, "not translated")}}
 }

@@ -1,6 +1,9 @@
 package store
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestUnreadKindsAreNotRead: a kind that gains a store Kind (and so is translated) must leave
 // UnreadKinds, or kongsync would report as ignored a kind it reads.
@@ -10,11 +13,43 @@ func TestUnreadKindsAreNotRead(t *testing.T) {
 		read[string(k)] = true
 	}
 	for _, alpha := range []bool{false, true} {
-		for _, u := range UnreadKinds(alpha) {
-			if read[u.Kind] && !isGatewayAlpha(u.Kind) {
-				t.Errorf("%s is a store kind but listed as not read", u.Kind)
+		for _, facade := range []bool{false, true} {
+			for _, u := range UnreadKinds(alpha, facade) {
+				if read[u.Kind] && !isGatewayAlpha(u.Kind) && u.Kind != string(KindKongServiceFacade) {
+					t.Errorf("%s is a store kind but listed as not read", u.Kind)
+				}
 			}
 		}
+	}
+}
+
+// TestFacadeGate: KongServiceFacade is unread exactly while its gate is off, and the manifest
+// gate drops facades with one note then.
+func TestFacadeGate(t *testing.T) {
+	has := func(us []UnreadKind) bool {
+		for _, u := range us {
+			if u.Kind == string(KindKongServiceFacade) {
+				return true
+			}
+		}
+		return false
+	}
+	if !has(UnreadKinds(false, false)) || has(UnreadKinds(true, true)) {
+		t.Error("KongServiceFacade must be unread with its gate off only")
+	}
+	objs, _, err := DecodeManifests("t", strings.NewReader(`apiVersion: incubator.ingress-controller.konghq.com/v1alpha1
+kind: KongServiceFacade
+metadata: {name: f, namespace: default}
+spec: {backendRef: {name: svc, port: 80}}
+`))
+	if err != nil || len(objs) != 1 {
+		t.Fatalf("decode: %v %+v", err, objs)
+	}
+	if out, notes := GateFacades(objs, true); len(out) != 1 || notes != nil {
+		t.Errorf("gate on: %d objects, notes %v", len(out), notes)
+	}
+	if out, notes := GateFacades(objs, false); len(out) != 0 || len(notes) != 1 {
+		t.Errorf("gate off: %d objects, notes %v", len(out), notes)
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	configurationv1 "github.com/kongsync/kongsync/internal/apis/configuration/v1"
 	configurationv1alpha1 "github.com/kongsync/kongsync/internal/apis/configuration/v1alpha1"
 	configurationv1beta1 "github.com/kongsync/kongsync/internal/apis/configuration/v1beta1"
+	incubatorv1alpha1 "github.com/kongsync/kongsync/internal/apis/incubator/v1alpha1"
 	"github.com/kongsync/kongsync/internal/apis/kongcrds"
 )
 
@@ -53,6 +54,7 @@ var decoded = []decodedKind{
 	{"ingressclassparameterses", "v1alpha1", reflect.TypeFor[configurationv1alpha1.IngressClassParameters](), nil},
 	{"kongvaults", "v1alpha1", reflect.TypeFor[configurationv1alpha1.KongVault](), map[string]string{
 		"status.konnect": konnectStatus}},
+	{"kongservicefacades", "v1alpha1", reflect.TypeFor[incubatorv1alpha1.KongServiceFacade](), nil},
 }
 
 // notDecoded are the published CRDs (of the files KIC installs) whose kinds kongsync does not
@@ -60,7 +62,6 @@ var decoded = []decodedKind{
 var notDecoded = map[string]string{
 	"konglicenses":       "Kong Enterprise licenses; not translated",
 	"kongcustomentities": "entities of custom plugins' DAO; not translated",
-	"kongservicefacades": "incubator KongServiceFacade (Ingress backend.resource); not translated",
 }
 
 // crdFile is what the walk reads of a CustomResourceDefinition.
