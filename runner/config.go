@@ -62,7 +62,7 @@ type Config struct {
 	Hardening translator.Hardening
 	// GatewayAPIControllerName is the GatewayClass controllerName served (--gateway-api-controller-name).
 	GatewayAPIControllerName string
-	// Features are KIC's feature gates the translator acts on (--feature-gates RewriteURIs).
+	// Features are KIC's feature gates the translator acts on (--feature-gates RewriteURIs, KongServiceFacade; the latter also has KongServiceFacades watched).
 	Features translator.Features
 	// GatewayAlpha is KIC's GatewayAlpha gate: TCPRoutes, UDPRoutes and TLSRoutes are watched
 	// only with it on, as KIC's controllers.

@@ -22,7 +22,8 @@ func ClusterSnapshot(ctx context.Context, cfg Config, log logr.Logger) (*store.S
 	defer cancel()
 	st := store.New()
 	ctrl, err := informer.New(kc.typed, st, nopNotifier{}, log, informer.Options{Namespaces: cfg.WatchNamespaces,
-		CustomResources: kc.custom, Metadata: kc.meta, GatewayAlpha: cfg.GatewayAlpha})
+		CustomResources: kc.custom, Metadata: kc.meta, GatewayAlpha: cfg.GatewayAlpha,
+		KongServiceFacade: cfg.Features.KongServiceFacade})
 	if err != nil {
 		return nil, err
 	}

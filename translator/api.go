@@ -58,6 +58,10 @@ type Features struct {
 	// konghq.com/rewrite annotation into a request-transformer plugin on each of its rule
 	// routes; off, the annotation makes the Ingress's routes skipped, with a problem.
 	RewriteURIs bool
+	// KongServiceFacade (KIC's gate of that name, default off) lets an Ingress backend name a
+	// KongServiceFacade (backend.resource): one Kong service per facade, shared by every
+	// Ingress naming it; off, such backends are skipped with a problem, as KIC skips them.
+	KongServiceFacade bool
 }
 
 // RouterFlavor is Kong's router_flavor setting.

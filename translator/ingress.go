@@ -101,11 +101,7 @@ func (t *ingressBuild) translatePath(ing *networkingv1.Ingress, ip *ingressPiece
 	if x := t.expressions(); x && t.badExprPath(ing, pos, path, pt, rs) || !x && t.badKongPath(ing, pos, path, pt, rs) {
 		return groups
 	}
-	if p.Backend.Service == nil {
-		t.problem(ingressRef(ing), pos.field(".backend"), "%s; path skipped", unsupportedBackend(p.Backend.Resource))
-		return groups
-	}
-	be, ok := t.resolveBackend(ing, p.Backend.Service, func() string { return pos.field(".backend.service") })
+	be, ok := t.resolvePathBackend(ing, &p.Backend, pos)
 	if !ok {
 		return groups
 	}
@@ -133,13 +129,17 @@ func unsupportedBackend(res *corev1.TypedLocalObjectReference) string {
 	if res.APIGroup != nil && *res.APIGroup != "" {
 		gk = *res.APIGroup + "/" + gk
 	}
-	return fmt.Sprintf("backend %s %q is not supported, only Service backends are", gk, res.Name)
+	return fmt.Sprintf("backend %s %q is not supported, only Service and KongServiceFacade backends are", gk, res.Name)
 }
 
 // newRuleRoute creates the route of one (Ingress, host, Service, port) group.
 func (t *ingressBuild) newRuleRoute(ing *networkingv1.Ingress, rs *routeSettings, be *backend, host string) *routeAlloc {
 	var buf [256]byte
-	a := t.newRoute(appendRouteName(buf[:0], ing.Namespace, ing.Name, be.svc.Name, host, be.port), rs)
+	name := appendRouteName(buf[:0], ing.Namespace, ing.Name, be.svc.Name, host, be.port)
+	if be.facade != nil {
+		name = appendFacadeRouteName(buf[:0], ing.Namespace, ing.Name, host, be.facade.Name)
+	}
+	a := t.newRoute(name, rs)
 	if host != "" && !t.expressions() {
 		a.host = host
 		a.hosts[0] = &a.host
@@ -193,11 +193,7 @@ func (t *ingressBuild) defaultBackendPiece(ing *networkingv1.Ingress, p *ingress
 		d.problems = slices.Clone(t.problems[before:])
 		t.problems = t.problems[:before]
 	}()
-	if db.Service == nil {
-		t.problem(ingressRef(ing), "spec.defaultBackend", "%s; default backend ignored", unsupportedBackend(db.Resource))
-		return
-	}
-	be, ok := t.resolveBackend(ing, db.Service, func() string { return "spec.defaultBackend.service" })
+	be, ok := t.resolveDefaultBackend(ing, db)
 	if !ok {
 		return
 	}

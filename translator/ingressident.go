@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kongsync/kongsync/document"
+	kic "github.com/kongsync/kongsync/internal/apis/incubator/v1alpha1"
 )
 
 // The identity table: one entry per Kong service name an Ingress backend names, shared by every
@@ -31,6 +32,10 @@ type ksIdent struct {
 	// last build that emitted it again without walking every Kong service (ingressstage.go).
 	svcPos, upPos int
 	emitGen       uint64
+	// merged is a facade's Service with the facade's annotations over its own, made from
+	// (mergedOf) and kept while both stay (ingressfacade.go).
+	merged   *corev1.Service
+	mergedOf [2]any
 }
 
 // current is the identity's Kong service in the grouping of build groupGen, or nil.
@@ -107,6 +112,7 @@ type kongService struct {
 	port       portDef
 	svc        *corev1.Service
 	svcPort    *corev1.ServicePort
+	facade     *kic.KongServiceFacade // the facade whose Kong service it is, if any
 	portNumber int32
 	fromRules  bool // routed to by a rule path (then it has path "/"), not only a default backend
 	routes     []*document.Route

@@ -11,7 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/kongsync/kongsync/document"
-	"github.com/kongsync/kongsync/store"
 )
 
 // kongService returns this build's Kong service of a resolved backend, creating it on first use.
@@ -21,7 +20,7 @@ func (t *ingressBuild) kongService(be *backend) *kongService {
 		return ks
 	}
 	ks := &id.ks
-	*ks = kongService{ident: id, port: be.port, svc: be.svc, svcPort: be.svcPort, portNumber: be.port.number}
+	*ks = kongService{ident: id, port: be.port, svc: be.svc, svcPort: be.svcPort, facade: be.facade, portNumber: be.port.number}
 	ks.routes = ks.routeBuf[:0]
 	if be.svcPort != nil {
 		ks.portNumber = be.svcPort.Port
@@ -280,7 +279,7 @@ func (t *ingressBuild) serviceInfoFor(ks *kongService) *serviceInfo {
 	before := id.info.e
 	info := slotPiece(t.translation, &id.info, svc, func() *serviceInfo {
 		info := &serviceInfo{}
-		info.tags = objectTagsIn(store.KindService, svc, &info.tagData, &t.nsTag)
+		info.tags = t.kongServiceTags(ks, info)
 		if hasKeyPrefix(svc.Annotations, annPrefix) {
 			t.parseServiceOptions(svc, info)
 		}

@@ -8,6 +8,7 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 
 	"github.com/kongsync/kongsync/document"
+	kic "github.com/kongsync/kongsync/internal/apis/incubator/v1alpha1"
 	"github.com/kongsync/kongsync/store"
 )
 
@@ -161,6 +162,9 @@ type backend struct {
 	port    portDef
 	svc     *corev1.Service
 	svcPort *corev1.ServicePort // nil when the Service does not declare the port number
+	// facade is the KongServiceFacade the backend names, if any: then svc is its Service with
+	// the facade's annotations over the Service's (ingressfacade.go).
+	facade *kic.KongServiceFacade
 }
 
 // shareTable counts the rule routes claiming each match-key hash; while valid, every hash has

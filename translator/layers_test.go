@@ -55,6 +55,7 @@ var layers = map[string]layer{
 	"ingressclass.go":   family("ingress"),
 	"ingressstage.go":   family("ingress"),
 	"ingressservice.go": family("ingress"),
+	"ingressfacade.go":  family("ingress"),
 	"ingressident.go":   family("ingress"),
 	"ingressoverlap.go": family("ingress"),
 	"ingressshare.go":   family("ingress"),

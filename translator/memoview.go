@@ -6,6 +6,7 @@ import (
 
 	configurationv1 "github.com/kongsync/kongsync/internal/apis/configuration/v1"
 	kup "github.com/kongsync/kongsync/internal/apis/configuration/v1beta1"
+	kic "github.com/kongsync/kongsync/internal/apis/incubator/v1alpha1"
 	"github.com/kongsync/kongsync/store"
 )
 
@@ -99,6 +100,12 @@ func (v *view) KongUpstreamPolicy(ns, name string) (*kup.KongUpstreamPolicy, boo
 func (v *view) KongIngress(ns, name string) (*configurationv1.KongIngress, bool) {
 	k, ok := v.snap.KongIngress(ns, name)
 	return noted(v, store.KindKongIngress, ns, name, k, ok)
+}
+
+// KongServiceFacade looks up a KongServiceFacade.
+func (v *view) KongServiceFacade(ns, name string) (*kic.KongServiceFacade, bool) {
+	f, ok := v.snap.KongServiceFacade(ns, name)
+	return noted(v, store.KindKongServiceFacade, ns, name, f, ok)
 }
 
 // Get looks up any object.

@@ -96,3 +96,27 @@ func containsString(list []string, s string) bool {
 // nsNameKey is the "namespace/name" string KIC sorts objects by (a plain string comparison,
 // which differs from comparing namespace then name when a namespace is a prefix of another).
 func nsNameKey(ns, name string) string { return ns + "/" + name }
+
+// appendFacadeRouteName is KIC's route name for a KongServiceFacade backend,
+// `<namespace>.<ingress>.<host>.<facade>.svc.facade` (no port: a facade names one); `*` in the
+// host becomes `_`.
+func appendFacadeRouteName(dst []byte, ns, ingress, host, facade string) []byte {
+	dst = append(append(append(append(dst, ns...), '.'), ingress...), '.')
+	for i := 0; i < len(host); i++ {
+		if c := host[i]; c == '*' {
+			dst = append(dst, '_')
+		} else {
+			dst = append(dst, c)
+		}
+	}
+	return appendFacadeName(append(dst, '.'), "", facade)
+}
+
+// appendFacadeName is `<namespace>.<facade>.svc.facade`, a facade's Kong service name, host and
+// upstream name (without ns, `<facade>.svc.facade`).
+func appendFacadeName(dst []byte, ns, facade string) []byte {
+	if ns != "" {
+		dst = append(append(dst, ns...), '.')
+	}
+	return append(append(dst, facade...), ".svc.facade"...)
+}

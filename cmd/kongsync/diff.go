@@ -207,6 +207,8 @@ func expectedConfig(ctx context.Context, f *diffFlags, stdin io.Reader, stderr i
 			return translator.Built{}, err
 		}
 		objs, gateNotes := store.GateKinds(objs, f.translate.gatewayAlpha(), !f.translate.gates.named["GatewayAlpha"])
+		objs, facadeNotes := store.GateFacades(objs, f.translate.gates.featureGates["KongServiceFacade"])
+		gateNotes = append(gateNotes, facadeNotes...)
 		st, loadNotes := store.Load(objs)
 		notes, refusals = append(append(store.CollapseUnread(readNotes), gateNotes...), loadNotes...), refused
 		snap, opts.AssumeMissingGateways = st.Snapshot(), true
@@ -214,6 +216,7 @@ func expectedConfig(ctx context.Context, f *diffFlags, stdin io.Reader, stderr i
 		cfg := runner.Defaults()
 		cfg.Kubeconfig, cfg.WatchNamespaces = f.kubeconfig, f.namespaces
 		cfg.GatewayAlpha = f.translate.gatewayAlpha()
+		cfg.Features.KongServiceFacade = f.translate.gates.featureGates["KongServiceFacade"]
 		var err error
 		if snap, err = runner.ClusterSnapshot(ctx, cfg, logr.Discard()); err != nil {
 			return translator.Built{}, err

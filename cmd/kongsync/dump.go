@@ -75,6 +75,8 @@ func dumpCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	objs, gateNotes := store.GateKinds(objs, tf.gatewayAlpha(), !tf.gates.named["GatewayAlpha"])
+	objs, facadeNotes := store.GateFacades(objs, tf.gates.featureGates["KongServiceFacade"])
+	gateNotes = append(gateNotes, facadeNotes...)
 	st, loadNotes := store.Load(objs)
 	notes = append(append(store.CollapseUnread(notes), gateNotes...), loadNotes...)
 	res, body, err := translateAndEncode(st.Snapshot(), opts, *format)

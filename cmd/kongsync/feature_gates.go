@@ -95,8 +95,7 @@ var unhonoured = map[string]struct {
 	value bool
 	why   string
 }{
-	"FillIDs":           {false, "kongsync always writes KIC's entity ids (FillIDs=true, KIC's default); leaving them out is not implemented"},
-	"KongServiceFacade": {true, "KongServiceFacades are not read by kongsync yet; backends naming one would be skipped"},
+	"FillIDs": {false, "kongsync always writes KIC's entity ids (FillIDs=true, KIC's default); leaving them out is not implemented"},
 	"FallbackConfiguration": {true, "KIC's fallback (leaving out Kong-rejected objects and their dependants by KIC's rules) is not implemented; " +
 		"kongsync always leaves the objects Kong rejected out (docs/sync.md)"},
 }
@@ -117,5 +116,5 @@ func (fg featureGates) refusal() error {
 
 // translatorFeatures are the gates the translator acts on.
 func (fg featureGates) translatorFeatures() translator.Features {
-	return translator.Features{RewriteURIs: fg["RewriteURIs"]}
+	return translator.Features{RewriteURIs: fg["RewriteURIs"], KongServiceFacade: fg["KongServiceFacade"]}
 }
