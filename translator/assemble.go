@@ -42,11 +42,12 @@ func newMemos() *memos {
 		certMemos:        certMemos{certs: newMemo[*corev1.Secret, *certPiece]()},
 		caMemos:          caMemos{caCerts: newMemo[*corev1.Secret, *caCertPiece](), allCACerts: newMemo[struct{}, *caCerts]()},
 		pluginPieceMemos: pluginPieceMemos{plugins: newMemo[metav1.Object, *pluginPiece]()},
-		pluginMemos:      pluginMemos{pluginServices: newMemo[struct{}, map[[2]string]*corev1.Service]()},
-		gwMemos:          gwMemos{routes: newMemo[store.Object, *routePiece]()},
-		streamMemos:      streamMemos{streams: newMemo[store.Object, *streamPiece]()},
-		consumerMemos:    consumerMemos{consumerGroups: newMemo[bool, *consumerGroupSet]()},
-		vaultMemos:       vaultMemos{vaults: newMemo[bool, *vaultSet]()},
+		pluginMemos: pluginMemos{pluginServices: newMemo[struct{}, map[[2]string]*corev1.Service](),
+			pluginFacades: newMemo[struct{}, map[[2]string]facadePlugins]()},
+		gwMemos:       gwMemos{routes: newMemo[store.Object, *routePiece]()},
+		streamMemos:   streamMemos{streams: newMemo[store.Object, *streamPiece]()},
+		consumerMemos: consumerMemos{consumerGroups: newMemo[bool, *consumerGroupSet]()},
+		vaultMemos:    vaultMemos{vaults: newMemo[bool, *vaultSet]()},
 	}
 	m.ingresses.alive = m.idents.alive // an Ingress piece is reused only while its identities are interned
 	return m
@@ -59,6 +60,7 @@ func (m *memos) sweep(gen uint64) {
 	m.caCerts.sweep(gen)
 	m.plugins.sweep(gen)
 	m.pluginServices.sweep(gen)
+	m.pluginFacades.sweep(gen)
 	m.served.sweep(gen)
 	// routes are swept when gatewayPart visits every route (gwstage.go)
 	m.streams.sweep(gen)

@@ -4,6 +4,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kongsync/kongsync/document"
+	kic "github.com/kongsync/kongsync/internal/apis/incubator/v1alpha1"
 	"github.com/kongsync/kongsync/store"
 )
 
@@ -26,15 +27,52 @@ func (t *pluginStageBuild) pluginServices() map[[2]string]*corev1.Service {
 	})
 }
 
+// pluginFacades are the KongServiceFacades whose Kong services take konghq.com/plugins (their
+// own, or their Service's): a piece of the whole kind, reused while no facade (nor a Service
+// one reads) changed. Empty with the gate off, when no facade has a Kong service.
+func (t *pluginStageBuild) pluginFacades() map[[2]string]facadePlugins {
+	if !t.opts.Features.KongServiceFacade {
+		return nil
+	}
+	return piece(t.translation, t.memos.pluginFacades, struct{}{}, func() map[[2]string]facadePlugins {
+		out := map[[2]string]facadePlugins{}
+		for _, o := range t.snap.Objects(store.KindKongServiceFacade) {
+			fc, ok := o.(*kic.KongServiceFacade)
+			if !ok {
+				continue
+			}
+			v, own := fc.Annotations[annPlugins]
+			if !own {
+				if svc, ok := t.snap.Service(fc.Namespace, fc.Spec.Backend.Name); ok {
+					v = svc.Annotations[annPlugins]
+				}
+			}
+			if v != "" {
+				out[[2]string{fc.Namespace, fc.Name}] = facadePlugins{
+					ref: store.Ref{Kind: store.KindKongServiceFacade, Namespace: fc.Namespace, Name: fc.Name}, value: v}
+			}
+		}
+		return out
+	})
+}
+
 // collectServiceRels adds the Kong services whose Kubernetes Service has konghq.com/plugins.
 // Output services are scanned only when some Service has the annotation.
 func (t *pluginStageBuild) collectServiceRels(doc *document.Document, rels map[pluginRef]*pluginRels) {
-	annotated := t.pluginServices()
-	if len(annotated) == 0 {
+	annotated, facades := t.pluginServices(), t.pluginFacades()
+	if len(annotated) == 0 && len(facades) == 0 {
 		return
 	}
 	for _, s := range doc.Services {
 		ns, name, ok := tagObject(s.Tags)
+		if ok && len(facades) > 0 && firstTag(s.Tags, TagKind) == string(store.KindKongServiceFacade) {
+			if f, ok := facades[[2]string{ns, name}]; ok {
+				for _, r := range parsePluginRefs(f.value, ns) {
+					t.addRel(rels, r, relService, pluginTarget{name: *s.Name, referrer: f.ref})
+				}
+			}
+			continue
+		}
 		svc := annotated[[2]string{ns, name}]
 		if !ok || svc == nil {
 			continue

@@ -15,7 +15,7 @@ import (
 // plugin pieces (configFrom, configPatches), whose reads the stage keeps (pluginMask), so that
 // a certificate or credential Secret changing does not rebuild every plugin.
 var pluginKinds = kindBit(store.KindKongPlugin) | kindBit(store.KindKongClusterPlugin) |
-	kindBit(store.KindService) |
+	kindBit(store.KindService) | kindBit(store.KindKongServiceFacade) |
 	kindBit(store.KindIngressClass) | kindBit(store.KindReferenceGrant) |
 	kindBit(store.KindTCPIngress) | kindBit(store.KindUDPIngress) |
 	kindBit(store.KindKongConsumerGroup)

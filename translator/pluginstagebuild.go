@@ -4,12 +4,15 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kongsync/kongsync/document"
+	"github.com/kongsync/kongsync/store"
 )
 
 // pluginMemos are what the plugin stage keeps between builds besides the plugin pieces.
 type pluginMemos struct {
 	// pluginServices are the Services with konghq.com/plugins; served the Ingresses in order.
 	pluginServices *memo[struct{}, map[[2]string]*corev1.Service]
+	// pluginFacades are the KongServiceFacades whose Kong services carry konghq.com/plugins.
+	pluginFacades *memo[struct{}, map[[2]string]facadePlugins]
 	// pluginEntities are the last build's plugin entities by what they were made from.
 	pluginEntities map[pluginMemoKey]*pluginEntity
 	pluginStage    pluginStage // the reuse of the last build's plugins (pluginstage.go)
@@ -47,4 +50,12 @@ type pluginStage struct {
 	// pluginMask is what the plugin pieces of that build read (kinds): Secrets only when a
 	// plugin takes its config from one.
 	pluginMask uint32
+}
+
+// facadePlugins is a KongServiceFacade's konghq.com/plugins as its Kong service takes it: the
+// facade's own annotation, or else its Service's (KIC merges the facade's annotations over the
+// Service's).
+type facadePlugins struct {
+	ref   store.Ref
+	value string
 }

@@ -239,3 +239,13 @@ func uniqueInPlace(list []string) []string {
 	}
 	return out
 }
+
+// firstTag returns the value of the first tag with prefix (KIC's fixed tags precede user tags).
+func firstTag(tags []*string, prefix string) string {
+	for _, tp := range tags {
+		if tp != nil && strings.HasPrefix(*tp, prefix) {
+			return (*tp)[len(prefix):]
+		}
+	}
+	return ""
+}
