@@ -62,7 +62,7 @@ func loadCase(t testing.TB, dir string) ([]store.Object, []store.Refusal) {
 // caseOptions are the translator options of a golden case: DefaultOptions, with what the
 // case's optional options.yaml sets (kongVersion: the Kong version translated for; hardening:
 // the opt-in refusals, by their flags' names: refuse-external-name-services: true;
-// featureGates: KIC's gates by name, RewriteURIs: true; enable-drain-support and
+// featureGates: KIC's gates by name, RewriteURIs: true, KongServiceFacade: true; enable-drain-support and
 // gateway-to-reconcile: those flags' values; routerFlavor: Kong's router_flavor, e.g. expressions).
 func caseOptions(t testing.TB, dir string) Options {
 	t.Helper()
@@ -83,7 +83,8 @@ func caseOptions(t testing.TB, dir string) Options {
 		} `json:"hardening"`
 		// FeatureGates are KIC's gates the translator acts on, as --feature-gates names them.
 		FeatureGates struct {
-			RewriteURIs bool `json:"RewriteURIs"`
+			RewriteURIs       bool `json:"RewriteURIs"`
+			KongServiceFacade bool `json:"KongServiceFacade"`
 		} `json:"featureGates"`
 		DrainSupport       bool   `json:"enable-drain-support"`
 		GatewayToReconcile string `json:"gateway-to-reconcile"`
@@ -94,6 +95,7 @@ func caseOptions(t testing.TB, dir string) Options {
 	opts.Hardening = Hardening{RefuseExternalNameServices: o.Hardening.ExternalName,
 		RefuseUnmanagedEndpointSlices: o.Hardening.Unmanaged}
 	opts.Features.RewriteURIs = o.FeatureGates.RewriteURIs
+	opts.Features.KongServiceFacade = o.FeatureGates.KongServiceFacade
 	opts.DrainSupport, opts.GatewayToReconcile = o.DrainSupport, o.GatewayToReconcile
 	if o.KongVersion != "" {
 		if opts.KongVersion, err = ParseKongVersion(o.KongVersion); err != nil {

@@ -1,12 +1,10 @@
 package translator
 
 import (
-	"fmt"
 	"slices"
 	"strconv"
 
 	"github.com/kong/go-kong/kong"
-	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 )
 
@@ -118,18 +116,6 @@ func (t *ingressBuild) translatePath(ing *networkingv1.Ingress, ip *ingressPiece
 		g.route.addPath(kp, t.defaults.slash)
 	}
 	return groups
-}
-
-// unsupportedBackend explains why a non-Service backend cannot be translated.
-func unsupportedBackend(res *corev1.TypedLocalObjectReference) string {
-	if res == nil {
-		return "backend names neither a Service nor a resource"
-	}
-	gk := res.Kind
-	if res.APIGroup != nil && *res.APIGroup != "" {
-		gk = *res.APIGroup + "/" + gk
-	}
-	return fmt.Sprintf("backend %s %q is not supported, only Service and KongServiceFacade backends are", gk, res.Name)
 }
 
 // newRuleRoute creates the route of one (Ingress, host, Service, port) group.

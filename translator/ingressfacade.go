@@ -1,6 +1,7 @@
 package translator
 
 import (
+	"fmt"
 	"maps"
 
 	corev1 "k8s.io/api/core/v1"
@@ -22,13 +23,29 @@ func isFacadeRef(res *corev1.TypedLocalObjectReference) bool {
 		*res.APIGroup == kic.SchemeGroupVersion.Group
 }
 
+// unsupportedBackend explains why a backend cannot be translated: neither a Service nor, with
+// the gate on (facades), a KongServiceFacade.
+func unsupportedBackend(res *corev1.TypedLocalObjectReference, facades bool) string {
+	if res == nil {
+		return "backend names neither a Service nor a resource"
+	}
+	gk := res.Kind
+	if res.APIGroup != nil && *res.APIGroup != "" {
+		gk = *res.APIGroup + "/" + gk
+	}
+	if facades {
+		return fmt.Sprintf("backend %s %q is not supported, only Service and KongServiceFacade backends are", gk, res.Name)
+	}
+	return fmt.Sprintf("backend %s %q is not supported, only Service backends are", gk, res.Name)
+}
+
 // resolvePathBackend resolves a rule path's backend: a Service, or a facade.
 func (t *ingressBuild) resolvePathBackend(ing *networkingv1.Ingress, b *networkingv1.IngressBackend, pos pathPos) (backend, bool) {
 	if b.Service != nil {
 		return t.resolveBackend(ing, b.Service, func() string { return pos.field(".backend.service") })
 	}
 	if !isFacadeRef(b.Resource) {
-		t.problem(ingressRef(ing), pos.field(".backend"), "%s; path skipped", unsupportedBackend(b.Resource))
+		t.problem(ingressRef(ing), pos.field(".backend"), "%s; path skipped", unsupportedBackend(b.Resource, t.opts.Features.KongServiceFacade))
 		return backend{}, false
 	}
 	return t.resolveFacade(ing, b.Resource.Name, func() string { return pos.field(".backend.resource") })
@@ -40,7 +57,7 @@ func (t *ingressBuild) resolveDefaultBackend(ing *networkingv1.Ingress, db *netw
 		return t.resolveBackend(ing, db.Service, func() string { return "spec.defaultBackend.service" })
 	}
 	if !isFacadeRef(db.Resource) {
-		t.problem(ingressRef(ing), "spec.defaultBackend", "%s; default backend ignored", unsupportedBackend(db.Resource))
+		t.problem(ingressRef(ing), "spec.defaultBackend", "%s; default backend ignored", unsupportedBackend(db.Resource, t.opts.Features.KongServiceFacade))
 		return backend{}, false
 	}
 	return t.resolveFacade(ing, db.Resource.Name, func() string { return "spec.defaultBackend.resource" })
@@ -134,12 +151,4 @@ func (t *ingressBuild) internFacade(ns, name string) *ksIdent {
 	tb.m[id.name] = id
 	tb.pending = append(tb.pending, id)
 	return id
-}
-
-// kongServiceTags are the tags of a Kong service and its upstream: its facade's, or its Service's.
-func (t *ingressBuild) kongServiceTags(ks *kongService, info *serviceInfo) []*string {
-	if ks.facade != nil {
-		return objectTagsIn(store.KindKongServiceFacade, ks.facade, &info.tagData, &t.nsTag)
-	}
-	return objectTagsIn(store.KindService, ks.svc, &info.tagData, &t.nsTag)
 }

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/kongsync/kongsync/document"
+	"github.com/kongsync/kongsync/store"
 )
 
 // kongService returns this build's Kong service of a resolved backend, creating it on first use.
@@ -336,4 +337,12 @@ func (t *ingressBuild) intern(ns, backend string, pd portDef) *ksIdent {
 	tb.m[id.name] = id
 	tb.pending = append(tb.pending, id)
 	return id
+}
+
+// kongServiceTags are the tags of a Kong service and its upstream: its facade's, or its Service's.
+func (t *ingressBuild) kongServiceTags(ks *kongService, info *serviceInfo) []*string {
+	if ks.facade != nil {
+		return objectTagsIn(store.KindKongServiceFacade, ks.facade, &info.tagData, &t.nsTag)
+	}
+	return objectTagsIn(store.KindService, ks.svc, &info.tagData, &t.nsTag)
 }
