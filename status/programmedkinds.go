@@ -6,6 +6,7 @@ import (
 	configurationv1 "github.com/kongsync/kongsync/internal/apis/configuration/v1"
 	configurationv1alpha1 "github.com/kongsync/kongsync/internal/apis/configuration/v1alpha1"
 	configurationv1beta1 "github.com/kongsync/kongsync/internal/apis/configuration/v1beta1"
+	incubatorv1alpha1 "github.com/kongsync/kongsync/internal/apis/incubator/v1alpha1"
 	"github.com/kongsync/kongsync/store"
 )
 
@@ -29,6 +30,7 @@ var programmedKinds = []programmedKind{
 	programmed(store.KindKongPlugin, false, func(o *configurationv1.KongPlugin) []metav1.Condition { return o.Status.Conditions }),
 	programmed(store.KindKongClusterPlugin, true, func(o *configurationv1.KongClusterPlugin) []metav1.Condition { return o.Status.Conditions }),
 	programmed(store.KindKongVault, true, func(o *configurationv1alpha1.KongVault) []metav1.Condition { return o.Status.Conditions }),
+	programmed(store.KindKongServiceFacade, true, func(o *incubatorv1alpha1.KongServiceFacade) []metav1.Condition { return o.Status.Conditions }),
 }
 
 func programmed[T store.Object](kind store.Kind, classed bool, conds func(T) []metav1.Condition) programmedKind {

@@ -14,6 +14,7 @@ import (
 	configurationv1 "github.com/kongsync/kongsync/internal/apis/configuration/v1"
 	icp "github.com/kongsync/kongsync/internal/apis/configuration/v1alpha1"
 	kup "github.com/kongsync/kongsync/internal/apis/configuration/v1beta1"
+	kic "github.com/kongsync/kongsync/internal/apis/incubator/v1alpha1"
 	"github.com/kongsync/kongsync/internal/workload"
 	"github.com/kongsync/kongsync/store"
 )
@@ -53,6 +54,8 @@ func (w *world) mutate(o store.Object) string {
 		return w.mutateClassParams(o)
 	case *icp.KongVault:
 		return w.mutateVault(o)
+	case *kic.KongServiceFacade:
+		return w.mutateFacade(o)
 	}
 	if what, ok := w.mutateGatewayKind(o); ok {
 		return what

@@ -131,6 +131,7 @@ func randomOptions(seed uint64) Options {
 		o = DefaultOptions()
 	}
 	o.RouterFlavor = randomFlavor(seed)
+	o.Features.KongServiceFacade = seed%3 != 1 // on for most seeds, off for some (KIC's default)
 	return o
 }
 

@@ -83,6 +83,7 @@ var randomChangeCases = []string{
 	"tcpingress-tls", "tcpingress-ingress-collision",
 	"consumer-group-plugins", "consumer-group-problems",
 	"kongingress-upstream", "ingressclassparameters-legacy-regex", "vault-problems",
+	"facade-basic", "facade-problems",
 }
 
 // initialPool returns every object a sequence may start with: a generated workload, the
@@ -96,6 +97,7 @@ func (w *world) initialPool() []store.Object {
 	pool = append(pool, streamObjects(pool)...)
 	pool = append(pool, consumerGroupObjects()...)
 	pool = append(pool, vaultObjects()...)
+	pool = append(pool, facadeObjects(pool)...)
 	pool = append(pool, kicObjects(pool)...)
 	gwNS := gatewayNamespaces(pool)
 	for _, ns := range gwNS {
@@ -267,6 +269,7 @@ var kindWeights = map[store.Kind]int{
 	store.KindKongIngress:            2,
 	store.KindIngressClassParameters: 1,
 	store.KindKongVault:              2,
+	store.KindKongServiceFacade:      2,
 }
 
 // oftenRecreated are the kinds whose objects are deleted more often than others, and mostly

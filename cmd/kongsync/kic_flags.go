@@ -88,7 +88,7 @@ var kicControllers = []struct {
 	{"gwapi-httproute", "HTTPRoutes", true},
 	{"gwapi-reference-grant", "ReferenceGrants", true},
 	{"gwapi-grpcroute", "GRPCRoutes", true},
-	{"kong-service-facade", "KongServiceFacades", false},
+	{"kong-service-facade", "KongServiceFacades", true},
 	{"kong-vault", "KongVaults", true},
 	{"kong-license", "KongLicenses", false},
 	{"kong-custom-entity", "KongCustomEntities", false},

@@ -514,13 +514,14 @@ func TestFeatureGatesActOrAreRefused(t *testing.T) {
 		refused string // the gate named by the error; "" when accepted
 		rewrite bool
 		alpha   bool
+		facade  bool
 	}{
 		{gates: ""},
 		{gates: "KongCustomEntity=true,FillIDs=true"},
 		{gates: "RewriteURIs=true", rewrite: true},
 		{gates: "GatewayAlpha=true", alpha: true},
 		{gates: "KongCustomEntity=false,FillIDs=false", refused: "FillIDs=false"},
-		{gates: "KongServiceFacade=true", refused: "KongServiceFacade=true"},
+		{gates: "KongServiceFacade=true", facade: true},
 		{gates: "FallbackConfiguration=true", refused: "FallbackConfiguration=true"},
 		{gates: "FillIDs=false", refused: "FillIDs is required if KongCustomEntity is enabled"}, // KIC's own check first
 	} {
@@ -534,6 +535,9 @@ func TestFeatureGatesActOrAreRefused(t *testing.T) {
 		if err != nil {
 			t.Errorf("%q: %v", tc.gates, err)
 			continue
+		}
+		if f.cfg.Features.KongServiceFacade != tc.facade {
+			t.Errorf("%q: KongServiceFacade %v, want %v", tc.gates, f.cfg.Features.KongServiceFacade, tc.facade)
 		}
 		if f.cfg.Features.RewriteURIs != tc.rewrite || f.cfg.GatewayAlpha != tc.alpha {
 			t.Errorf("%q: RewriteURIs %v GatewayAlpha %v, want %v %v", tc.gates, f.cfg.Features.RewriteURIs, f.cfg.GatewayAlpha, tc.rewrite, tc.alpha)
