@@ -60,6 +60,8 @@ var crdResources = []crdResource{
 		func() store.Object { return &configurationv1alpha1.IngressClassParameters{} }},
 	{configurationv1alpha1.SchemeGroupVersion.Group, "kongvaults", []string{"v1alpha1"}, store.KindKongVault, false,
 		func() store.Object { return &configurationv1alpha1.KongVault{} }},
+	{configurationv1alpha1.SchemeGroupVersion.Group, "konglicenses", []string{"v1alpha1"}, store.KindKongLicense, false,
+		func() store.Object { return &configurationv1alpha1.KongLicense{} }},
 	{incubatorv1alpha1.SchemeGroupVersion.Group, "kongservicefacades", []string{"v1alpha1"}, store.KindKongServiceFacade, true,
 		func() store.Object { return &incubatorv1alpha1.KongServiceFacade{} }},
 	{store.GatewayGroup, "gatewayclasses", []string{"v1", "v1beta1"}, store.KindGatewayClass, false,

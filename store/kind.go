@@ -53,6 +53,8 @@ const (
 
 	// KindKongVault is cluster-scoped.
 	KindKongVault Kind = "KongVault"
+	// KindKongLicense is cluster-scoped.
+	KindKongLicense Kind = "KongLicense"
 
 	// KindKongServiceFacade (incubator.ingress-controller.konghq.com) is read only with the
 	// KongServiceFacade feature gate on.
@@ -84,6 +86,7 @@ var Kinds = []Kind{KindIngress, KindIngressClass, KindService, KindEndpointSlice
 	KindKongIngress,
 	KindIngressClassParameters,
 	KindKongVault,
+	KindKongLicense,
 	KindKongServiceFacade,
 }
 
@@ -113,7 +116,7 @@ func (k Kind) GVK() schema.GroupVersionKind {
 		return configurationv1beta1.SchemeGroupVersion.WithKind(string(k))
 	case KindKongIngress:
 		return configurationv1.SchemeGroupVersion.WithKind(string(k))
-	case KindIngressClassParameters, KindKongVault:
+	case KindIngressClassParameters, KindKongVault, KindKongLicense:
 		return configurationv1alpha1.SchemeGroupVersion.WithKind(string(k))
 	case KindKongServiceFacade:
 		return incubatorv1alpha1.SchemeGroupVersion.WithKind(string(k))
@@ -157,6 +160,8 @@ func KindOf(obj runtime.Object) (Kind, error) {
 		return KindIngressClassParameters, nil
 	case *configurationv1alpha1.KongVault:
 		return KindKongVault, nil
+	case *configurationv1alpha1.KongLicense:
+		return KindKongLicense, nil
 	case *incubatorv1alpha1.KongServiceFacade:
 		return KindKongServiceFacade, nil
 	}

@@ -100,6 +100,7 @@ var factories = withGatewayKinds(map[string]func() Object{
 		return &configurationv1alpha1.IngressClassParameters{}
 	},
 	"configuration.konghq.com/v1alpha1/KongVault": func() Object { return &configurationv1alpha1.KongVault{} },
+	"configuration.konghq.com/v1alpha1/KongLicense": func() Object { return &configurationv1alpha1.KongLicense{} },
 	"incubator.ingress-controller.konghq.com/v1alpha1/KongServiceFacade": func() Object {
 		return &incubatorv1alpha1.KongServiceFacade{}
 	},
@@ -148,12 +149,13 @@ var knownKinds = map[string]bool{"Ingress": true, "IngressClass": true, "Service
 	"KongIngress":            true,
 	"IngressClassParameters": true,
 	"KongVault":              true,
+	"KongLicense":            true,
 	"KongServiceFacade":      true,
 }
 
 // clusterScoped kinds keep an empty namespace.
 var clusterScoped = map[string]bool{"IngressClass": true, "KongClusterPlugin": true, "GatewayClass": true, "Namespace": true,
-	"KongVault": true}
+	"KongVault": true, "KongLicense": true}
 
 // DecodeManifests reads every object in one multi-document YAML or JSON stream, split as
 // kubectl splits it (see splitter), within MaxDocumentBytes a document and MaxInputBytes in all.

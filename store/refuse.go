@@ -80,6 +80,8 @@ func check(obj Object, cache *metaCache) ([]Refusal, []string) {
 		c.add(validateStreamIngress(o.StreamRules()))
 	case *configurationv1alpha1.KongVault:
 		c.add(validateVault(o))
+	case *configurationv1alpha1.KongLicense:
+		c.add(validateLicense(o))
 	case *incubatorv1alpha1.KongServiceFacade:
 		c.add(validateFacade(o))
 	}

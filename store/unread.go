@@ -36,7 +36,6 @@ func UnreadKinds(gatewayAlpha, serviceFacade bool) []UnreadKind {
 	out := []UnreadKind{
 		{kong, "kongcustomentities", "KongCustomEntity",
 			"not read by kongsync; KIC (KongCustomEntity gate, on by default) puts its custom entities into Kong's configuration"},
-		{kong, "konglicenses", "KongLicense", "not read by kongsync; KIC gives Kong Enterprise the newest enabled license"},
 		{GatewayGroup, "backendtlspolicies", "BackendTLSPolicy",
 			"not read by kongsync; KIC (GatewayAlpha gate) sets the TLS of the Kong services of the Services it targets"},
 	}

@@ -151,7 +151,7 @@ func RefFromTags(tags []string) (store.Ref, bool) {
 
 // clusterScoped are the kinds whose entities carry no k8s-namespace tag.
 var clusterScoped = map[store.Kind]bool{
-	store.KindIngressClass: true, "KongClusterPlugin": true, "GatewayClass": true, store.KindKongVault: true,
+	store.KindIngressClass: true, "KongClusterPlugin": true, "GatewayClass": true, store.KindKongVault: true, store.KindKongLicense: true,
 }
 
 func known(k store.Kind) bool {

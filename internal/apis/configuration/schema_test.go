@@ -54,13 +54,14 @@ var decoded = []decodedKind{
 	{"ingressclassparameterses", "v1alpha1", reflect.TypeFor[configurationv1alpha1.IngressClassParameters](), nil},
 	{"kongvaults", "v1alpha1", reflect.TypeFor[configurationv1alpha1.KongVault](), map[string]string{
 		"status.konnect": konnectStatus}},
+	{"konglicenses", "v1alpha1", reflect.TypeFor[configurationv1alpha1.KongLicense](), map[string]string{
+		"status": "KIC writes its PickedAsLatest condition per controller; kongsync neither reads nor writes it (docs/kic-differences.md)"}},
 	{"kongservicefacades", "v1alpha1", reflect.TypeFor[incubatorv1alpha1.KongServiceFacade](), nil},
 }
 
 // notDecoded are the published CRDs (of the files KIC installs) whose kinds kongsync does not
 // read at all, each with why.
 var notDecoded = map[string]string{
-	"konglicenses":       "Kong Enterprise licenses; not translated",
 	"kongcustomentities": "entities of custom plugins' DAO; not translated",
 }
 
