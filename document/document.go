@@ -22,6 +22,9 @@ type Document struct {
 	ConsumerGroupConsumers []*ConsumerGroupConsumer `json:"consumer_group_consumers,omitempty"`
 	ConsumerGroups         []*kong.ConsumerGroup    `json:"consumer_groups,omitempty"`
 	Consumers              []*Consumer              `json:"consumers,omitempty"`
+	// Licenses are Kong Enterprise licenses (KongLicense): at most one, as KIC sends. Their
+	// payload is a secret (secretFields).
+	Licenses []*kong.License `json:"licenses,omitempty"`
 	Plugins                []*Plugin                `json:"plugins,omitempty"`
 	Services               []*Service               `json:"services,omitempty"`
 	Upstreams              []*Upstream              `json:"upstreams,omitempty"`
@@ -98,5 +101,5 @@ func New() *Document { return &Document{FormatVersion: FormatVersion} }
 // and the sync loop expects Kong's empty hash from a replica that loaded one.
 func IsEmpty(d *Document) bool {
 	return d == nil || len(d.CACertificates)+len(d.Certificates)+len(d.Consumers)+len(d.Plugins)+
-		len(d.Services)+len(d.Upstreams)+len(d.ConsumerGroups)+len(d.ConsumerGroupConsumers)+len(d.Vaults) == 0
+		len(d.Services)+len(d.Upstreams)+len(d.ConsumerGroups)+len(d.ConsumerGroupConsumers)+len(d.Vaults)+len(d.Licenses) == 0
 }

@@ -33,10 +33,11 @@ var topLevel = map[string]string{
 	"jwt_secrets": "jwt_secret", "keyauth_credentials": "keyauth_credential",
 	"mtls_auth_credentials": "mtls_auth_credential", "oauth2_credentials": "oauth2_credential",
 	"consumer_groups": "consumer_group", "consumer_group_consumers": "consumer_group_consumer", "vaults": "vault",
+	"licenses": "license",
 }
 
 // typeOrder is the order differences are printed in: parents before what they hold.
-var typeOrder = []string{"vault", "ca_certificate", "certificate", "sni", "consumer_group", "consumer", "consumer_group_consumer",
+var typeOrder = []string{"license", "vault", "ca_certificate", "certificate", "sni", "consumer_group", "consumer", "consumer_group_consumer",
 	"acl", "basicauth_credential",
 	"hmacauth_credential", "jwt_secret", "keyauth_credential", "mtls_auth_credential", "oauth2_credential",
 	"upstream", "target", "service", "route", "plugin"}
@@ -228,6 +229,11 @@ func keyOf(e *entity, ignoreIDs bool) string {
 		return str(credentialKey[e.typ]) + " (" + str("consumer") + ")"
 	case e.typ == "vault": // its name is the backend, which several vaults share
 		return str("prefix")
+	case e.typ == "license": // never by its payload, a secret (KIC's id is of the KongLicense's name)
+		if id := str("id"); id != "" {
+			return id
+		}
+		return "(no id)"
 	case e.typ == "certificate" || e.typ == "ca_certificate":
 		if id := str("id"); id != "" && !ignoreIDs {
 			return id

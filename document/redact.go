@@ -26,6 +26,7 @@ var secretFields = map[string][]string{
 	"jwt_secret":           {"secret"}, // "key" names the issuer; it is no secret
 	"keyauth_credential":   {"key"},
 	"oauth2_credential":    {"client_secret"},
+	"license":              {"payload"}, // a Kong Enterprise license (KIC redacts it too)
 }
 
 // SecretFields returns the fields of an entity type that hold a secret; kind is the type as
@@ -90,7 +91,7 @@ const RedactedValue = "{vault://redacted-value}"
 
 // Redacted returns a copy of d without the values of secretFields, as KIC redacts its config
 // dumps unless --dump-sensitive-config: certificate private keys, basic-auth passwords, HMAC and
-// JWT secrets and OAuth2 client secrets become RedactedValue; a key-auth key, which must stay
+// JWT secrets, OAuth2 client secrets and license payloads become RedactedValue; a key-auth key, which must stay
 // unique for Kong to load the dump, becomes a vault reference derived from its HMAC under key
 // (NewSecretKey), so that two dumps taken under one key show whether a key changed without
 // showing it, or letting anyone guess it by hashing candidates. Everything else is shared with
@@ -115,6 +116,10 @@ func Redacted(d *Document, key []byte) *Document {
 	if d.Certificates == nil {
 		out.Certificates = nil
 	}
+	out.Licenses = mapCopy(d.Licenses, func(v kong.License) kong.License {
+		v.Payload = redactedIfSet(v.Payload)
+		return v
+	})
 	if d.Consumers == nil {
 		out.Consumers = nil
 	}

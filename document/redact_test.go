@@ -92,7 +92,12 @@ func TestRedactedFollowsSecretFields(t *testing.T) {
 	}
 	cert := cred("certificate")
 	cert["cert"] = "PUBLIC-CERT"
-	tree := map[string]any{"_format_version": "3.0", "certificates": []any{cert}, "consumers": []any{consumer}}
+	lic := cred("license")
+	delete(lic, "username")
+	delete(lic, "client_id")
+	delete(lic, "tags")
+	tree := map[string]any{"_format_version": "3.0", "certificates": []any{cert}, "consumers": []any{consumer},
+		"licenses": []any{lic}}
 	b, _ := json.Marshal(tree)
 	var d Document
 	if err := json.Unmarshal(b, &d); err != nil {
@@ -100,7 +105,7 @@ func TestRedactedFollowsSecretFields(t *testing.T) {
 	}
 	before := flatten(decodeJSON(t, &d), false, nil)
 	after := flatten(decodeJSON(t, Redacted(&d, []byte("k"))), false, nil)
-	if len(before.all) != len(after.all) || len(before.all) < len(nested["consumer"])+2 {
+	if len(before.all) != len(after.all) || len(before.all) < len(nested["consumer"])+3 {
 		t.Fatalf("%d entities before, %d after", len(before.all), len(after.all))
 	}
 	hidden := map[string]bool{}
@@ -152,7 +157,7 @@ func TestSecretFieldsAndNames(t *testing.T) {
 	if SecretFields("service") != nil || SecretFields("acls") != nil {
 		t.Error("services and ACL groups hold no secret")
 	}
-	if got := SecretFieldNames(); !slices.Equal(got, []string{"client_secret", "key", "key_alt", "password", "secret"}) {
+	if got := SecretFieldNames(); !slices.Equal(got, []string{"client_secret", "key", "key_alt", "password", "payload", "secret"}) {
 		t.Errorf("names: %v", got)
 	}
 }
