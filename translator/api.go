@@ -48,6 +48,10 @@ type Options struct {
 	// API translation to that one Gateway: only routes attached to it, and its listeners'
 	// certificates, are translated; "" translates every Gateway of kongsync's classes.
 	GatewayToReconcile string
+	// KongEnterprise says the Kong translated for is Kong Enterprise (KIC's EnterpriseEdition,
+	// from the version GET / reports: IsKongEnterprise): only then are KongLicenses sent, as
+	// Kong's licenses entity; otherwise each enabled KongLicense gets a problem.
+	KongEnterprise bool
 }
 
 // Features are the KIC feature gates the translator acts on, with KIC v3.5.13's defaults in

@@ -30,6 +30,7 @@ type memos struct {
 	certMemos        // certtls.go
 	caMemos          // certca.go
 	vaultMemos       // vault.go
+	licenseMemos     // license.go
 }
 
 func newMemos() *memos {
@@ -48,6 +49,7 @@ func newMemos() *memos {
 		streamMemos:   streamMemos{streams: newMemo[store.Object, *streamPiece]()},
 		consumerMemos: consumerMemos{consumerGroups: newMemo[bool, *consumerGroupSet]()},
 		vaultMemos:    vaultMemos{vaults: newMemo[bool, *vaultSet]()},
+		licenseMemos:  licenseMemos{licenses: newMemo[bool, []*kong.License]()},
 	}
 	m.ingresses.alive = m.idents.alive // an Ingress piece is reused only while its identities are interned
 	return m
@@ -67,6 +69,7 @@ func (m *memos) sweep(gen uint64) {
 	m.consumerGroups.sweep(gen)
 	m.allCACerts.sweep(gen)
 	m.vaults.sweep(gen)
+	m.licenses.sweep(gen)
 	epoch := m.idents.epoch
 	m.idents.sweep(gen)
 	if m.idents.epoch != epoch {
@@ -93,6 +96,7 @@ type views struct {
 	consumer consumerBuild
 	plugins  pluginStageBuild
 	vault    vaultBuild
+	license  licenseBuild
 }
 
 // handViews gives each family and certificate builder the build context with its own memos
@@ -108,6 +112,7 @@ func (t *build) handViews() {
 	v.consumer = consumerBuild{translation: c, memos: &m.consumerMemos}
 	v.plugins = pluginStageBuild{pluginBuild: pluginBuild{translation: c, memos: &m.pluginPieceMemos}, memos: &m.pluginMemos}
 	v.vault = vaultBuild{translation: c, memos: &m.vaultMemos}
+	v.license = licenseBuild{translation: c, memos: &m.licenseMemos}
 }
 
 // assemble makes every decision across objects from the pieces: which Ingresses are served and
@@ -142,6 +147,7 @@ func (t *build) assemble() Result {
 	in.consumers = cb.translateConsumers(in.groups)
 	doc.Consumers, doc.ConsumerGroupConsumers = in.consumers.consumers, in.consumers.members
 	doc.Vaults = t.v.vault.vaults().list
+	doc.Licenses = t.v.license.licenses()
 	sortDocument(doc)
 	doc.Services = ib.dropAmbiguousPaths(doc.Services, ings, ps)
 	in.served, in.ps = served, ps

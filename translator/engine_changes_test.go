@@ -54,6 +54,8 @@ func (w *world) mutate(o store.Object) string {
 		return w.mutateClassParams(o)
 	case *icp.KongVault:
 		return w.mutateVault(o)
+	case *icp.KongLicense:
+		return w.mutateLicense(o)
 	case *kic.KongServiceFacade:
 		return w.mutateFacade(o)
 	}

@@ -97,6 +97,7 @@ func (w *world) initialPool() []store.Object {
 	pool = append(pool, streamObjects(pool)...)
 	pool = append(pool, consumerGroupObjects()...)
 	pool = append(pool, vaultObjects()...)
+	pool = append(pool, licenseObjects()...)
 	pool = append(pool, facadeObjects(pool)...)
 	pool = append(pool, kicObjects(pool)...)
 	gwNS := gatewayNamespaces(pool)
@@ -269,6 +270,7 @@ var kindWeights = map[store.Kind]int{
 	store.KindKongIngress:            2,
 	store.KindIngressClassParameters: 1,
 	store.KindKongVault:              2,
+	store.KindKongLicense:            1,
 	store.KindKongServiceFacade:      2,
 }
 

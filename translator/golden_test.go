@@ -60,7 +60,8 @@ func loadCase(t testing.TB, dir string) ([]store.Object, []store.Refusal) {
 }
 
 // caseOptions are the translator options of a golden case: DefaultOptions, with what the
-// case's optional options.yaml sets (kongVersion: the Kong version translated for; hardening:
+// case's optional options.yaml sets (kongVersion: the Kong version translated for, Kong Enterprise
+// when it reads as one, e.g. 3.9.1.0-enterprise-edition; hardening:
 // the opt-in refusals, by their flags' names: refuse-external-name-services: true;
 // featureGates: KIC's gates by name, RewriteURIs: true, KongServiceFacade: true; enable-drain-support and
 // gateway-to-reconcile: those flags' values; routerFlavor: Kong's router_flavor, e.g. expressions).
@@ -101,6 +102,7 @@ func caseOptions(t testing.TB, dir string) Options {
 		if opts.KongVersion, err = ParseKongVersion(o.KongVersion); err != nil {
 			t.Fatalf("%s/options.yaml: %v", dir, err)
 		}
+		opts.KongEnterprise = IsKongEnterprise(o.KongVersion)
 	}
 	if o.RouterFlavor != "" {
 		if opts.RouterFlavor, err = ParseRouterFlavor(o.RouterFlavor); err != nil {

@@ -70,3 +70,12 @@ func kongVersionOrDefault(v semver.Version) semver.Version {
 	}
 	return semver.Version{Major: v.Major, Minor: v.Minor, Patch: v.Patch}
 }
+
+// IsKongEnterprise reports whether a version Kong reports in GET / is Kong Enterprise's, as KIC
+// decides it (go-kong's IsKongGatewayEnterprise, KIC's EnterpriseEdition): a four-part version
+// ("3.9.1.0") or one that says "enterprise" ("3.10.0.1-enterprise-edition"). A version that
+// cannot be read is not.
+func IsKongEnterprise(s string) bool {
+	kv, err := kong.ParseSemanticVersion(s)
+	return err == nil && kv.IsKongGatewayEnterprise()
+}

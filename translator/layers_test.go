@@ -98,7 +98,8 @@ var layers = map[string]layer{
 	"plugin.go":      family("plugin"),
 	"plugindepth.go": family("plugin"),
 
-	"vault.go": family("vault"),
+	"vault.go":   family("vault"),
+	"license.go": family("license"),
 
 	"servicesettings.go":  builderLayer,
 	"routesettings.go":    builderLayer,
