@@ -304,6 +304,10 @@ func newLoop(cfg Config, st *store.Store, m kongsync.Metrics, r kongsync.Reporte
 			live.RouterFlavor = f
 			engine.SetOptions(live)
 		},
+		SetKongEnterprise: func(e bool) {
+			live.KongEnterprise = e
+			engine.SetOptions(live)
+		},
 		// Pacing (docs/sync.md): Kong's share of time loading, and KIC's interval when set.
 		LoadBudget: cfg.KongLoadBudget, MinPushInterval: cfg.ProxySyncInterval,
 	}

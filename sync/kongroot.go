@@ -18,6 +18,9 @@ type KongRoot struct {
 	// RouterFlavor is configuration.router_flavor: whether routes must be traditional or
 	// expressions (docs/sync.md, "Router flavor").
 	RouterFlavor translator.RouterFlavor
+	// Enterprise: the version names Kong Enterprise (translator.IsKongEnterprise), as KIC
+	// decides its EnterpriseEdition; only then are KongLicenses sent.
+	Enterprise bool
 }
 
 // Root reads the replica's version and router flavor from GET /. A version older than KIC v3
@@ -48,7 +51,7 @@ func (r *Replica) Root(ctx context.Context) (KongRoot, error) {
 	if err != nil {
 		return KongRoot{}, UnusableVersionError{fmt.Errorf("Kong admin API %s, GET /: configuration.router_flavor: %w", r.name, err)}
 	}
-	return KongRoot{Version: v, RouterFlavor: f}, nil
+	return KongRoot{Version: v, RouterFlavor: f, Enterprise: translator.IsKongEnterprise(root.Version)}, nil
 }
 
 // KongVersion reads the version Kong reports in GET /, as KIC does at startup (see Root).

@@ -49,7 +49,7 @@ func (l *Loop) versionsChanged() {
 	prevFlavor := l.RouterFlavor() // the default before the first choice
 	prev := l.chosen.Swap(&c)
 	l.reportFlavors(ws, &c)
-	moved := !c.Version.EQ(l.KongVersion()) || prevFlavor != c.Flavor
+	moved := !c.Version.EQ(l.KongVersion()) || prevFlavor != c.Flavor || (prev != nil && prev.Enterprise) != c.Enterprise
 	if !c.Version.EQ(l.KongVersion()) {
 		l.target.Store(&c.Version)
 		l.log.Info("translating for Kong version", "version", c.Version.String())
@@ -68,6 +68,13 @@ func (l *Loop) versionsChanged() {
 		w.poke() // a replica may now be pushed to (the first choice, or its flavor chosen)
 	}
 	l.checkReady()
+}
+
+// KongEnterprise reports whether the loop translates for Kong Enterprise: every replica of the
+// chosen flavor reported an Enterprise version (false until every replica has answered).
+func (l *Loop) KongEnterprise() bool {
+	c := l.chosen.Load()
+	return c != nil && c.Enterprise
 }
 
 // workerList is the current workers, in no order.
@@ -92,6 +99,12 @@ func (l *Loop) applyVersion() (semver.Version, translator.RouterFlavor) {
 		}
 		l.applied = &v
 	}
+	if e := l.KongEnterprise(); l.appliedEnterprise == nil || *l.appliedEnterprise != e {
+		if l.cfg.SetKongEnterprise != nil {
+			l.cfg.SetKongEnterprise(e)
+		}
+		l.appliedEnterprise = &e
+	}
 	if l.appliedFlavor != f {
 		if l.cfg.SetRouterFlavor != nil {
 			l.cfg.SetRouterFlavor(f)
@@ -112,7 +125,8 @@ func (w *worker) version() (semver.Version, bool) {
 func (w *worker) rootView() rootView {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return rootView{Replica: w.rep.URL(), Tried: w.rootTried, Known: w.versionKnown, Version: w.kongVersion, Flavor: w.flavor}
+	return rootView{Replica: w.rep.URL(), Tried: w.rootTried, Known: w.versionKnown, Version: w.kongVersion, Flavor: w.flavor,
+		Enterprise: w.enterprise}
 }
 
 // pushable reports whether p may be posted to the replica: its version is known and current,
@@ -149,8 +163,10 @@ func (w *worker) readVersion(ctx context.Context) bool {
 	w.mu.Lock()
 	first := !w.rootTried
 	w.rootTried = true
-	changed := err == nil && (!w.versionKnown || !w.kongVersion.EQ(root.Version) || w.flavor != root.RouterFlavor)
+	changed := err == nil && (!w.versionKnown || !w.kongVersion.EQ(root.Version) || w.flavor != root.RouterFlavor ||
+		w.enterprise != root.Enterprise)
 	if err == nil {
+		w.enterprise = root.Enterprise
 		w.kongVersion, w.flavor, w.versionKnown, w.needVersion, w.lastVersionErr = root.Version, root.RouterFlavor, true, false, ""
 	}
 	w.mu.Unlock()

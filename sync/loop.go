@@ -77,6 +77,9 @@ type Config struct {
 	// translate for changes: the one most replicas report in GET / (docs/sync.md, "Router
 	// flavor"; RouterTraditionalCompatible until every replica has answered once).
 	SetRouterFlavor func(translator.RouterFlavor)
+	// SetKongEnterprise, if set, is called like SetKongVersion whenever whether every replica of
+	// the chosen flavor is Kong Enterprise changed (translator.Options.KongEnterprise).
+	SetKongEnterprise func(bool)
 	// Published, if set, is called on the loop's goroutine with every configuration handed to
 	// the replicas. It must return quickly: the Programmed status writer keeps the latest.
 	Published func(Published)
@@ -107,10 +110,12 @@ type Loop struct {
 	choiceMu   gosync.Mutex                   // serialises choosing (versionsChanged)
 	// appliedFlavor is the flavor last given to SetRouterFlavor (loop goroutine).
 	appliedFlavor translator.RouterFlavor
-	rejections    chan rejectionMsg
-	running       atomic.Bool
-	leading       atomic.Bool // pushes allowed (always, unless Config.Follower and not Lead)
-	stats         counters
+	// appliedEnterprise is the edition last given to SetKongEnterprise (loop goroutine).
+	appliedEnterprise *bool
+	rejections        chan rejectionMsg
+	running           atomic.Bool
+	leading           atomic.Bool // pushes allowed (always, unless Config.Follower and not Lead)
+	stats             counters
 
 	mu       gosync.Mutex
 	urls     []string

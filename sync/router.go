@@ -25,6 +25,8 @@ type rootView struct {
 	Known   bool
 	Version semver.Version
 	Flavor  translator.RouterFlavor
+	// Enterprise: the version reported names Kong Enterprise.
+	Enterprise bool
 }
 
 // routerChoice is what the loop translates for, and which replicas it leaves out.
@@ -35,6 +37,8 @@ type routerChoice struct {
 	Flavor  translator.RouterFlavor
 	// Version is the lowest version of the replicas of the chosen flavor.
 	Version semver.Version
+	// Enterprise: every replica of the chosen flavor is Kong Enterprise, so licenses load on all.
+	Enterprise bool
 	// Mismatched are the replicas of the other kind of routes, sorted: not posted to.
 	Mismatched []string
 }
@@ -72,13 +76,17 @@ func chooseRouter(views []rootView) routerChoice {
 		}
 	}
 	var low *semver.Version
+	c.Enterprise = true
 	for _, v := range views {
 		switch {
 		case !v.Known:
 		case !sameRoutes(v.Flavor, c.Flavor):
 			c.Mismatched = append(c.Mismatched, v.Replica)
-		case low == nil || v.Version.LT(*low):
-			low = &v.Version
+		default:
+			c.Enterprise = c.Enterprise && v.Enterprise
+			if low == nil || v.Version.LT(*low) {
+				low = &v.Version
+			}
 		}
 	}
 	c.Version = *low

@@ -70,7 +70,7 @@ func newDiffFlagSet(f *diffFlags, stderr io.Writer) *flag.FlagSet {
 	fs.StringVar(&f.opts.GatewayControllerName, "gateway-api-controller-name", f.opts.GatewayControllerName, "GatewayClass controllerName served")
 	defineHardeningFlags(fs, &f.opts.Hardening)
 	defineTranslateFlags(fs, &f.translate)
-	f.version = kongVersionFlag{v: &f.opts.KongVersion, fromKong: true}
+	f.version = kongVersionFlag{v: &f.opts.KongVersion, enterprise: &f.opts.KongEnterprise, fromKong: true}
 	fs.Var(&f.version, "kong-version", "Kong Gateway `version` to translate for (e.g. 3.11.0); default: the version the Kong at --kong-admin-url reports in GET /, as the controller does")
 	f.flavor = routerFlavorFlag{f: &f.opts.RouterFlavor, fromKong: true}
 	fs.Var(&f.flavor, "router-flavor", "Kong's router_flavor to translate for (traditional, traditional_compatible, expressions); "+
@@ -186,7 +186,7 @@ func translateForKong(ctx context.Context, f *diffFlags, rep *kongsync.Replica) 
 		return fmt.Errorf("Kong's version and router flavor (give --kong-version and --router-flavor to translate for them): %w", err)
 	}
 	if !f.version.set {
-		f.opts.KongVersion = root.Version
+		f.opts.KongVersion, f.opts.KongEnterprise = root.Version, root.Enterprise
 	}
 	if !f.flavor.set {
 		f.opts.RouterFlavor = root.RouterFlavor

@@ -48,7 +48,7 @@ func dumpCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	opts.ClusterDomain = ""
 	fs.StringVar(&opts.ClusterDomain, "cluster-domain", opts.ClusterDomain, "cluster domain appended to Service DNS names (as the controller's flag)")
 	fs.StringVar(&opts.GatewayControllerName, "gateway-api-controller-name", opts.GatewayControllerName, "GatewayClass controllerName served (as the controller's flag)")
-	fs.Var(&kongVersionFlag{v: &opts.KongVersion}, "kong-version", kongVersionUsage)
+	fs.Var(&kongVersionFlag{v: &opts.KongVersion, enterprise: &opts.KongEnterprise}, "kong-version", kongVersionUsage)
 	opts.RouterFlavor = translator.RouterTraditionalCompatible
 	fs.Var(&routerFlavorFlag{f: &opts.RouterFlavor}, "router-flavor", routerFlavorUsage)
 	defineHardeningFlags(fs, &opts.Hardening)

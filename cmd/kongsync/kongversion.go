@@ -9,7 +9,8 @@ import (
 // kongVersionUsage is --kong-version's help, for dump and diff.
 var kongVersionUsage = "Kong Gateway `version` to translate for, as Kong reports it in GET / (e.g. 3.11.0, " +
 	"3.10.0.1-enterprise-edition; " + translator.MinKongVersion.String() + " or later): a feature that version lacks " +
-	"is translated as KIC does for it, or left out with a problem (docs/translation.md, \"Kong versions\"). " +
+	"is translated as KIC does for it, or left out with a problem (docs/translation.md, \"Kong versions\"); " +
+	"an Enterprise version (four parts, or naming enterprise) translates KongLicenses, as KIC does for Kong Enterprise. " +
 	"The default is the version the integration tests' Kong double reports"
 
 // kongVersionFlag is --kong-version: it parses as translator.ParseKongVersion does, so that an
@@ -17,6 +18,9 @@ var kongVersionUsage = "Kong Gateway `version` to translate for, as Kong reports
 type kongVersionFlag struct {
 	v   *semver.Version
 	set bool
+	// enterprise is set to whether the version names Kong Enterprise (translator.IsKongEnterprise,
+	// as KIC decides it): only then are KongLicenses translated.
+	enterprise *bool
 	// fromKong: unset means the version Kong reports (diff), so no default is shown.
 	fromKong bool
 }
@@ -34,5 +38,8 @@ func (f *kongVersionFlag) Set(s string) error {
 		return err
 	}
 	*f.v, f.set = v, true
+	if f.enterprise != nil {
+		*f.enterprise = translator.IsKongEnterprise(s)
+	}
 	return nil
 }
