@@ -118,6 +118,12 @@ var schemas = map[string]*schema{
 		fields: set(`id prefix name description config tags created_at updated_at`), unique: []string{"prefix"},
 		check: checkVault,
 	},
+	// Licenses are Kong Enterprise's only: validate refuses the key unless the double reports
+	// an Enterprise version (Options.Version, e.g. "3.9.1.0-enterprise-edition").
+	"licenses": {
+		fields: set(`id payload created_at updated_at`),
+		check:  func(e *entity) { e.required("payload") },
+	},
 	"hmacauth_credentials": {
 		fields: set(`id username secret tags consumer created_at`), unique: []string{"username"},
 		check: func(e *entity) { e.required("username") },

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/kong/go-kong/kong"
 )
 
 // fieldError is one error of an entity, as in Kong's flattened_errors.
@@ -77,6 +79,8 @@ func validate(doc map[string]any, plugins []string, version, flavor string) *res
 	for _, k := range sortedKeys(doc) {
 		switch {
 		case k == "_format_version" || k == "_transform" || k == "_comment" || k == "_ignore" || k == "_workspace":
+		case k == "licenses" && !isEnterprise(version):
+			v.res.top[k] = "unknown field"
 		case schemas[k] != nil:
 			list, ok := doc[k].([]any)
 			if !ok {
@@ -350,4 +354,11 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// isEnterprise reports whether a version names Kong Enterprise, as KIC reads it (go-kong's
+// IsKongGatewayEnterprise: four parts, or naming enterprise).
+func isEnterprise(version string) bool {
+	kv, err := kong.ParseSemanticVersion(version)
+	return err == nil && kv.IsKongGatewayEnterprise()
 }
