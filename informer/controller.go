@@ -15,6 +15,7 @@ import (
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/metadata"
@@ -151,7 +152,20 @@ func (c *Controller) watchNamespaced(f informers.SharedInformerFactory, ns strin
 	if err := c.watch(f.Discovery().V1().EndpointSlices().Informer(), store.KindEndpointSlice, transformEndpointSlice); err != nil {
 		return err
 	}
+	if err := c.watchCACertConfigMaps(ns); err != nil {
+		return err
+	}
 	return c.watchSecrets(ns)
+}
+
+// watchCACertConfigMaps lists and watches only the ConfigMaps labelled konghq.com/ca-cert:
+// "true" (server-side label selector), so no other ConfigMap's data reaches kongsync; one whose
+// label goes away leaves the watch as a delete, and so the store.
+func (c *Controller) watchCACertConfigMaps(ns string) error {
+	f := informers.NewSharedInformerFactoryWithOptions(c.client, c.opts.Resync, informers.WithNamespace(ns),
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = caCertConfigMapSelector }))
+	c.factories = append(c.factories, f)
+	return c.watch(f.Core().V1().ConfigMaps().Informer(), store.KindConfigMap, transformConfigMap)
 }
 
 // watch installs the transform and the store handler on one informer.

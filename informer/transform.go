@@ -96,3 +96,16 @@ func transformEndpointSlice(obj any) (any, error) {
 	}
 	return obj, nil
 }
+
+// caCertConfigMapSelector is the server-side label selector of the ConfigMap informers.
+const caCertConfigMapSelector = CACertLabel + "=true"
+
+// transformConfigMap keeps a CA certificate ConfigMap's labels and data (its id and PEM
+// certificate); binaryData is never read.
+func transformConfigMap(obj any) (any, error) {
+	if cm, ok := obj.(*corev1.ConfigMap); ok {
+		trimMeta(&cm.ObjectMeta)
+		cm.BinaryData = nil
+	}
+	return obj, nil
+}

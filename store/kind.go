@@ -38,6 +38,8 @@ const (
 	KindService       Kind = "Service"
 	KindEndpointSlice Kind = "EndpointSlice"
 	KindSecret        Kind = "Secret"
+	// KindConfigMap is read only when labelled konghq.com/ca-cert: "true" (CA certificates).
+	KindConfigMap Kind = "ConfigMap"
 
 	KindKongConsumer      Kind = "KongConsumer"
 	KindKongPlugin        Kind = "KongPlugin"
@@ -88,6 +90,7 @@ var Kinds = []Kind{KindIngress, KindIngressClass, KindService, KindEndpointSlice
 	KindKongVault,
 	KindKongLicense,
 	KindKongServiceFacade,
+	KindConfigMap,
 }
 
 // GatewayKinds are the Gateway API kinds, all held as sigs.k8s.io/gateway-api/apis/v1 types
@@ -138,6 +141,8 @@ func KindOf(obj runtime.Object) (Kind, error) {
 		return KindEndpointSlice, nil
 	case *corev1.Secret:
 		return KindSecret, nil
+	case *corev1.ConfigMap:
+		return KindConfigMap, nil
 	case *corev1.Namespace:
 		return KindNamespace, nil
 	case *configurationv1.KongConsumer:

@@ -83,6 +83,7 @@ var factories = withGatewayKinds(map[string]func() Object{
 	"v1/Service":                                    func() Object { return &corev1.Service{} },
 	"discovery.k8s.io/v1/EndpointSlice":             func() Object { return &discoveryv1.EndpointSlice{} },
 	"v1/Secret":                                     func() Object { return &corev1.Secret{} },
+	"v1/ConfigMap":                                  func() Object { return &corev1.ConfigMap{} },
 	"v1/Namespace":                                  func() Object { return &corev1.Namespace{} },
 	"configuration.konghq.com/v1/KongConsumer":      func() Object { return &configurationv1.KongConsumer{} },
 	"configuration.konghq.com/v1/KongPlugin":        func() Object { return &configurationv1.KongPlugin{} },
@@ -151,6 +152,7 @@ var knownKinds = map[string]bool{"Ingress": true, "IngressClass": true, "Service
 	"KongVault":              true,
 	"KongLicense":            true,
 	"KongServiceFacade":      true,
+	"ConfigMap":              true,
 }
 
 // clusterScoped kinds keep an empty namespace.
@@ -336,7 +338,7 @@ func decodeHinted(js []byte, hint typeHint) (Object, bool) {
 		return nil, false
 	}
 	obj := mk()
-	if err := json.Unmarshal(js, obj); err != nil || obj.GetName() == "" {
+	if err := json.Unmarshal(js, obj); err != nil || obj.GetName() == "" || unreadConfigMap(obj) {
 		return nil, false
 	}
 	defaultNamespace(obj, hint.kind)
@@ -424,8 +426,21 @@ func decodeJSON(js []byte, where string) ([]Object, []Note) {
 	if obj.GetName() == "" {
 		return nil, []Note{{Err: true, Msg: where + id + "metadata.name is empty; skipped"}}
 	}
+	if unreadConfigMap(obj) {
+		return nil, []Note{{Msg: where + id + "kind not translated by kongsync unless labelled " + CACertLabel + `: "true"; skipped`}}
+	}
 	defaultNamespace(obj, tm.Kind)
 	return []Object{obj}, nil
+}
+
+// CACertLabel marks a Secret or ConfigMap as a CA certificate for Kong, as KIC reads it.
+const CACertLabel = "konghq.com/ca-cert"
+
+// unreadConfigMap reports a ConfigMap without the CA certificate label: kongsync reads only
+// labelled ones, as its informer lists only those, so the manifests and the cluster agree.
+func unreadConfigMap(obj Object) bool {
+	cm, ok := obj.(*corev1.ConfigMap)
+	return ok && cm.Labels[CACertLabel] != "true"
 }
 
 // defaultNamespace puts a namespaced object without a namespace in "default", as kubectl would,

@@ -374,6 +374,20 @@ func (s *Snapshot) Secret(namespace, name string) (*corev1.Secret, bool) {
 	return o.(*corev1.Secret), true
 }
 
+// ConfigMap returns the ConfigMap namespace/name.
+func (s *Snapshot) ConfigMap(namespace, name string) (*corev1.ConfigMap, bool) {
+	o, ok := s.views[KindConfigMap].objs[nsName{namespace, name}]
+	if !ok {
+		return nil, false
+	}
+	return o.(*corev1.ConfigMap), true
+}
+
+// ConfigMaps returns every ConfigMap, sorted by namespace/name.
+func (s *Snapshot) ConfigMaps() []*corev1.ConfigMap {
+	return typed[*corev1.ConfigMap](s.views[KindConfigMap].sorted)
+}
+
 // Secrets returns every Secret, sorted by namespace/name.
 func (s *Snapshot) Secrets() []*corev1.Secret {
 	return typed[*corev1.Secret](s.views[KindSecret].sorted)

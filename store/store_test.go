@@ -33,7 +33,7 @@ func TestUpsertIgnoresUnchangedResourceVersion(t *testing.T) {
 	if changed, _ := s.Upsert(svc("a", "y", "")); !changed {
 		t.Fatal("manifest objects without resourceVersion always change the store")
 	}
-	if _, err := s.Upsert(&corev1.ConfigMap{}); err == nil {
+	if _, err := s.Upsert(&corev1.Pod{}); err == nil {
 		t.Fatal("unsupported type must be an error")
 	}
 }

@@ -46,7 +46,7 @@ func TestSnapshotWith(t *testing.T) {
 	if s, _ := snap.Service("a", "x"); s.ResourceVersion != "1" || snap.Len(KindService) != 2 || len(snap.EndpointSlicesFor("a", "x")) != 1 {
 		t.Error("With changed the original snapshot")
 	}
-	if _, err := snap.With(&corev1.ConfigMap{}); err == nil {
+	if _, err := snap.With(&corev1.Pod{}); err == nil {
 		t.Error("With accepted a kind the store does not hold")
 	}
 }
