@@ -5,6 +5,7 @@ package translator
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/blang/semver/v4"
 
@@ -52,6 +53,14 @@ type Options struct {
 	// from the version GET / reports: IsKongEnterprise): only then are KongLicenses sent, as
 	// Kong's licenses entity; otherwise each enabled KongLicense gets a problem.
 	KongEnterprise bool
+	// Now, when set, is the clock of KIC's expiry check of CA certificates: one whose NotAfter
+	// is before Now() is left out with a problem (Now is read once a build). nil (the zero
+	// value) checks no expiry, so that a build is a function of its snapshot alone (the golden
+	// tests set a fixed clock); the live loop, the admission webhook and dump set time.Now,
+	// which KIC reads. Result.NextExpiry says when the output would change (the live loop does
+	// not yet build at that time: the next change's build drops an expired certificate).
+	// Options differing only in Now are the same options for Engine.SetOptions.
+	Now func() time.Time
 }
 
 // Features are the KIC feature gates the translator acts on, with KIC v3.5.13's defaults in
@@ -120,6 +129,10 @@ type Result struct {
 	Parents []ParentStatus
 	// Gateways are the Gateways of kongsync's classes with their listeners' status.
 	Gateways []GatewayStatus
+	// NextExpiry is the earliest NotAfter among the CA certificates in the document (zero when
+	// none, or without Options.Now): a build after it leaves that certificate out, so the live
+	// loop builds again then.
+	NextExpiry time.Time
 }
 
 // DefaultGatewayControllerName is KIC's GatewayClass controllerName (--gateway-api-controller-name).

@@ -40,8 +40,9 @@ func newMemos() *memos {
 			served:    newMemo[bool, *servedIngresses](),
 			idents:    identTable{m: map[string]*ksIdent{}},
 		},
-		certMemos:        certMemos{certs: newMemo[*corev1.Secret, *certPiece]()},
-		caMemos:          caMemos{caCerts: newMemo[*corev1.Secret, *caCertPiece](), allCACerts: newMemo[struct{}, *caCerts]()},
+		certMemos: certMemos{certs: newMemo[*corev1.Secret, *certPiece]()},
+		caMemos: caMemos{caCerts: newMemo[*corev1.Secret, *caCertPiece](), caConfigMaps: newMemo[*corev1.ConfigMap, *caCertPiece](),
+			allCACerts: newMemo[struct{}, *caCerts]()},
 		pluginPieceMemos: pluginPieceMemos{plugins: newMemo[metav1.Object, *pluginPiece]()},
 		pluginMemos: pluginMemos{pluginServices: newMemo[struct{}, map[[2]string]*corev1.Service](),
 			pluginFacades: newMemo[struct{}, map[[2]string]facadePlugins]()},
@@ -60,6 +61,7 @@ func (m *memos) sweep(gen uint64) {
 	m.ingresses.sweep(gen)
 	m.certs.sweep(gen)
 	m.caCerts.sweep(gen)
+	m.caConfigMaps.sweep(gen)
 	m.plugins.sweep(gen)
 	m.pluginServices.sweep(gen)
 	m.pluginFacades.sweep(gen)
@@ -157,5 +159,6 @@ func (t *build) assemble() Result {
 	if document.IsEmpty(doc) {
 		doc.Upstreams = []*document.Upstream{{Upstream: kong.Upstream{Name: kong.String(stubUpstream)}}}
 	}
-	return Result{Document: doc, Problems: finishProblems(t.problems), Parents: t.parents, Gateways: t.gateways}
+	return Result{Document: doc, Problems: finishProblems(t.problems), Parents: t.parents, Gateways: t.gateways,
+		NextExpiry: tb.ca.nextExpiry}
 }

@@ -36,6 +36,8 @@ func (w *world) mutate(o store.Object) string {
 		return w.mutateEndpointSlice(o)
 	case *corev1.Secret:
 		return w.mutateSecret(o)
+	case *corev1.ConfigMap:
+		return w.mutateConfigMap(o)
 	case *configurationv1.KongConsumer:
 		return w.mutateConsumer(o)
 	case *configurationv1.KongPlugin:

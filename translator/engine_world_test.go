@@ -83,7 +83,7 @@ var randomChangeCases = []string{
 	"tcpingress-tls", "tcpingress-ingress-collision",
 	"consumer-group-plugins", "consumer-group-problems",
 	"kongingress-upstream", "ingressclassparameters-legacy-regex", "vault-problems",
-	"facade-basic", "facade-problems",
+	"facade-basic", "facade-problems", "ca-configmaps",
 }
 
 // initialPool returns every object a sequence may start with: a generated workload, the
@@ -99,6 +99,7 @@ func (w *world) initialPool() []store.Object {
 	pool = append(pool, vaultObjects()...)
 	pool = append(pool, licenseObjects()...)
 	pool = append(pool, facadeObjects(pool)...)
+	pool = append(pool, w.configMapObjects()...)
 	pool = append(pool, kicObjects(pool)...)
 	gwNS := gatewayNamespaces(pool)
 	for _, ns := range gwNS {
@@ -272,6 +273,7 @@ var kindWeights = map[store.Kind]int{
 	store.KindKongVault:              2,
 	store.KindKongLicense:            1,
 	store.KindKongServiceFacade:      2,
+	store.KindConfigMap:              2,
 }
 
 // oftenRecreated are the kinds whose objects are deleted more often than others, and mostly

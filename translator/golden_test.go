@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"sigs.k8s.io/yaml"
 
@@ -64,7 +65,8 @@ func loadCase(t testing.TB, dir string) ([]store.Object, []store.Refusal) {
 // when it reads as one, e.g. 3.9.1.0-enterprise-edition; hardening:
 // the opt-in refusals, by their flags' names: refuse-external-name-services: true;
 // featureGates: KIC's gates by name, RewriteURIs: true, KongServiceFacade: true; enable-drain-support and
-// gateway-to-reconcile: those flags' values; routerFlavor: Kong's router_flavor, e.g. expressions).
+// gateway-to-reconcile: those flags' values; routerFlavor: Kong's router_flavor, e.g. expressions;
+// now: the clock of the CA certificates' expiry check, RFC 3339).
 func caseOptions(t testing.TB, dir string) Options {
 	t.Helper()
 	opts := DefaultOptions()
@@ -89,6 +91,8 @@ func caseOptions(t testing.TB, dir string) Options {
 		} `json:"featureGates"`
 		DrainSupport       bool   `json:"enable-drain-support"`
 		GatewayToReconcile string `json:"gateway-to-reconcile"`
+		// Now is the clock of the CA certificates' expiry check (RFC 3339); unset, none.
+		Now string `json:"now"`
 	}
 	if err := yaml.UnmarshalStrict(b, &o); err != nil {
 		t.Fatalf("%s/options.yaml: %v", dir, err)
@@ -98,6 +102,13 @@ func caseOptions(t testing.TB, dir string) Options {
 	opts.Features.RewriteURIs = o.FeatureGates.RewriteURIs
 	opts.Features.KongServiceFacade = o.FeatureGates.KongServiceFacade
 	opts.DrainSupport, opts.GatewayToReconcile = o.DrainSupport, o.GatewayToReconcile
+	if o.Now != "" {
+		now, err := time.Parse(time.RFC3339, o.Now)
+		if err != nil {
+			t.Fatalf("%s/options.yaml: now: %v", dir, err)
+		}
+		opts.Now = func() time.Time { return now }
+	}
 	if o.KongVersion != "" {
 		if opts.KongVersion, err = ParseKongVersion(o.KongVersion); err != nil {
 			t.Fatalf("%s/options.yaml: %v", dir, err)

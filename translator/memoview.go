@@ -90,6 +90,12 @@ func (v *view) Secret(ns, name string) (*corev1.Secret, bool) {
 	return noted(v, store.KindSecret, ns, name, s, ok)
 }
 
+// ConfigMap looks up a ConfigMap.
+func (v *view) ConfigMap(ns, name string) (*corev1.ConfigMap, bool) {
+	c, ok := v.snap.ConfigMap(ns, name)
+	return noted(v, store.KindConfigMap, ns, name, c, ok)
+}
+
 // KongUpstreamPolicy looks up a KongUpstreamPolicy.
 func (v *view) KongUpstreamPolicy(ns, name string) (*kup.KongUpstreamPolicy, bool) {
 	p, ok := v.snap.KongUpstreamPolicy(ns, name)
@@ -139,4 +145,10 @@ func (v *view) Objects(k store.Kind) []store.Object {
 func (v *view) Secrets() []*corev1.Secret {
 	v.Objects(store.KindSecret)
 	return v.snap.Secrets()
+}
+
+// ConfigMaps scans every ConfigMap.
+func (v *view) ConfigMaps() []*corev1.ConfigMap {
+	v.Objects(store.KindConfigMap)
+	return v.snap.ConfigMaps()
 }

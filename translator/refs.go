@@ -29,6 +29,10 @@ func servicePortByNumber(svc *corev1.Service, n int32) *corev1.ServicePort {
 }
 
 // secretRef is the reference of a Secret, which problems about its certificates name.
+func configMapRef(c *corev1.ConfigMap) store.Ref {
+	return store.Ref{Kind: store.KindConfigMap, Namespace: c.Namespace, Name: c.Name}
+}
+
 func secretRef(s *corev1.Secret) store.Ref {
 	return store.Ref{Kind: store.KindSecret, Namespace: s.Namespace, Name: s.Name}
 }

@@ -34,8 +34,19 @@ type serviceOptions struct {
 	tlsVerify                                 *bool
 }
 
-// caCertRef is a CA certificate Secret a Service names, with the id it holds.
-type caCertRef struct{ name, id string }
+// caCertRef is a CA certificate Secret or ConfigMap a Service names, with the id it holds.
+type caCertRef struct {
+	kind     store.Kind
+	name, id string
+}
+
+// caAnnotation is the Service annotation naming CA certificates of a kind.
+func caAnnotation(kind store.Kind) string {
+	if kind == store.KindConfigMap {
+		return annCACertConfigMaps
+	}
+	return annCACertSecrets
+}
 
 func serviceRef(s *corev1.Service) store.Ref {
 	return store.Ref{Kind: store.KindService, Namespace: s.Namespace, Name: s.Name}
@@ -144,17 +155,19 @@ func (t *translation) clientCertFor(svc *corev1.Service, info *serviceInfo) {
 	info.clientCertName = name
 }
 
-// caCertsFor reads konghq.com/ca-certificates-secrets: CA certificate Secrets (labelled
-// konghq.com/ca-cert) whose ids the service trusts. It needs tls-verify true and a TLS protocol.
+// caCertsFor reads konghq.com/ca-certificates-secrets and konghq.com/ca-certificates-configmaps:
+// CA certificate Secrets and ConfigMaps (labelled konghq.com/ca-cert) of the Service's
+// namespace whose ids the service trusts, the Secrets' first, as KIC. They need tls-verify true
+// and a TLS protocol.
 func (t *translation) caCertsFor(svc *corev1.Service, info *serviceInfo) {
-	if v, ok := svc.Annotations[annCACertConfigMaps]; ok && v != "" {
-		t.problem(serviceRef(svc), annotationField(annCACertConfigMaps), "ConfigMaps are not supported yet; annotation ignored")
-	}
-	names := splitList(svc.Annotations[annCACertSecrets])
-	if len(names) == 0 {
+	secrets, configMaps := splitList(svc.Annotations[annCACertSecrets]), splitList(svc.Annotations[annCACertConfigMaps])
+	if len(secrets)+len(configMaps) == 0 {
 		return
 	}
 	field := annotationField(annCACertSecrets)
+	if len(secrets) == 0 {
+		field = annotationField(annCACertConfigMaps)
+	}
 	if info.opts.tlsVerify == nil || !*info.opts.tlsVerify {
 		t.problem(serviceRef(svc), field, "CA certificates need konghq.com/tls-verify: \"true\"; annotation ignored")
 		return
@@ -163,13 +176,21 @@ func (t *translation) caCertsFor(svc *corev1.Service, info *serviceInfo) {
 		t.problem(serviceRef(svc), field, "CA certificates need a TLS protocol, not %q; annotation ignored", info.effectiveProtocol())
 		return
 	}
-	for _, name := range names {
-		sec, ok := t.snap.Secret(svc.Namespace, name)
-		if !ok {
+	for _, name := range secrets {
+		if sec, ok := t.snap.Secret(svc.Namespace, name); ok {
+			info.caCerts = append(info.caCerts, caCertRef{kind: store.KindSecret, name: name, id: string(sec.Data["id"])})
+		} else {
 			t.missingRef(serviceRef(svc), field, "Secret %s/%s not found; CA certificate skipped", svc.Namespace, name)
-			continue
 		}
-		info.caCerts = append(info.caCerts, caCertRef{name: name, id: string(sec.Data["id"])})
+	}
+	cmField := annotationField(annCACertConfigMaps)
+	for _, name := range configMaps {
+		if cm, ok := t.snap.ConfigMap(svc.Namespace, name); ok {
+			info.caCerts = append(info.caCerts, caCertRef{kind: store.KindConfigMap, name: name, id: cm.Data["id"]})
+		} else {
+			t.missingRef(serviceRef(svc), cmField, "ConfigMap %s/%s not found (or not labelled %s: \"true\"); "+
+				"CA certificate skipped", svc.Namespace, name, caCertLabel)
+		}
 	}
 }
 
@@ -192,28 +213,35 @@ func (t *certBuilder) resolveServiceCerts(svc *corev1.Service, info *serviceInfo
 	}
 	var ids []*string
 	for _, c := range info.caCerts {
-		owner, ok := t.ca.caCerts.owners[c.id]
-		named := store.Ref{Kind: store.KindSecret, Namespace: svc.Namespace, Name: c.name}
-		lostTo, lost := t.ca.caCerts.lost[named]
-		switch {
-		case !ok && lost && lostTo.Namespace != svc.Namespace:
-			t.problem(serviceRef(svc), annotationField(annCACertSecrets), "Secret %s/%s is skipped: the older CA "+
-				"certificate %s of another namespace holds its id or certificate; CA certificate skipped",
-				svc.Namespace, c.name, lostTo)
-		case !ok:
-			t.problem(serviceRef(svc), annotationField(annCACertSecrets),
-				"Secret %s/%s is not a valid CA certificate Secret; CA certificate skipped", svc.Namespace, c.name)
-		case owner != named: // trusting the id would trust owner's certificate, maybe another namespace's
-			t.problem(serviceRef(svc), annotationField(annCACertSecrets),
-				"the id %s of Secret %s/%s belongs to the older CA certificate %s, whose certificate Kong gets "+
-					"under it; CA certificate skipped", quoteShort(c.id), svc.Namespace, c.name, owner)
-		default:
+		if t.trustCA(svc, c) {
 			ids = append(ids, kong.String(c.id))
 		}
 	}
 	if len(ids) > 0 {
 		s.CACertificates = ids
 	}
+}
+
+// trustCA reports whether a Service may trust the CA certificate id of the object it names: only
+// when that object holds the id in the output, never another namespace's object (docs/security.md).
+func (t *certBuilder) trustCA(svc *corev1.Service, c caCertRef) bool {
+	owner, ok := t.ca.caCerts.owners[c.id]
+	named := store.Ref{Kind: c.kind, Namespace: svc.Namespace, Name: c.name}
+	lostTo, lost := t.ca.caCerts.lost[named]
+	field := annotationField(caAnnotation(c.kind))
+	switch {
+	case !ok && lost && lostTo.Namespace != svc.Namespace:
+		t.problem(serviceRef(svc), field, "%s is skipped: the older CA certificate %s of another namespace "+
+			"holds its id or certificate; CA certificate skipped", named, lostTo)
+	case !ok:
+		t.problem(serviceRef(svc), field, "%s is not a valid CA certificate %s; CA certificate skipped", named, c.kind)
+	case owner != named: // trusting the id would trust owner's certificate, maybe another namespace's
+		t.problem(serviceRef(svc), field, "the id %s of %s belongs to the older CA certificate %s, whose "+
+			"certificate Kong gets under it; CA certificate skipped", quoteShort(c.id), named, owner)
+	default:
+		return true
+	}
+	return false
 }
 
 // consistentAnnotations is KIC's rule for Kong services backed by several Kubernetes Services:
