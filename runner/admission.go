@@ -29,6 +29,7 @@ func translatorOptions(cfg Config) translator.Options {
 	opts.IngressClass = cfg.IngressClass
 	opts.ClusterDomain = cfg.ClusterDomain
 	opts.Hardening = cfg.Hardening
+	opts.Now = time.Now // KIC's expiry check of CA certificates
 	opts.Features, opts.DrainSupport, opts.GatewayToReconcile = cfg.Features, cfg.DrainSupport, cfg.GatewayToReconcile
 	if cfg.GatewayAPIControllerName != "" {
 		opts.GatewayControllerName = cfg.GatewayAPIControllerName

@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/go-logr/logr"
 	"sigs.k8s.io/yaml"
@@ -65,6 +66,7 @@ func newDiffFlagSet(f *diffFlags, stderr io.Writer) *flag.FlagSet {
 	fs.StringVar(&f.caFile, "kong-admin-ca-cert-file", "", "PEM CA bundle for the admin API")
 	fs.BoolVar(&f.skipVerify, "kong-admin-tls-skip-verify", false, "do not verify the admin API certificate")
 	f.opts = translator.DefaultOptions()
+	f.opts.Now = time.Now // KIC's expiry check of CA certificates
 	fs.StringVar(&f.opts.IngressClass, "ingress-class", f.opts.IngressClass, "the ingress class to translate")
 	fs.StringVar(&f.opts.ClusterDomain, "cluster-domain", "", "cluster domain appended to Service DNS names (as the controller's flag)")
 	fs.StringVar(&f.opts.GatewayControllerName, "gateway-api-controller-name", f.opts.GatewayControllerName, "GatewayClass controllerName served")

@@ -7,6 +7,7 @@ import (
 	"net"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/kongsync/kongsync/document"
 	"github.com/kongsync/kongsync/internal/safetext"
@@ -42,6 +43,7 @@ func dumpCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	allow := fs.Bool("allow-problems", false, "exit 0 even when objects were rejected")
 	checked := fs.Bool("check-objects", true, "report, as problems, what an API server would refuse in the manifests (false: do not check, e.g. test fixtures)")
 	opts := translator.DefaultOptions()
+	opts.Now = time.Now               // KIC's expiry check of CA certificates
 	opts.AssumeMissingGateways = true // manifests rarely carry the cluster's Gateways (issue 12)
 	fs.StringVar(&opts.IngressClass, "ingress-class", opts.IngressClass, "the ingress class to translate")
 	// The controller's default (KIC's), so that dump and the live controller translate alike.
