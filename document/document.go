@@ -24,10 +24,10 @@ type Document struct {
 	Consumers              []*Consumer              `json:"consumers,omitempty"`
 	// Licenses are Kong Enterprise licenses (KongLicense): at most one, as KIC sends. Their
 	// payload is a secret (secretFields).
-	Licenses []*kong.License `json:"licenses,omitempty"`
-	Plugins                []*Plugin                `json:"plugins,omitempty"`
-	Services               []*Service               `json:"services,omitempty"`
-	Upstreams              []*Upstream              `json:"upstreams,omitempty"`
+	Licenses  []*kong.License `json:"licenses,omitempty"`
+	Plugins   []*Plugin       `json:"plugins,omitempty"`
+	Services  []*Service      `json:"services,omitempty"`
+	Upstreams []*Upstream     `json:"upstreams,omitempty"`
 	// Vaults are Kong's secret stores, keyed by prefix (KongVault).
 	Vaults []*kong.Vault `json:"vaults,omitempty"`
 }

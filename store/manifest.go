@@ -100,7 +100,7 @@ var factories = withGatewayKinds(map[string]func() Object{
 	"configuration.konghq.com/v1alpha1/IngressClassParameters": func() Object {
 		return &configurationv1alpha1.IngressClassParameters{}
 	},
-	"configuration.konghq.com/v1alpha1/KongVault": func() Object { return &configurationv1alpha1.KongVault{} },
+	"configuration.konghq.com/v1alpha1/KongVault":   func() Object { return &configurationv1alpha1.KongVault{} },
 	"configuration.konghq.com/v1alpha1/KongLicense": func() Object { return &configurationv1alpha1.KongLicense{} },
 	"incubator.ingress-controller.konghq.com/v1alpha1/KongServiceFacade": func() Object {
 		return &incubatorv1alpha1.KongServiceFacade{}

@@ -33,9 +33,9 @@ type KongLicenseStatus struct {
 
 // KongLicenseControllerStatus is one controller's entry in status.controllers.
 type KongLicenseControllerStatus struct {
-	ControllerName string                `json:"controllerName"`
+	ControllerName string                 `json:"controllerName"`
 	ControllerRef  *KongLicenseController `json:"controllerRef,omitempty"`
-	Conditions     []metav1.Condition    `json:"conditions,omitempty"`
+	Conditions     []metav1.Condition     `json:"conditions,omitempty"`
 }
 
 // KongLicenseController is the object of a controller's entry (status.controllers[].controllerRef).
