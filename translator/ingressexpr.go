@@ -149,14 +149,14 @@ func (t *ingressBuild) exprRuleRoute(rs *routeSettings, g *routeGroup) {
 	m.end()
 	// KIC counts Host header annotations, which it leaves out of the expression, as headers.
 	prio := exprPriority(g.xpaths, rs.regexMarker, hosts, len(o.headers)+o.hostHeaders, plain, len(o.methods) > 0, len(o.snis) > 0)
-	g.route.x.apply(&g.route.r.Route, m, prio)
+	(&exprRoute{}).apply(&g.route.r.Route, m, prio) // its own allocation: traditional routes carry none
 }
 
 // exprDefaultRoute makes the default backend's route match every path, with priority 0.
 func exprDefaultRoute(a *routeAlloc) {
 	var m matchExpr
 	m.str(atc.FieldHTTPPath, atc.OpPrefixMatch, "/")
-	a.x.apply(&a.r.Route, &m, 0)
+	(&exprRoute{}).apply(&a.r.Route, &m, 0)
 }
 
 // badExprPath reports, and returns true for, an Ingress path the expressions router would

@@ -332,7 +332,6 @@ type routeAlloc struct {
 	name, id, host string
 	hosts          [1]*string
 	paths          [2]*string
-	x              exprRoute // expression and priority, under the expressions router
 }
 
 // addPath appends a Kong path; the list's first two entries live in the route's own storage,
