@@ -11,11 +11,13 @@ import (
 
 	"github.com/kong/go-kong/kong"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kongsync/kongsync/document"
 	"github.com/kongsync/kongsync/store"
 	kongsync "github.com/kongsync/kongsync/sync"
+	"github.com/kongsync/kongsync/sync/fallback"
 )
 
 func dumpDoc(key string) *document.Document {
@@ -29,9 +31,9 @@ func dumpDoc(key string) *document.Document {
 // (redacted unless sensitive), Kong's raw answer, and the objects left out as "fallback".
 func TestConfigDumpHandler(t *testing.T) {
 	d := &kongsync.Dumps{}
-	var excluded []store.Object
-	redacted := ConfigDumpHandler(d, func() []store.Object { return excluded }, false)
-	sensitive := ConfigDumpHandler(d, func() []store.Object { return excluded }, true)
+	var plan fallback.Plan
+	redacted := ConfigDumpHandler(d, func() fallback.Plan { return plan }, false)
+	sensitive := ConfigDumpHandler(d, func() fallback.Plan { return plan }, true)
 	for _, path := range []string{"/successful", "/failed", "/raw-error"} {
 		if code, _ := get(redacted, path); code != http.StatusNoContent {
 			t.Errorf("%s before any push = %d, want 204", path, code)
@@ -72,10 +74,23 @@ func TestConfigDumpHandler(t *testing.T) {
 	if _, body := get(sensitive, "/raw-error"); body != errBody {
 		t.Errorf("sensitive /raw-error = %s, want Kong's body as received", body)
 	}
-	excluded = []store.Object{&corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "s", UID: "u1"}}}
-	if _, body := get(redacted, "/fallback"); !strings.Contains(body, `"status":"triggered"`) ||
-		!strings.Contains(body, `{"group":"","kind":"Service","version":"v1","namespace":"a","name":"s","id":"u1"}`) {
-		t.Errorf("/fallback = %s", body)
+	svc := store.Ref{Kind: store.KindService, Namespace: "a", Name: "s"}
+	ing := store.Ref{Kind: store.KindIngress, Namespace: "a", Name: "i"}
+	plan = fallback.Plan{Broken: []store.Ref{svc},
+		Excluded: []fallback.Affected{
+			{Ref: ing, Object: &networkingv1.Ingress{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "i", UID: "u2"}}, Causes: []store.Ref{svc}},
+			{Ref: svc, Object: &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "s", UID: "u1"}}, Causes: []store.Ref{svc}}},
+		Backfilled: []fallback.Affected{
+			{Ref: svc, Object: &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "s", UID: "u1"}}, Causes: []store.Ref{svc}}}}
+	// KIC's FallbackResponse: broken objects without a version, the others with their causes as
+	// KIC's object hashes.
+	want := `{"status":"triggered",` +
+		`"brokenObjects":[{"group":"","kind":"Service","namespace":"a","name":"s","id":"u1"}],` +
+		`"excludedObjects":[{"group":"networking.k8s.io","kind":"Ingress","version":"v1","namespace":"a","name":"i","id":"u2","causingObjects":["core/Service:a/s"]},` +
+		`{"group":"","kind":"Service","version":"v1","namespace":"a","name":"s","id":"u1","causingObjects":["core/Service:a/s"]}],` +
+		`"backfilledObjects":[{"group":"","kind":"Service","version":"v1","namespace":"a","name":"s","id":"u1","causingObjects":["core/Service:a/s"]}]}`
+	if _, body := get(redacted, "/fallback"); strings.TrimSpace(body) != want {
+		t.Errorf("/fallback =\n%s\nwant\n%s", body, want)
 	}
 }
 

@@ -10,8 +10,8 @@ import (
 	"github.com/kong/go-kong/kong"
 
 	"github.com/kongsync/kongsync/document"
-	"github.com/kongsync/kongsync/store"
 	kongsync "github.com/kongsync/kongsync/sync"
+	"github.com/kongsync/kongsync/sync/fallback"
 )
 
 // /debug/config/diff-report: nothing before two different pushes, then the last push against the
@@ -20,7 +20,7 @@ import (
 // other than the last is 404.
 func TestDiffReport(t *testing.T) {
 	d := &kongsync.Dumps{}
-	none := func() []store.Object { return nil }
+	none := func() fallback.Plan { return fallback.Plan{} }
 	redacted, sensitive := ConfigDumpHandler(d, none, false), ConfigDumpHandler(d, none, true)
 	first := dumpDoc("OLD-KEY")
 	first.Services = append(first.Services, &document.Service{Service: kong.Service{Name: kong.String("gone"), Host: kong.String("x")}})

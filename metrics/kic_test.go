@@ -83,7 +83,12 @@ func observeAll(p *Prometheus, replicas ...string) {
 		p.ObservePush(kongsync.PushStats{Replica: r, Result: kongsync.ResultNetworkError, Duration: time.Millisecond, Bytes: 1300})
 		p.ObserveProbe(r, true, true)
 		p.ObserveChangeToPost(r, 110*time.Millisecond)
+		p.ObservePush(kongsync.PushStats{Replica: r, Result: kongsync.ResultRejected, Duration: 5 * time.Millisecond, Bytes: 900,
+			RejectedEntities: 1, Fallback: true})
+		p.ObservePush(kongsync.PushStats{Replica: r, Result: kongsync.ResultAccepted, Duration: 5 * time.Millisecond, Bytes: 800, Fallback: true})
 	}
+	p.ObserveTranslation(kongsync.TranslationStats{Duration: 3 * time.Millisecond, Objects: 7, BrokenObjects: 1, Excluded: 3,
+		Fallback: true, FallbackPlan: 250 * time.Microsecond})
 }
 
 // Every KIC metric is either exposed with KIC's name, type and label names, or listed in
@@ -119,8 +124,8 @@ func TestKICMetricNames(t *testing.T) {
 			}
 		}
 	}
-	if exposed != 8 {
-		t.Errorf("%d KIC metrics exposed, want 8", exposed)
+	if exposed != 17 {
+		t.Errorf("%d KIC metrics exposed, want 17", exposed)
 	}
 	for name := range KICNotExposed {
 		if !strings.HasPrefix(name, "ingress_controller_") {
@@ -197,9 +202,10 @@ func TestForgetReplicaDeletesItsSeries(t *testing.T) {
 		}
 	}
 	// kept: kongsync's push duration ×3, pushes ×3, reachable, in sync, load seconds, deferred;
-	// KIC's push count ×3, duration ×2, size ×2, broken, last successful.
-	if perReplica != 19 {
-		t.Errorf("%d series for the kept replica, want 19", perReplica)
+	// KIC's push count ×3, duration ×2, size ×2, broken, last successful; KIC's fallback push
+	// count ×2, duration ×2, size ×2, broken, last.
+	if perReplica != 27 {
+		t.Errorf("%d series for the kept replica, want 27", perReplica)
 	}
 }
 
@@ -213,4 +219,40 @@ func mapsEqual(a, b map[string]float64) bool {
 		}
 	}
 	return true
+}
+
+// A fallback configuration's translation and pushes go to KIC's fallback series, not the
+// regular ones, and its plan's time to the cache generation histogram.
+func TestKICFallbackMetrics(t *testing.T) {
+	p := NewForInstance("i")
+	const r = "https://10.0.0.5:8444"
+	p.ObserveTranslation(kongsync.TranslationStats{Duration: time.Millisecond})
+	p.ObserveTranslation(kongsync.TranslationStats{Duration: 2 * time.Millisecond, Fallback: true, FallbackPlan: 500 * time.Microsecond})
+	p.ObservePush(kongsync.PushStats{Replica: r, Result: kongsync.ResultRejected, RejectedEntities: 3})
+	p.ObservePush(kongsync.PushStats{Replica: r, Result: kongsync.ResultAccepted, Bytes: 100, Fallback: true})
+	got := families(t, p)
+	count := func(name string) (n float64) {
+		for _, m := range got[name].GetMetric() {
+			n += m.GetCounter().GetValue() + float64(m.GetHistogram().GetSampleCount())
+		}
+		return n
+	}
+	for name, want := range map[string]float64{
+		MetricTranslationCount: 1, MetricFallbackTranslationCount: 1,
+		MetricTranslationDuration: 1, MetricFallbackTranslationDuration: 1, MetricFallbackCacheGenerationDuration: 1,
+		MetricConfigPushCount: 1, MetricFallbackConfigPushCount: 1,
+	} {
+		if n := count(name); n != want {
+			t.Errorf("%s: %v observations, want %v", name, n, want)
+		}
+	}
+	if h := got[MetricFallbackCacheGenerationDuration].GetMetric()[0].GetHistogram(); h.GetSampleSum() != 0.5 {
+		t.Errorf("cache generation = %v ms, want 0.5", h.GetSampleSum())
+	}
+	if m := got[MetricConfigPushBrokenResources].GetMetric()[0]; m.GetGauge().GetValue() != 3 {
+		t.Errorf("regular push broken resources = %v, want 3 (the rejected full configuration)", m.GetGauge().GetValue())
+	}
+	if m := got[MetricFallbackConfigPushSize].GetMetric()[0]; m.GetGauge().GetValue() != 100 || labelValue(m, labelSuccess) != "true" {
+		t.Errorf("fallback push size %v", m)
+	}
 }

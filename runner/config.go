@@ -69,6 +69,10 @@ type Config struct {
 	GatewayAlpha bool
 	// DrainSupport is --enable-drain-support: terminating endpoints stay as weight-0 targets.
 	DrainSupport bool
+	// FallbackConfiguration is KIC's FallbackConfiguration gate and UseLastValidConfigForFallback
+	// its --use-last-valid-config-for-fallback (only with the gate): what the sync loop leaves
+	// out when Kong rejects objects (sync.Config's; docs/sync.md, "Fallback").
+	FallbackConfiguration, UseLastValidConfigForFallback bool
 	// GatewayToReconcile is --gateway-to-reconcile: the one Gateway (namespace/name) served.
 	GatewayToReconcile   string
 	EmitKubernetesEvents bool     // --emit-kubernetes-events: Warning Events (else only logs)

@@ -35,7 +35,7 @@ func serveDebug(g *group, cfg Config, loop *kongsync.Loop, log logr.Logger) erro
 	}
 	mux := http.NewServeMux()
 	if d := loop.Dumps(); d != nil {
-		h := metrics.ConfigDumpHandler(d, loop.ExcludedObjects, cfg.DumpSensitiveConfig)
+		h := metrics.ConfigDumpHandler(d, loop.Fallback, cfg.DumpSensitiveConfig)
 		mux.Handle("/debug/config/", http.StripPrefix("/debug/config", h))
 	}
 	var h http.Handler = mux

@@ -310,6 +310,8 @@ func newLoop(cfg Config, st *store.Store, m kongsync.Metrics, r kongsync.Reporte
 		},
 		// Pacing (docs/sync.md): Kong's share of time loading, and KIC's interval when set.
 		LoadBudget: cfg.KongLoadBudget, MinPushInterval: cfg.ProxySyncInterval,
+		// KIC's fallback (docs/sync.md, "Fallback").
+		FallbackConfiguration: cfg.FallbackConfiguration, UseLastValidConfigForFallback: cfg.UseLastValidConfigForFallback,
 	}
 	if pw != nil {
 		lc.Published = pw.Offer

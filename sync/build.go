@@ -10,23 +10,32 @@ import (
 
 	"github.com/kongsync/kongsync/document"
 	"github.com/kongsync/kongsync/store"
+	"github.com/kongsync/kongsync/sync/fallback"
 	"github.com/kongsync/kongsync/translator"
 )
 
 // built is one translation of a snapshot, encoded: what a build hands to the replicas.
 type built struct {
-	snap     *store.Snapshot
-	excluded []store.Ref // the rejected objects left out, sorted
-	res      translator.Result
-	p        *Payload
-	took     time.Duration // snapshot, translation, encoding and (for ahead) md5
+	snap *store.Snapshot
+	// broken are the rejected objects snap holds unchanged, sorted, and lastValid the snapshot
+	// backfilled from: what the plan was made from.
+	broken    []store.Ref
+	lastValid *store.Snapshot
+	plan      fallback.Plan
+	fallback  bool          // a fallback configuration in KIC's sense (FallbackConfiguration)
+	planTook  time.Duration // making the plan (KIC's fallback cache generation)
+	res       translator.Result
+	p         *Payload
+	took      time.Duration // snapshot, plan, translation, encoding and (for ahead) md5
 }
 
-// build snapshots the store, translates it without the objects Kong rejected, and hands the
-// result to every replica. Without force, a snapshot at the version already built (and no
-// change to the rejected set) is skipped: nothing to translate. A translation made ahead during
-// the window (prepareAhead) is used as it is when neither the store nor the rejected set moved
-// since. changed is when the first change since the last build was notified (zero if none).
+// build snapshots the store, translates it without the objects Kong rejected (and, with
+// FallbackConfiguration, their dependants; docs/sync.md, "Fallback"), and hands the result to
+// every replica. Without force, a snapshot at the version already built (and no change to the
+// rejected set) is skipped: nothing to translate. A translation made ahead during the window
+// (prepareAhead) is used as it is when neither the store, the rejected set nor the last valid
+// snapshot moved since. changed is when the first change since the last build was notified
+// (zero if none).
 func (l *Loop) build(force bool, changed time.Time) {
 	start := time.Now()
 	b := l.ahead
@@ -40,18 +49,19 @@ func (l *Loop) build(force bool, changed time.Time) {
 		l.observe(Event{Type: EventSkip, Version: snap.Version()})
 		return
 	}
-	excluded := sortedRefs(l.broken)
+	broken := sortedRefs(l.broken)
 	l.mu.Unlock()
+	lastValid := l.lastValidSnapshot()
 	v, f := l.applyVersion()
-	if b != nil && b.snap.Version() == snap.Version() && slices.Equal(b.excluded, excluded) && b.p.kongVersion.EQ(v) &&
-		b.p.routerFlavor == f {
+	if b != nil && b.snap.Version() == snap.Version() && slices.Equal(b.broken, broken) && b.lastValid == lastValid &&
+		b.p.kongVersion.EQ(v) && b.p.routerFlavor == f {
 		l.stats.aheadUsed.Add(1)
 	} else {
 		if b != nil {
 			l.stats.aheadWasted.Add(1)
 		}
 		var ok bool
-		if b, ok = l.translateEncode(snap, excluded); !ok {
+		if b, ok = l.translateEncode(snap, broken, lastValid); !ok {
 			return
 		}
 		b.took = time.Since(start)
@@ -73,10 +83,11 @@ func (l *Loop) prepareAhead() {
 		l.mu.Unlock()
 		return
 	}
-	excluded := l.stillBroken(snap)
+	broken := l.stillBroken(snap)
 	l.mu.Unlock()
+	lastValid := l.lastValidSnapshot()
 	l.applyVersion()
-	b, ok := l.translateEncode(snap, excluded)
+	b, ok := l.translateEncode(snap, broken, lastValid)
 	if !ok {
 		return // build will try again and report
 	}
@@ -86,19 +97,28 @@ func (l *Loop) prepareAhead() {
 	l.observe(Event{Type: EventAhead, Hash: b.p.Hash(), Version: snap.Version()})
 }
 
-// translateEncode translates snap without the excluded objects and encodes the result, for the
-// Kong version and router flavor last applied (applyVersion). A failure is logged and reported; Kong keeps its
-// configuration.
-func (l *Loop) translateEncode(snap *store.Snapshot, excluded []store.Ref) (*built, bool) {
-	b, err := l.translate(snap.Without(excluded...))
+// translateEncode plans what to leave out of snap (plan), translates the rest and encodes the
+// result, for the Kong version and router flavor last applied (applyVersion). A failure is
+// logged and reported; Kong keeps its configuration.
+func (l *Loop) translateEncode(snap *store.Snapshot, broken []store.Ref, lastValid *store.Snapshot) (*built, bool) {
+	start := time.Now()
+	plan, fb := l.plan(snap, broken, lastValid)
+	planTook := time.Since(start)
+	translated, err := plan.Apply(snap)
+	var b translator.Built
+	if err == nil {
+		b, err = l.translate(translated)
+	}
 	if err != nil {
 		l.log.Error(err, "translation failed; Kong keeps its current configuration")
 		l.cfg.Reporter.ReplicaFailed("", ResultFailed, err)
 		return nil, false
 	}
+	l.seq++
 	p := &Payload{Config: b.Config, Empty: document.IsEmpty(b.Document), doc: b.Document, snap: snap, kongVersion: *l.applied,
-		routerFlavor: l.appliedFlavor}
-	return &built{snap: snap, excluded: excluded, res: b.Result, p: p}, true
+		routerFlavor: l.appliedFlavor, translated: translated, plan: plan, fallback: fb, seq: l.seq}
+	return &built{snap: snap, broken: broken, lastValid: lastValid, plan: plan, fallback: fb, planTook: planTook,
+		res: b.Result, p: p}, true
 }
 
 // publish makes b the desired config of every replica and reports it.
@@ -118,17 +138,19 @@ func (l *Loop) publish(b *built) {
 		w.setDesired(p)
 	}
 	hash := p.Hash()
+	excluded := b.plan.ExcludedRefs()
 	st := TranslationStats{Duration: b.took, Objects: countObjects(b.snap), Problems: len(b.res.Problems),
-		BrokenObjects: brokenObjects(b.res.Problems), Excluded: len(b.excluded), ConfigBytes: p.Config.Len()}
+		BrokenObjects: brokenObjects(b.res.Problems), Excluded: len(excluded), Backfilled: len(b.plan.Backfilled),
+		ConfigBytes: p.Config.Len(), Fallback: b.fallback, FallbackPlan: b.planTook}
 	l.stats.builds.Add(1)
 	l.cfg.Metrics.ObserveTranslation(st)
 	l.cfg.Reporter.TranslationProblems(b.res.Problems)
 	if l.cfg.Published != nil {
-		l.cfg.Published(Published{Snapshot: b.snap, Excluded: b.excluded, Result: b.res, Hash: hash})
+		l.cfg.Published(Published{Snapshot: b.snap, Excluded: excluded, Result: b.res, Hash: hash})
 	}
 	if prev == nil || prev.Hash() != hash {
 		l.log.V(1).Info("configuration built", "hash", hash, "bytes", p.Config.Len(),
-			"objects", st.Objects, "problems", st.Problems, "excluded", len(b.excluded),
+			"objects", st.Objects, "problems", st.Problems, "excluded", st.Excluded, "backfilled", st.Backfilled,
 			"duration", st.Duration.String())
 	}
 	l.observe(Event{Type: EventBuild, Hash: hash, Build: &st, Version: b.snap.Version(),
@@ -208,7 +230,8 @@ func countObjects(snap *store.Snapshot) int {
 }
 
 // neverExcluded are kinds whose exclusion would take everything that uses them down (an
-// IngressClass selects every Ingress of the class): reported, but never left out.
+// IngressClass selects every Ingress of the class): reported, but never left out, unless
+// FallbackConfiguration asks for KIC's rules (which leave out the class and its Ingresses).
 var neverExcluded = map[store.Kind]bool{store.KindIngressClass: true}
 
 // rejectionMsg carries a replica's 400 to the loop.
@@ -245,7 +268,7 @@ func (l *Loop) handleRejection(m rejectionMsg) bool {
 			continue
 		}
 		rejections = append(rejections, Rejection{Object: ref, Replica: m.replica, Entity: ee})
-		if obj, ok := m.payload.snap.Get(ref); ok && !neverExcluded[ref.Kind] {
+		if obj, ok := m.payload.snap.Get(ref); ok && (l.cfg.FallbackConfiguration || !neverExcluded[ref.Kind]) {
 			add[ref] = obj
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	gosync "sync"
 	"sync/atomic"
@@ -13,6 +14,7 @@ import (
 	"github.com/go-logr/logr"
 
 	"github.com/kongsync/kongsync/store"
+	"github.com/kongsync/kongsync/sync/fallback"
 	"github.com/kongsync/kongsync/translator"
 )
 
@@ -83,13 +85,23 @@ type Config struct {
 	// Published, if set, is called on the loop's goroutine with every configuration handed to
 	// the replicas. It must return quickly: the Programmed status writer keeps the latest.
 	Published func(Published)
+	// FallbackConfiguration is KIC's gate of that name (docs/sync.md, "Fallback"): when Kong
+	// rejects objects, those and every object depending on them, by KIC's rules
+	// (sync/fallback), are left out. Off (KIC's default), only the objects Kong named are.
+	FallbackConfiguration bool
+	// UseLastValidConfigForFallback is KIC's --use-last-valid-config-for-fallback (only with
+	// FallbackConfiguration): the objects left out are put back in their versions of the last
+	// configuration every replica took, with what depended on them then.
+	UseLastValidConfigForFallback bool
 }
 
 // Published is one configuration handed to the replicas with what it was made from.
 type Published struct {
 	// Snapshot is the store as translated, with the objects Excluded names still in it.
 	Snapshot *store.Snapshot
-	// Excluded are the objects left out because Kong rejected them, sorted.
+	// Excluded are the objects left out because Kong rejected them (with FallbackConfiguration,
+	// their dependants too), sorted; some may be in the configuration in an older version
+	// (UseLastValidConfigForFallback).
 	Excluded []store.Ref
 	Result   translator.Result
 	// Hash is the configuration's; a replica whose AcceptedHash equals it holds it.
@@ -122,6 +134,15 @@ type Loop struct {
 	workers  map[string]*worker
 	current  *Payload
 	broken   map[store.Ref]store.Object // objects Kong rejected, as they were then
+	// lastValid is the snapshot (exclusions and backfills applied) of the last configuration
+	// every replica took, kept with UseLastValidConfigForFallback; lastValidSeq its payload's.
+	lastValid    *store.Snapshot
+	lastValidSeq uint64
+	// seq numbers the payloads built (loop goroutine); lastGraph is the dependants graph of
+	// lastGraphOf, the last valid snapshot last backfilled from (loop goroutine).
+	seq         uint64
+	lastGraph   *fallback.Graph
+	lastGraphOf *store.Snapshot
 	built    uint64                     // store version of the last build
 	ahead    *built                     // translated during the window (loop goroutine only)
 	hasBuilt bool
@@ -133,6 +154,9 @@ type Loop struct {
 func New(cfg Config) (*Loop, error) {
 	if cfg.Source == nil || cfg.Build == nil {
 		return nil, errors.New("sync: Config.Source and Config.Build are required")
+	}
+	if cfg.UseLastValidConfigForFallback && !cfg.FallbackConfiguration {
+		return nil, errLastValidWithoutGate
 	}
 	if cfg.Window <= 0 {
 		cfg.Window = DefaultWindow
@@ -261,22 +285,12 @@ func (l *Loop) DesiredHash() string {
 	return l.current.Hash()
 }
 
-// Excluded lists the objects currently left out of the config because Kong rejected them.
+// Excluded lists the objects Kong rejected that builds leave out until they change (with
+// FallbackConfiguration their dependants are left out too: see Fallback).
 func (l *Loop) Excluded() []store.Ref {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return sortedRefs(l.broken)
-}
-
-// ExcludedObjects returns the objects Excluded names, as they were when Kong rejected them.
-func (l *Loop) ExcludedObjects() []store.Object {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	out := make([]store.Object, 0, len(l.broken))
-	for _, ref := range sortedRefs(l.broken) {
-		out = append(out, l.broken[ref])
-	}
-	return out
 }
 
 // Dumps returns Config.Dumps (nil when config dumps are off).
@@ -452,7 +466,7 @@ func sortedRefs(m map[store.Ref]store.Object) []store.Ref {
 	for r := range m {
 		out = append(out, r)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
+	slices.SortFunc(out, fallback.CompareRefs)
 	return out
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/kongsync/kongsync/document"
 	"github.com/kongsync/kongsync/internal/jsonstr"
 	"github.com/kongsync/kongsync/store"
+	"github.com/kongsync/kongsync/sync/fallback"
 	"github.com/kongsync/kongsync/translator"
 )
 
@@ -24,6 +25,14 @@ type Payload struct {
 
 	doc  *document.Document
 	snap *store.Snapshot // the snapshot (before exclusions) the document was translated from
+	// translated is the snapshot actually translated: snap with the plan applied.
+	translated *store.Snapshot
+	// plan is what the build left out and put back; fallback says it is a fallback
+	// configuration in KIC's sense (FallbackConfiguration on, objects rejected).
+	plan     fallback.Plan
+	fallback bool
+	// seq numbers the loop's payloads, in build order.
+	seq uint64
 	// kongVersion and routerFlavor are the Kong version and router flavor it was translated for.
 	kongVersion  semver.Version
 	routerFlavor translator.RouterFlavor

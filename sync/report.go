@@ -61,6 +61,8 @@ type PushStats struct {
 	// LoadCost is what a POST Kong took (201 or 304) cost it, as pacing counts it
 	// (Outcome.Cost); 0 for a POST it did not take.
 	LoadCost time.Duration
+	// Fallback is true when the configuration posted is a fallback one (TranslationStats.Fallback).
+	Fallback bool
 }
 
 // ReplicaMetrics may also be implemented by a Metrics value to drop the series of a replica
@@ -104,8 +106,15 @@ type TranslationStats struct {
 	Problems int
 	// BrokenObjects is the number of distinct objects those problems name.
 	BrokenObjects int
-	// Excluded is the number of objects left out because Kong rejected them earlier.
-	Excluded int
+	// Excluded is the number of objects left out because Kong rejected them earlier (with
+	// FallbackConfiguration, their dependants too); Backfilled the number put back in their
+	// last valid version (UseLastValidConfigForFallback).
+	Excluded, Backfilled int
+	// Fallback is true for a fallback configuration in KIC's sense: FallbackConfiguration on and
+	// objects rejected. FallbackPlan is the time spent deciding what to leave out and put back
+	// (KIC's fallback cache generation), included in Duration.
+	Fallback     bool
+	FallbackPlan time.Duration
 	// ConfigBytes is the size of the encoded configuration string.
 	ConfigBytes int
 }

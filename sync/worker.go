@@ -348,7 +348,7 @@ func (w *worker) push(ctx context.Context, p *Payload) {
 	w.pushes.Add(1)
 	w.loop.countPush(out.Result)
 	w.loop.cfg.Metrics.ObservePush(PushStats{Replica: w.rep.URL(), Result: out.Result, Duration: out.Duration,
-		Bytes: out.Bytes, RejectedEntities: len(out.Entities), LoadCost: cost})
+		Bytes: out.Bytes, RejectedEntities: len(out.Entities), LoadCost: cost, Fallback: p.fallback})
 	if w.loop.cfg.Dumps != nil {
 		w.loop.cfg.Dumps.Record(w.rep.URL(), p, out, now)
 	}
@@ -391,8 +391,9 @@ func (w *worker) afterPush(ctx context.Context, p *Payload, out Outcome, firstFa
 		"duration", out.Duration.String())
 	switch {
 	case out.Result.ok():
-		log.V(1).Info("Kong took the configuration")
+		log.V(1).Info("Kong took the configuration", "fallback", p.fallback)
 		w.markAccepted()
+		w.loop.noteValid(p)
 	case out.Result == ResultRejected:
 		if w.rootMoved(ctx) {
 			// Kong restarted with another version or router flavor since GET / was read: the

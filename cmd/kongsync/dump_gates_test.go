@@ -79,8 +79,11 @@ func TestDumpFeatureGatesAndUnreadKinds(t *testing.T) {
 			err: []string{"1 TCPRoute object(s) not translated: the GatewayAlpha feature gate is off"}},
 		{name: "gate on", args: []string{"--feature-gates", "GatewayAlpha=true,RewriteURIs=true"}, code: 0,
 			out: []string{"tcproute.default.echo.0", "request-transformer"}, nerr: []string{"TCPRoute object(s)"}},
-		{name: "refused gate", args: []string{"--feature-gates", "FallbackConfiguration=true"}, code: exitError,
-			err: []string{"not supported by kongsync: FallbackConfiguration=true"}},
+		{name: "refused gate", args: []string{"--feature-gates", "FillIDs=false,KongCustomEntity=false"}, code: exitError,
+			err: []string{"not supported by kongsync: FillIDs=false"}},
+		// The sync loop's gate: offline, nothing is rejected, so the configuration is the default's.
+		{name: "fallback gate", args: []string{"--feature-gates", "FallbackConfiguration=true"}, code: 1,
+			out: []string{"tcproute.default.echo.0"}, nout: []string{"request-transformer"}},
 		{name: "other flags", args: []string{"--gateway-to-reconcile", "default/other", "--enable-drain-support"}, code: 1,
 			nout: []string{"tcproute.default.echo.0"}},
 		{name: "bad gateway", args: []string{"--gateway-to-reconcile", "kong"}, code: exitError},

@@ -96,8 +96,6 @@ var unhonoured = map[string]struct {
 	why   string
 }{
 	"FillIDs": {false, "kongsync always writes KIC's entity ids (FillIDs=true, KIC's default); leaving them out is not implemented"},
-	"FallbackConfiguration": {true, "KIC's fallback (leaving out Kong-rejected objects and their dependants by KIC's rules) is not implemented; " +
-		"kongsync always leaves the objects Kong rejected out (docs/sync.md)"},
 }
 
 // refusal is the error naming every gate set to a value kongsync cannot honour, or nil.

@@ -29,8 +29,6 @@ var kicOnlyFlags = []kicOnly{
 	{name: "kong-workspace", def: "", why: "DB-less Kong has no workspaces"},
 	{name: "anonymous-reports", def: true, why: "kongsync sends no usage reports"},
 	{name: "enable-reverse-sync", def: false, why: "kongsync already re-posts whenever Kong's configuration_hash differs (GET /status every second)"},
-	{name: "use-last-valid-config-for-fallback", def: false, traffic: true,
-		why: "kongsync leaves objects Kong rejected out of the configuration; it does not backfill their last valid version"},
 	{name: "sync-period", def: 10 * time.Hour, why: "kongsync's informers do not resync; unchanged objects cost nothing"},
 	{name: "skip-ca-certificates", def: false, traffic: true, why: "kongsync always sends CA certificates"},
 	{name: "cache-sync-timeout", def: 2 * time.Minute, why: "kongsync waits for its caches until shutdown"},

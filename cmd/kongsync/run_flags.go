@@ -134,6 +134,8 @@ func defineServeFlags(fs *pflag.FlagSet, f *runFlags, raw *rawFlags) {
 	raw.gatewayToRec = newValidated("", "namespaced-name", checkNamespacedName)
 	fs.Var(raw.gatewayToRec, "gateway-to-reconcile", gatewayToReconcileUsage)
 	fs.BoolVar(&c.DrainSupport, "enable-drain-support", false, drainSupportUsage)
+	fs.BoolVar(&c.UseLastValidConfigForFallback, "use-last-valid-config-for-fallback", false,
+		"with the FallbackConfiguration gate: put back the last valid version of the objects a fallback configuration leaves out")
 }
 
 // envName is the environment variable of a flag: kong-admin-url -> CONTROLLER_KONG_ADMIN_URL.
@@ -228,9 +230,10 @@ func (f *runFlags) finish(fs *pflag.FlagSet, raw *rawFlags, cli map[string]bool)
 	if err := f.diagnostics(raw); err != nil {
 		return err
 	}
-	if last, _ := fs.GetBool("use-last-valid-config-for-fallback"); last && !raw.gates["FallbackConfiguration"] {
+	if c.UseLastValidConfigForFallback && !raw.gates["FallbackConfiguration"] {
 		return errors.New("--use-last-valid-config-for-fallback can only be used with the FallbackConfiguration feature gate enabled")
 	}
+	c.FallbackConfiguration = raw.gates["FallbackConfiguration"]
 	if err := raw.gates.refusal(); err != nil {
 		return err
 	}

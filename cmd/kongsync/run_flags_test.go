@@ -117,12 +117,7 @@ func TestEveryKICFlagAccepted(t *testing.T) {
 			v := sampleValue(t, k)
 			var extra []string
 			if k.name == "use-last-valid-config-for-fallback" {
-				// KIC requires the FallbackConfiguration gate, which kongsync refuses.
-				_, _, err := parseRunFlags([]string{"--" + k.name + "=" + v, "--feature-gates=FallbackConfiguration=true"}, nil)
-				if err == nil || !strings.Contains(err.Error(), "FallbackConfiguration=true") {
-					t.Fatalf("--%s=%s with the gate: %v, want the gate refused", k.name, v, err)
-				}
-				return
+				extra = []string{"--feature-gates=FallbackConfiguration=true"} // KIC requires the gate
 			}
 			_, cliFS, err := parseRunFlags(append([]string{"--" + k.name + "=" + v}, extra...), nil)
 			if err != nil {
@@ -515,6 +510,8 @@ func TestFeatureGatesActOrAreRefused(t *testing.T) {
 		rewrite bool
 		alpha   bool
 		facade  bool
+		// fallback: the sync loop leaves out rejected objects' dependants (KIC's rules).
+		fallback bool
 	}{
 		{gates: ""},
 		{gates: "KongCustomEntity=true,FillIDs=true"},
@@ -522,7 +519,7 @@ func TestFeatureGatesActOrAreRefused(t *testing.T) {
 		{gates: "GatewayAlpha=true", alpha: true},
 		{gates: "KongCustomEntity=false,FillIDs=false", refused: "FillIDs=false"},
 		{gates: "KongServiceFacade=true", facade: true},
-		{gates: "FallbackConfiguration=true", refused: "FallbackConfiguration=true"},
+		{gates: "FallbackConfiguration=true", fallback: true},
 		{gates: "FillIDs=false", refused: "FillIDs is required if KongCustomEntity is enabled"}, // KIC's own check first
 	} {
 		f, _, err := parseRunFlags([]string{"--feature-gates=" + tc.gates}, nil)
@@ -541,6 +538,22 @@ func TestFeatureGatesActOrAreRefused(t *testing.T) {
 		}
 		if f.cfg.Features.RewriteURIs != tc.rewrite || f.cfg.GatewayAlpha != tc.alpha {
 			t.Errorf("%q: RewriteURIs %v GatewayAlpha %v, want %v %v", tc.gates, f.cfg.Features.RewriteURIs, f.cfg.GatewayAlpha, tc.rewrite, tc.alpha)
+		}
+		if f.cfg.FallbackConfiguration != tc.fallback || f.cfg.UseLastValidConfigForFallback {
+			t.Errorf("%q: FallbackConfiguration %v (last valid %v), want %v", tc.gates, f.cfg.FallbackConfiguration,
+				f.cfg.UseLastValidConfigForFallback, tc.fallback)
+		}
+	}
+	// --use-last-valid-config-for-fallback acts with the gate (and is refused without it: TestRunFlagsErrors).
+	for _, env := range [][]string{nil, {"CONTROLLER_USE_LAST_VALID_CONFIG_FOR_FALLBACK=true"}} {
+		args := []string{"--feature-gates=FallbackConfiguration=true"}
+		if env == nil {
+			args = append(args, "--use-last-valid-config-for-fallback")
+		}
+		f, _, err := parseRunFlags(args, env)
+		if err != nil || !f.cfg.FallbackConfiguration || !f.cfg.UseLastValidConfigForFallback {
+			t.Errorf("%v %v: %v, fallback %v, last valid %v", args, env, err, f != nil && f.cfg.FallbackConfiguration,
+				f != nil && f.cfg.UseLastValidConfigForFallback)
 		}
 	}
 	f, _, err := parseRunFlags([]string{"--gateway-to-reconcile=default/kong", "--enable-drain-support"}, nil)

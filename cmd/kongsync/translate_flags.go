@@ -18,7 +18,7 @@ type translateFlags struct {
 // Usage texts shared by run, dump and diff.
 const (
 	featureGatesUsage = "KIC's feature gates, A=true,B=false (KIC's defaults otherwise); unknown gates, and gates kongsync cannot honour " +
-		"(FillIDs=false, FallbackConfiguration=true), are an error"
+		"(FillIDs=false), are an error; FallbackConfiguration acts in the live sync loop only (when Kong rejects objects)"
 	gatewayToReconcileUsage = "namespace/name of the one Gateway whose routes (and listeners' certificates) are translated; unset: every Gateway of the class"
 	drainSupportUsage       = "keep terminating endpoints as targets of weight 0 (Kong sends them no new connection), as KIC"
 )

@@ -1,6 +1,7 @@
 package kongdouble
 
 import (
+	"encoding/json"
 	"net/http"
 	"time"
 )
@@ -43,6 +44,41 @@ func (s *Server) SetNextResponse(status int, retryAfter string) {
 // SetDelay makes every POST /config take d until ClearFaults: a slow Kong.
 func (s *Server) SetDelay(d time.Duration) {
 	s.AddFault(Fault{Delay: d})
+}
+
+// TaggedObject is a Kubernetes object as the k8s-* tags of its entities name it.
+type TaggedObject struct {
+	Name, Namespace, Kind, Group, Version, UID string
+}
+
+// RejectObjects makes the next times POST /config answer 400 naming objs, as the mock Admin API
+// of KIC's golden harness (internal/dataplane/kong_client_golden_test.go) answers the first
+// push of a case whose objects are annotated test.konghq.com/broken: whatever the config holds,
+// one flattened error per object, carrying only the object's tags and the message "broken
+// object" (BrokenObjectsBody).
+func (s *Server) RejectObjects(times int, objs ...TaggedObject) {
+	s.AddFault(Fault{Status: http.StatusBadRequest, Body: BrokenObjectsBody(objs...), Times: times})
+}
+
+// BrokenObjectsBody is the body of RejectObjects' 400: KIC's harness's, field for field.
+func BrokenObjectsBody(objs ...TaggedObject) string {
+	type message struct {
+		Messages []string `json:"messages"`
+	}
+	type flattened struct {
+		Errors []message `json:"errors"`
+		Tags   []string  `json:"entity_tags"`
+	}
+	body := struct {
+		Flattened []flattened `json:"flattened_errors"`
+	}{Flattened: []flattened{}}
+	for _, o := range objs {
+		body.Flattened = append(body.Flattened, flattened{Errors: []message{{Messages: []string{"broken object"}}},
+			Tags: []string{"k8s-name:" + o.Name, "k8s-namespace:" + o.Namespace, "k8s-kind:" + o.Kind,
+				"k8s-group:" + o.Group, "k8s-version:" + o.Version, "k8s-uid:" + o.UID}})
+	}
+	b, _ := json.Marshal(body) // strings only: cannot fail
+	return string(b)
 }
 
 // ClearFaults removes every fault.
