@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	gosync "sync"
 	"testing"
 	"time"
 
@@ -210,66 +211,123 @@ type fallbackRun struct {
 // post again.
 func runFallback(t *testing.T, c fallbackCase, gate, lastGood bool) fallbackRun {
 	st, _ := store.Load(c.objs)
-	events := make(chan struct{}, 1) // the loop did something: look again
-	kong := kongdouble.New(kongdouble.Options{})
-	t.Cleanup(kong.Close)
-	kong.RejectObjects(1, c.broken...)
-	opts := c.opts
-	engine := translator.NewEngine(opts)
-	loop, err := kongsync.New(kongsync.Config{
-		Source: st, Build: engine.Build, Replicas: []string{kong.URL()},
-		Window: time.Millisecond, MaxDelay: 5 * time.Millisecond, LoadBudget: 1, Logger: logr.Discard(),
-		SetKongVersion:    func(v semver.Version) { opts.KongVersion = v; engine.SetOptions(opts) },
-		SetRouterFlavor:   func(f translator.RouterFlavor) { opts.RouterFlavor = f; engine.SetOptions(opts) },
-		SetKongEnterprise: func(e bool) { opts.KongEnterprise = e; engine.SetOptions(opts) },
-		FallbackConfiguration: gate, UseLastValidConfigForFallback: lastGood,
-		Observe: func(kongsync.Event) {
-			select {
-			case events <- struct{}{}:
-			default:
-			}
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- loop.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
-	wctx, wcancel := context.WithTimeout(ctx, 20*time.Second)
-	defer wcancel()
+	lv := startLive(t, st, c.opts, func(k *kongdouble.Server) { k.RejectObjects(1, c.broken...) },
+		func(cfg *kongsync.Config) { cfg.FallbackConfiguration, cfg.UseLastValidConfigForFallback = gate, lastGood })
 	rejected := func() bool {
-		return slices.ContainsFunc(kong.Posts(), func(r kongdouble.Request) bool { return r.Status == 400 })
+		return slices.ContainsFunc(lv.kong.Posts(), func(r kongdouble.Request) bool { return r.Status == 400 })
 	}
 	rebuilds := int64(1)
 	if named := c.namedInStore(); gate || len(named) > 0 {
 		rebuilds = 2 // the rejection left something out: the loop rebuilt
 	}
-	settled := func() bool {
-		rs, st := loop.Replicas(), loop.Stats()
+	lv.waitFor("the loop to settle after the rejection", func() bool {
+		rs, st := lv.loop.Replicas(), lv.loop.Stats()
 		if !rejected() || len(rs) != 1 || st.RejectedObjects == 0 || st.Builds < rebuilds {
 			return false
 		}
-		return rs[0].Synced || !gate && rs[0].RejectedHash == loop.DesiredHash()
-	}
-	for {
-		ch := kong.Changed()
-		if settled() {
-			break
-		}
-		select {
-		case <-ch:
-		case <-events:
-		case <-wctx.Done():
-			t.Fatalf("not settled: posts %s, replicas %+v", postStatuses(kong), loop.Replicas())
-		}
-	}
-	r := fallbackRun{kong: kong, doc: kong.Document(), plan: loop.Fallback(), desired: loop.DesiredHash(), synced: loop.Replicas()[0].Synced}
+		return rs[0].Synced || !gate && rs[0].RejectedHash == lv.loop.DesiredHash()
+	})
+	r := fallbackRun{kong: lv.kong, doc: lv.kong.Document(), plan: lv.loop.Fallback(), desired: lv.loop.DesiredHash(),
+		synced: lv.loop.Replicas()[0].Synced}
 	if gate && len(r.plan.Broken) == 0 {
 		t.Fatalf("the loop reports no broken object after the rejection of %v", c.broken)
 	}
 	return r
+}
+
+// live is a running loop with the real translator, against one Kong double.
+type live struct {
+	t      *testing.T
+	st     *store.Store
+	kong   *kongdouble.Server
+	loop   *kongsync.Loop
+	events chan struct{} // the loop did something: look again
+
+	mu     gosync.Mutex
+	builds []kongsync.TranslationStats // every build's, in order
+}
+
+// lastBuild is the latest build's statistics.
+func (lv *live) lastBuild() kongsync.TranslationStats {
+	lv.mu.Lock()
+	defer lv.mu.Unlock()
+	if len(lv.builds) == 0 {
+		return kongsync.TranslationStats{}
+	}
+	return lv.builds[len(lv.builds)-1]
+}
+
+// startLive starts the loop on st, translating with opts (its Kong version, router flavor and
+// edition following the double's, as runner wires it); prepare sets the double up before the
+// loop first reaches it, and cfg tunes the loop's configuration.
+func startLive(t *testing.T, st *store.Store, opts translator.Options, prepare func(*kongdouble.Server),
+	cfg func(*kongsync.Config)) *live {
+	lv := &live{t: t, st: st, kong: kongdouble.New(kongdouble.Options{}), events: make(chan struct{}, 1)}
+	t.Cleanup(lv.kong.Close)
+	if prepare != nil {
+		prepare(lv.kong)
+	}
+	engine := translator.NewEngine(opts)
+	c := kongsync.Config{
+		Source: st, Build: engine.Build, Replicas: []string{lv.kong.URL()},
+		Window: time.Millisecond, MaxDelay: 5 * time.Millisecond, LoadBudget: 1, Logger: logr.Discard(),
+		SetKongVersion:    func(v semver.Version) { opts.KongVersion = v; engine.SetOptions(opts) },
+		SetRouterFlavor:   func(f translator.RouterFlavor) { opts.RouterFlavor = f; engine.SetOptions(opts) },
+		SetKongEnterprise: func(e bool) { opts.KongEnterprise = e; engine.SetOptions(opts) },
+		Observe: func(e kongsync.Event) {
+			if e.Type == kongsync.EventBuild {
+				lv.mu.Lock()
+				lv.builds = append(lv.builds, *e.Build)
+				lv.mu.Unlock()
+			}
+			select {
+			case lv.events <- struct{}{}:
+			default:
+			}
+		},
+	}
+	if cfg != nil {
+		cfg(&c)
+	}
+	var err error
+	if lv.loop, err = kongsync.New(c); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- lv.loop.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return lv
+}
+
+// waitFor waits until cond holds, looking again at every request the double answers and every
+// loop event.
+func (lv *live) waitFor(what string, cond func() bool) {
+	lv.t.Helper()
+	timeout := time.NewTimer(20 * time.Second)
+	defer timeout.Stop()
+	for {
+		ch := lv.kong.Changed()
+		if cond() {
+			return
+		}
+		select {
+		case <-ch:
+		case <-lv.events:
+		case <-timeout.C:
+			lv.t.Fatalf("waiting for %s: posts %s, replicas %+v", what, postStatuses(lv.kong), lv.loop.Replicas())
+		}
+	}
+}
+
+// synced waits until the double holds the loop's latest configuration, and returns its hash.
+func (lv *live) synced() string {
+	lv.t.Helper()
+	lv.waitFor("Kong to hold the latest configuration", func() bool {
+		rs := lv.loop.Replicas()
+		return len(rs) == 1 && rs[0].Synced && lv.loop.DesiredHash() != ""
+	})
+	return lv.loop.DesiredHash()
 }
 
 func postStatuses(k *kongdouble.Server) string {

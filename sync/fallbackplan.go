@@ -33,7 +33,8 @@ func (l *Loop) plan(snap *store.Snapshot, broken []store.Ref, lastValid *store.S
 		}
 		return p, false
 	}
-	g := fallback.NewGraph(snap)
+	l.graph = l.graph.For(snap)
+	g := l.graph
 	if !l.cfg.UseLastValidConfigForFallback {
 		return fallback.Exclude(g, broken), true
 	}

@@ -134,20 +134,23 @@ type Loop struct {
 	workers  map[string]*worker
 	current  *Payload
 	broken   map[store.Ref]store.Object // objects Kong rejected, as they were then
-	// lastValid is the snapshot (exclusions and backfills applied) of the last configuration
-	// every replica took, kept with UseLastValidConfigForFallback; lastValidSeq its payload's.
-	lastValid    *store.Snapshot
-	lastValidSeq uint64
-	// seq numbers the payloads built (loop goroutine); lastGraph is the dependants graph of
-	// lastGraphOf, the last valid snapshot last backfilled from (loop goroutine).
-	seq         uint64
-	lastGraph   *fallback.Graph
-	lastGraphOf *store.Snapshot
 	built    uint64                     // store version of the last build
 	ahead    *built                     // translated during the window (loop goroutine only)
 	hasBuilt bool
 	ready    bool
 	readyCh  chan struct{}
+
+	// lastValid is the snapshot (exclusions and backfills applied) of the last configuration
+	// every replica took, kept with UseLastValidConfigForFallback; lastValidSeq its payload's (mu).
+	lastValid    *store.Snapshot
+	lastValidSeq uint64
+	// seq numbers the payloads built (loop goroutine); graph is the dependants graph of the
+	// snapshot last planned (reused while the kinds it reads are unchanged), lastGraph that of
+	// lastGraphOf, the last valid snapshot last backfilled from (loop goroutine).
+	seq         uint64
+	graph       *fallback.Graph
+	lastGraph   *fallback.Graph
+	lastGraphOf *store.Snapshot
 }
 
 // New validates the config and returns a Loop that is not yet running.

@@ -3,6 +3,7 @@ package sync
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"strings"
 	"testing"
@@ -129,28 +130,42 @@ func TestCredentialValuesRedacted(t *testing.T) {
 	}
 }
 
-// A rejection naming an IngressClass is reported but the class is not left out: that would drop
-// every Ingress of the class.
+// A rejection naming an IngressClass is reported but, by default, the class is not left out:
+// that would drop every Ingress of the class. With FallbackConfiguration, KIC's rules apply: the
+// class is broken, and it and its Ingresses are left out.
 func TestIngressClassNeverExcluded(t *testing.T) {
-	st := store.New()
-	ic := &networkingv1.IngressClass{ObjectMeta: metav1.ObjectMeta{Name: "kong", ResourceVersion: "1"}}
-	if _, err := st.Upsert(ic); err != nil {
-		t.Fatal(err)
+	for _, gate := range []bool{false, true} {
+		st := store.New()
+		ic := &networkingv1.IngressClass{ObjectMeta: metav1.ObjectMeta{Name: "kong", ResourceVersion: "1"}}
+		if _, err := st.Upsert(ic); err != nil {
+			t.Fatal(err)
+		}
+		rep := &reporter{}
+		l, err := New(Config{Source: st, Build: buildWith(fakeTranslate), Reporter: rep, FallbackConfiguration: gate})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, _ := NewPayload(document.New())
+		p.snap = st.Snapshot()
+		l.current = p
+		rebuild := l.handleRejection(rejectionMsg{replica: "http://kong", payload: p, outcome: Outcome{Entities: []EntityError{{
+			Type: "route", Tags: []string{"k8s-name:kong", "k8s-kind:IngressClass", "k8s-group:networking.k8s.io"},
+			Errors: []FieldError{{Type: "entity", Message: "boom"}}}}}})
+		_, rej, _ := rep.snapshot()
+		if len(rej) != 1 || rej[0].Object.Kind != store.KindIngressClass {
+			t.Fatalf("gate %v: rejections %v", gate, rej)
+		}
+		if rebuild != gate || len(l.Excluded()) != map[bool]int{false: 0, true: 1}[gate] {
+			t.Fatalf("gate %v: rebuild %v, excluded %v", gate, rebuild, l.Excluded())
+		}
 	}
-	rep := &reporter{}
-	l, err := New(Config{Source: st, Build: buildWith(fakeTranslate), Reporter: rep})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, _ := NewPayload(document.New())
-	p.snap = st.Snapshot()
-	l.current = p
-	rebuild := l.handleRejection(rejectionMsg{replica: "http://kong", payload: p, outcome: Outcome{Entities: []EntityError{{
-		Type: "route", Tags: []string{"k8s-name:kong", "k8s-kind:IngressClass", "k8s-group:networking.k8s.io"},
-		Errors: []FieldError{{Type: "entity", Message: "boom"}}}}}})
-	_, rej, _ := rep.snapshot()
-	if rebuild || len(l.Excluded()) != 0 || len(rej) != 1 || rej[0].Object.Kind != store.KindIngressClass {
-		t.Fatalf("rebuild %v, excluded %v, rejections %v", rebuild, l.Excluded(), rej)
+}
+
+// UseLastValidConfigForFallback without the gate is refused, as KIC refuses the flag.
+func TestLastValidNeedsTheGate(t *testing.T) {
+	_, err := New(Config{Source: store.New(), Build: buildWith(fakeTranslate), UseLastValidConfigForFallback: true})
+	if !errors.Is(err, errLastValidWithoutGate) {
+		t.Fatalf("err = %v", err)
 	}
 }
 

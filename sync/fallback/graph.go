@@ -24,12 +24,17 @@ const MaxCauses = 8
 
 // Graph is the dependants graph of one snapshot: an edge from each object to every object that
 // depends on it (KIC's edges point from dependency to dependant, so that a walk from a broken
-// object finds what it takes down).
+// object finds what it takes down). Only objects with an edge are numbered nodes; any other
+// object of the snapshot stands alone (an EndpointSlice, a Service nothing routes to).
 type Graph struct {
+	snap *store.Snapshot
 	refs []store.Ref
 	objs []store.Object
-	ids  map[store.Ref]int32
-	// first[i]:first[i+1] is the range of dependants of node i in edges, in node order.
+	// ids numbers the objects with an edge, keyed by the object itself: the store hands out one
+	// pointer per object version, so this is a pointer hash, not three strings'.
+	ids map[store.Object]int32
+	// first[i]:first[i+1] is the range of dependants of node i in edges, in the order the
+	// snapshot lists them (kind, then namespace and name).
 	first []int32
 	edges []int32
 }
@@ -39,37 +44,55 @@ func NewGraph(snap *store.Snapshot) *Graph { return newGraph(snap, rules) }
 
 // newGraph builds the graph by the given rule table (tests give hostile ones).
 func newGraph(snap *store.Snapshot, rules map[store.Kind]rule) *Graph {
+	// Sized for the objects of the kinds with a rule: each has at most its own node and one per
+	// reference; growing the map from empty costs more than the whole walk.
 	n := 0
 	for _, k := range store.Kinds {
-		n += snap.Len(k)
-	}
-	g := &Graph{refs: make([]store.Ref, 0, n), objs: make([]store.Object, 0, n), ids: make(map[store.Ref]int32, n)}
-	for _, k := range store.Kinds {
-		for _, o := range snap.Objects(k) {
-			ref := store.Ref{Kind: k, Namespace: o.GetNamespace(), Name: o.GetName()}
-			g.ids[ref] = int32(len(g.refs))
-			g.refs = append(g.refs, ref)
-			g.objs = append(g.objs, o)
+		if rules[k] != nil {
+			n += snap.Len(k)
 		}
+	}
+	g := &Graph{snap: snap, ids: make(map[store.Object]int32, n), objs: make([]store.Object, 0, n), refs: make([]store.Ref, 0, n)}
+	id := func(o store.Object, ref store.Ref) int32 {
+		if i, ok := g.ids[o]; ok {
+			return i
+		}
+		i := int32(len(g.objs))
+		g.ids[o] = i
+		g.objs, g.refs = append(g.objs, o), append(g.refs, ref)
+		return i
 	}
 	// from[j] → to[j]: dependency → dependant. last[d] is 1 + the last dependant given an edge
 	// from d, so that an object naming one dependency many times adds one edge, in O(1) each.
-	var from, to []int32
-	last := make([]int32, n)
-	for i, o := range g.objs {
-		r := rules[g.refs[i].Kind]
+	from, to, last := make([]int32, 0, n), make([]int32, 0, n), make([]int32, 0, n)
+	for _, k := range store.Kinds {
+		r := rules[k]
 		if r == nil {
 			continue
 		}
-		r(snap, o, func(dep store.Ref) {
-			d, ok := g.ids[dep]
-			if !ok || last[d] == int32(i)+1 {
-				return
-			}
-			last[d] = int32(i) + 1
-			from, to = append(from, d), append(to, int32(i))
-		})
+		for _, o := range snap.Objects(k) {
+			me := int32(-1)
+			r(snap, o, func(dep store.Ref) {
+				d, ok := snap.Get(dep)
+				if !ok {
+					return
+				}
+				if me < 0 {
+					me = id(o, store.Ref{Kind: k, Namespace: o.GetNamespace(), Name: o.GetName()})
+				}
+				di := id(d, dep)
+				for len(last) < len(g.objs) {
+					last = append(last, 0)
+				}
+				if last[di] == me+1 {
+					return
+				}
+				last[di] = me + 1
+				from, to = append(from, di), append(to, me)
+			})
+		}
 	}
+	n = len(g.objs)
 	g.first = make([]int32, n+1)
 	for _, d := range from {
 		g.first[d+1]++
@@ -86,16 +109,64 @@ func newGraph(snap *store.Snapshot, rules map[store.Kind]rule) *Graph {
 	return g
 }
 
-// Len is the number of objects (nodes) in the graph.
+// followed are the kinds a graph reads: those with a rule, and those rules name.
+var followed = func() []store.Kind {
+	named := []store.Kind{store.KindIngressClass, store.KindService, store.KindSecret, store.KindKongPlugin,
+		store.KindKongClusterPlugin, store.KindKongUpstreamPolicy, store.KindKongServiceFacade}
+	var out []store.Kind
+	for _, k := range store.Kinds {
+		if rules[k] != nil || slices.Contains(named, k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}()
+
+// For returns the graph of snap: g itself, rebound to snap, when snap lists the same objects as
+// g's snapshot in every kind the rules read (the store shares an unchanged kind's list between
+// snapshots, so this is a pointer comparison per kind), else a new graph. EndpointSlice churn,
+// the most frequent change in a cluster, thus costs no new graph.
+func (g *Graph) For(snap *store.Snapshot) *Graph {
+	if g == nil {
+		return NewGraph(snap)
+	}
+	if g.snap == snap {
+		return g
+	}
+	for _, k := range followed {
+		a, b := g.snap.Objects(k), snap.Objects(k)
+		if len(a) != len(b) || len(a) > 0 && &a[0] != &b[0] {
+			return NewGraph(snap)
+		}
+	}
+	out := *g
+	out.snap = snap
+	return &out
+}
+
+// Len is the number of objects with an edge (nodes).
 func (g *Graph) Len() int { return len(g.refs) }
 
 // Edges is the number of dependency edges.
 func (g *Graph) Edges() int { return len(g.edges) }
 
-// Dependants lists the objects that depend on ref directly, in the snapshot's kind order.
-func (g *Graph) Dependants(ref store.Ref) []store.Ref {
-	i, ok := g.ids[ref]
+// node returns the node of the object ref names: ok is false when the snapshot does not hold
+// it, id is -1 when it holds it without an edge.
+func (g *Graph) node(ref store.Ref) (obj store.Object, id int32, ok bool) {
+	obj, ok = g.snap.Get(ref)
 	if !ok {
+		return nil, -1, false
+	}
+	if i, has := g.ids[obj]; has {
+		return obj, i, true
+	}
+	return obj, -1, true
+}
+
+// Dependants lists the objects that depend on ref directly, in the snapshot's order.
+func (g *Graph) Dependants(ref store.Ref) []store.Ref {
+	_, i, _ := g.node(ref)
+	if i < 0 {
 		return nil
 	}
 	out := make([]store.Ref, 0, g.first[i+1]-g.first[i])
@@ -105,14 +176,8 @@ func (g *Graph) Dependants(ref store.Ref) []store.Ref {
 	return out
 }
 
-// Object returns the graph's object for ref.
-func (g *Graph) Object(ref store.Ref) (store.Object, bool) {
-	i, ok := g.ids[ref]
-	if !ok {
-		return nil, false
-	}
-	return g.objs[i], true
-}
+// Object returns the graph's snapshot's object for ref.
+func (g *Graph) Object(ref store.Ref) (store.Object, bool) { return g.snap.Get(ref) }
 
 // Affected is an object a walk reached, with the roots it was reached from.
 type Affected struct {
@@ -124,13 +189,14 @@ type Affected struct {
 }
 
 // Reach returns every object reachable from the roots along dependant edges, roots included,
-// sorted by ref. Roots the graph does not hold reach nothing (as in KIC, an object no longer in
-// the cache takes nothing down). The walk propagates each node's causes once, capped at
+// sorted by ref. Roots the snapshot does not hold reach nothing (as in KIC, an object no longer
+// in the cache takes nothing down). The walk propagates each node's causes once, capped at
 // MaxCauses: O(MaxCauses × (objects + edges)) at worst.
 func (g *Graph) Reach(roots []store.Ref) []Affected {
-	causes := map[int32][]int32{} // node → indexes into rootIDs, in arrival order
-	var rootIDs []int32
-	isRoot := map[int32]bool{}
+	causes := map[int32][]int32{} // node → indexes into rootRefs, in arrival order
+	var rootRefs []store.Ref
+	var alone []Affected // roots without an edge: they reach only themselves
+	seen := map[store.Ref]bool{}
 	sent := map[int32]int{} // node → how many of its causes were passed on
 	var queue []int32
 	queued := map[int32]bool{}
@@ -146,11 +212,17 @@ func (g *Graph) Reach(roots []store.Ref) []Affected {
 		}
 	}
 	for _, r := range roots {
-		if id, ok := g.ids[r]; ok && !isRoot[id] {
-			isRoot[id] = true
-			rootIDs = append(rootIDs, id)
-			add(id, int32(len(rootIDs)-1))
+		obj, id, ok := g.node(r)
+		if !ok || seen[r] {
+			continue
 		}
+		seen[r] = true
+		if id < 0 {
+			alone = append(alone, Affected{Ref: r, Object: obj, Causes: []store.Ref{r}})
+			continue
+		}
+		rootRefs = append(rootRefs, r)
+		add(id, int32(len(rootRefs)-1))
 	}
 	for len(queue) > 0 {
 		u := queue[0]
@@ -163,16 +235,17 @@ func (g *Graph) Reach(roots []store.Ref) []Affected {
 			}
 		}
 	}
-	return g.affected(causes, rootIDs)
+	return g.affected(causes, rootRefs, alone)
 }
 
 // affected turns the walk's result into sorted Affected values.
-func (g *Graph) affected(causes map[int32][]int32, rootIDs []int32) []Affected {
-	out := make([]Affected, 0, len(causes))
+func (g *Graph) affected(causes map[int32][]int32, rootRefs []store.Ref, alone []Affected) []Affected {
+	out := make([]Affected, 0, len(causes)+len(alone))
+	out = append(out, alone...)
 	for node, cs := range causes {
 		a := Affected{Ref: g.refs[node], Object: g.objs[node], Causes: make([]store.Ref, len(cs))}
 		for i, c := range cs {
-			a.Causes[i] = g.refs[rootIDs[c]]
+			a.Causes[i] = rootRefs[c]
 		}
 		slices.SortFunc(a.Causes, CompareRefs)
 		out = append(out, a)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -225,5 +226,38 @@ func TestBackfill(t *testing.T) {
 	}
 	if p := Backfill(NewGraph(cur), nil, broken); len(p.Backfilled) != 0 || len(p.Excluded) != 4 {
 		t.Errorf("without a last valid snapshot: %+v", p)
+	}
+}
+
+// A graph is reused for a snapshot whose followed kinds did not change (an EndpointSlice did),
+// rebound to it, and rebuilt when one did; either way it walks as a new graph would.
+func TestGraphFor(t *testing.T) {
+	st := store.New()
+	for _, o := range []store.Object{service("a", "svc", nil), ingress("a", "i", nil, "svc"),
+		&discoveryv1.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "svc-1"}}} {
+		if _, err := st.Upsert(o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s1 := st.Snapshot()
+	g1 := (*Graph)(nil).For(s1)
+	if _, err := st.Upsert(&discoveryv1.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "svc-2"}}); err != nil {
+		t.Fatal(err)
+	}
+	s2 := st.Snapshot()
+	g2 := g1.For(s2)
+	if g2 == g1 || g2.edges == nil || &g2.edges[0] != &g1.edges[0] || g2.snap != s2 {
+		t.Error("an EndpointSlice change rebuilt the graph, or did not rebind it")
+	}
+	slice := store.Ref{Kind: store.KindEndpointSlice, Namespace: "a", Name: "svc-2"}
+	if got := refStrings(refsOf(g2.Reach([]store.Ref{svcA, slice}))); !slices.Equal(got, []string{"EndpointSlice a/svc-2", "Ingress a/i", "Service a/svc"}) {
+		t.Errorf("rebound graph reached %q", got)
+	}
+	if _, err := st.Upsert(ingress("a", "j", nil, "svc")); err != nil {
+		t.Fatal(err)
+	}
+	g3 := g2.For(st.Snapshot())
+	if got := refStrings(refsOf(g3.Reach([]store.Ref{svcA}))); !slices.Equal(got, []string{"Ingress a/i", "Ingress a/j", "Service a/svc"}) {
+		t.Errorf("after an Ingress was added, reached %q", got)
 	}
 }
