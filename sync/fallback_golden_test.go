@@ -212,7 +212,9 @@ type fallbackRun struct {
 func runFallback(t *testing.T, c fallbackCase, gate, lastGood bool) fallbackRun {
 	st, _ := store.Load(c.objs)
 	lv := startLive(t, st, c.opts, func(k *kongdouble.Server) { k.RejectObjects(1, c.broken...) },
-		func(cfg *kongsync.Config) { cfg.FallbackConfiguration, cfg.UseLastValidConfigForFallback = gate, lastGood })
+		func(cfg *kongsync.Config) {
+			cfg.FallbackConfiguration, cfg.UseLastValidConfigForFallback = gate, lastGood
+		})
 	rejected := func() bool {
 		return slices.ContainsFunc(lv.kong.Posts(), func(r kongdouble.Request) bool { return r.Status == 400 })
 	}
