@@ -53,60 +53,81 @@ func newGraph(snap *store.Snapshot, rules map[store.Kind]rule) *Graph {
 		}
 	}
 	g := &Graph{snap: snap, ids: make(map[store.Object]int32, n), objs: make([]store.Object, 0, n), refs: make([]store.Ref, 0, n)}
-	id := func(o store.Object, ref store.Ref) int32 {
-		if i, ok := g.ids[o]; ok {
-			return i
-		}
-		i := int32(len(g.objs))
-		g.ids[o] = i
-		g.objs, g.refs = append(g.objs, o), append(g.refs, ref)
-		return i
-	}
-	// from[j] → to[j]: dependency → dependant. last[d] is 1 + the last dependant given an edge
-	// from d, so that an object naming one dependency many times adds one edge, in O(1) each.
-	from, to, last := make([]int32, 0, n), make([]int32, 0, n), make([]int32, 0, n)
+	b := &builder{g: g, from: make([]int32, 0, n), to: make([]int32, 0, n), last: make([]int32, 0, n)}
+	dep := b.dep // one closure for the whole build
 	for _, k := range store.Kinds {
 		r := rules[k]
 		if r == nil {
 			continue
 		}
 		for _, o := range snap.Objects(k) {
-			me := int32(-1)
-			r(snap, o, func(dep store.Ref) {
-				d, ok := snap.Get(dep)
-				if !ok {
-					return
-				}
-				if me < 0 {
-					me = id(o, store.Ref{Kind: k, Namespace: o.GetNamespace(), Name: o.GetName()})
-				}
-				di := id(d, dep)
-				for len(last) < len(g.objs) {
-					last = append(last, 0)
-				}
-				if last[di] == me+1 {
-					return
-				}
-				last[di] = me + 1
-				from, to = append(from, di), append(to, me)
-			})
+			b.kind, b.obj, b.me = k, o, -1
+			r(snap, o, dep)
 		}
 	}
-	n = len(g.objs)
+	b.compact()
+	return g
+}
+
+// builder collects a graph's edges, from[j] → to[j] (dependency → dependant), for the object
+// being read (kind, obj; me its node once it has an edge).
+type builder struct {
+	g        *Graph
+	kind     store.Kind
+	obj      store.Object
+	me       int32
+	from, to []int32
+	// last[d] is 1 + the last dependant given an edge from d, so that an object naming one
+	// dependency many times adds one edge, in O(1) each.
+	last []int32
+}
+
+// dep records that the object being read depends on ref, when the snapshot holds ref.
+func (b *builder) dep(ref store.Ref) {
+	d, ok := b.g.snap.Get(ref)
+	if !ok {
+		return
+	}
+	if b.me < 0 {
+		b.me = b.id(b.obj, store.Ref{Kind: b.kind, Namespace: b.obj.GetNamespace(), Name: b.obj.GetName()})
+	}
+	di := b.id(d, ref)
+	if b.last[di] == b.me+1 {
+		return
+	}
+	b.last[di] = b.me + 1
+	b.from, b.to = append(b.from, di), append(b.to, b.me)
+}
+
+// id numbers an object on its first edge.
+func (b *builder) id(o store.Object, ref store.Ref) int32 {
+	g := b.g
+	if i, ok := g.ids[o]; ok {
+		return i
+	}
+	i := int32(len(g.objs))
+	g.ids[o] = i
+	g.objs, g.refs, b.last = append(g.objs, o), append(g.refs, ref), append(b.last, 0)
+	return i
+}
+
+// compact lays the edges out by dependency: node i's dependants are
+// edges[first[i]:first[i+1]], in the order they were read.
+func (b *builder) compact() {
+	g, n := b.g, len(b.g.objs)
 	g.first = make([]int32, n+1)
-	for _, d := range from {
+	for _, d := range b.from {
 		g.first[d+1]++
 	}
 	for i := 0; i < n; i++ {
 		g.first[i+1] += g.first[i]
 	}
-	g.edges = make([]int32, len(from))
+	g.edges = make([]int32, len(b.from))
 	next := slices.Clone(g.first[:n])
-	for j, d := range from {
-		g.edges[next[d]] = to[j]
+	for j, d := range b.from {
+		g.edges[next[d]] = b.to[j]
 		next[d]++
 	}
-	return g
 }
 
 // followed are the kinds a graph reads: those with a rule, and those rules name.
