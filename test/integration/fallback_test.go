@@ -1,0 +1,64 @@
+//go:build integration
+
+package integration
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kongsync/kongsync/internal/kongdouble"
+	"github.com/kongsync/kongsync/runner"
+)
+
+// KIC's FallbackConfiguration gate, on the real apiserver: a Service Kong rejects takes the
+// Ingress routing to it out of the configuration while the rest goes out, /debug/config/fallback
+// lists both in KIC's shape (the Ingress caused by the Service), and the Service's next version
+// (another configuration) brings both back.
+func TestFallbackGate(t *testing.T) {
+	ns := newNamespace(t)
+	kong := newDouble(t)
+	app{ns: ns, name: "ok", host: "ok.example.com"}.create(t)
+	diag := freeAddr(t)
+	startKongsync(t, "fallback", ns, []*kongdouble.Server{kong}, func(c *runner.Config) {
+		c.DumpConfig, c.DiagnosticsBindAddress, c.FallbackConfiguration = true, diag, true
+	})
+	waitDouble(t, kong, "ok's route", func() bool { return hasHost(kong, "ok.example.com") })
+
+	kong.RejectObjects(1, kongdouble.TaggedObject{Name: "shared", Namespace: ns, Kind: "Service", Version: "v1"})
+	app{ns: ns, name: "shared", host: "shared.example.com"}.create(t)
+	fallback := "http://" + diag + "/debug/config/fallback"
+	cause := `"causingObjects":["core/Service:` + ns + `/shared"]`
+	waitDouble(t, kong, "the fallback", func() bool {
+		_, body := get(t, fallback)
+		return strings.Contains(body, `"kind":"Ingress","version":"v1","namespace":"`+ns+`","name":"shared"`) &&
+			strings.Contains(body, cause)
+	})
+	if !slices.ContainsFunc(kong.Posts(), func(r kongdouble.Request) bool { return r.Status == 400 }) {
+		t.Fatal("no rejected push")
+	}
+	_, body := get(t, fallback)
+	if !strings.Contains(body, `"status":"triggered","brokenObjects":[{"group":"","kind":"Service","namespace":"`+ns+`","name":"shared"`) {
+		t.Errorf("/debug/config/fallback = %s", body)
+	}
+	if hasHost(kong, "shared.example.com") || !hasHost(kong, "ok.example.com") {
+		t.Errorf("Kong holds %v: want ok's route, not shared's", routeHosts(kong))
+	}
+
+	ctx := ctxT(t)
+	svc, err := admin.CoreV1().Services(ns).Get(ctx, "shared", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A change of the configuration: the one Kong refused is never posted again.
+	svc.Annotations = map[string]string{"konghq.com/read-timeout": "5000"}
+	if _, err := admin.CoreV1().Services(ns).Update(ctx, svc, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitDouble(t, kong, "shared's route back", func() bool { return hasHost(kong, "shared.example.com") })
+	if _, body := get(t, fallback); strings.TrimSpace(body) != `{"status":"not-triggered"}` {
+		t.Errorf("after the fix, /debug/config/fallback = %s", body)
+	}
+}
