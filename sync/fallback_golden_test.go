@@ -77,6 +77,10 @@ func TestKICFallbackGoldenLive(t *testing.T) {
 				}{{"exclude", true, false}, {"last-valid", true, true}, {"gate-off", false, false}} {
 					t.Run(mode.name, func(t *testing.T) {
 						c := loadCase(t, filepath.Join(dir, name, "in.yaml"), v.facade)
+						if strings.HasSuffix(name, "-ee") {
+							// KIC's -ee cases use Enterprise plugins (degraphql): Kong must have them.
+							c.plugins = append(slices.Clone(kongdouble.BundledPlugins), "degraphql")
+						}
 						r := runFallback(t, c, mode.gate, mode.lastGood)
 						got, plan, want := r.doc, r.plan, want
 						if !mode.gate {
@@ -158,9 +162,10 @@ func readYAMLDoc(t *testing.T, path string) map[string]any {
 
 // fallbackCase is a case's input as kongsync dump reads it, and the objects KIC's harness names.
 type fallbackCase struct {
-	objs   []store.Object
-	broken []kongdouble.TaggedObject
-	opts   translator.Options
+	objs    []store.Object
+	broken  []kongdouble.TaggedObject
+	opts    translator.Options
+	plugins []string // the double's plugins (nil: Kong's bundled ones)
 }
 
 // loadCase reads in.yaml as `kongsync dump -f` does with KIC's defaults (and the facade gate),
@@ -211,7 +216,7 @@ type fallbackRun struct {
 // post again.
 func runFallback(t *testing.T, c fallbackCase, gate, lastGood bool) fallbackRun {
 	st, _ := store.Load(c.objs)
-	lv := startLive(t, st, c.opts, func(k *kongdouble.Server) { k.RejectObjects(1, c.broken...) },
+	lv := startLive(t, st, c.opts, kongdouble.Options{Plugins: c.plugins}, func(k *kongdouble.Server) { k.RejectObjects(1, c.broken...) },
 		func(cfg *kongsync.Config) {
 			cfg.FallbackConfiguration, cfg.UseLastValidConfigForFallback = gate, lastGood
 		})
@@ -260,11 +265,12 @@ func (lv *live) lastBuild() kongsync.TranslationStats {
 }
 
 // startLive starts the loop on st, translating with opts (its Kong version, router flavor and
-// edition following the double's, as runner wires it); prepare sets the double up before the
-// loop first reaches it, and cfg tunes the loop's configuration.
-func startLive(t *testing.T, st *store.Store, opts translator.Options, prepare func(*kongdouble.Server),
-	cfg func(*kongsync.Config)) *live {
-	lv := &live{t: t, st: st, kong: kongdouble.New(kongdouble.Options{}), events: make(chan struct{}, 1)}
+// edition following the double's, as runner wires it), against a double made with dopts;
+// prepare sets the double up before the loop first reaches it, and cfg tunes the loop's
+// configuration.
+func startLive(t *testing.T, st *store.Store, opts translator.Options, dopts kongdouble.Options,
+	prepare func(*kongdouble.Server), cfg func(*kongsync.Config)) *live {
+	lv := &live{t: t, st: st, kong: kongdouble.New(dopts), events: make(chan struct{}, 1)}
 	t.Cleanup(lv.kong.Close)
 	if prepare != nil {
 		prepare(lv.kong)

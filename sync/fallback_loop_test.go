@@ -74,7 +74,7 @@ var svcRef = store.Ref{Kind: store.KindService, Namespace: "a", Name: "svc"}
 // Service changes. The builds are fallback ones, with their plan's time, for KIC's metrics.
 func TestFallbackFollowsTheStore(t *testing.T) {
 	st := store.New()
-	lv := startLive(t, st, translator.DefaultOptions(), func(k *kongdouble.Server) { k.RejectObjects(1, taggedService("svc")) },
+	lv := startLive(t, st, translator.DefaultOptions(), kongdouble.Options{}, func(k *kongdouble.Server) { k.RejectObjects(1, taggedService("svc")) },
 		func(c *kongsync.Config) { c.FallbackConfiguration = true })
 	upsert(t, lv, fbService("svc", "1", ""), fbService("ok", "1", ""), fbIngress("i", "1", "svc"), fbIngress("k", "1", "ok"))
 	lv.waitFor("the rejection", func() bool { return len(lv.loop.Fallback().Broken) == 1 })
@@ -114,7 +114,7 @@ func TestFallbackFollowsTheStore(t *testing.T) {
 func TestFallbackBackfillsLastValid(t *testing.T) {
 	for _, lastGood := range []bool{true, false} {
 		t.Run(fmt.Sprint("last-valid=", lastGood), func(t *testing.T) {
-			lv := startLive(t, store.New(), translator.DefaultOptions(), nil, func(c *kongsync.Config) {
+			lv := startLive(t, store.New(), translator.DefaultOptions(), kongdouble.Options{}, nil, func(c *kongsync.Config) {
 				c.FallbackConfiguration, c.UseLastValidConfigForFallback = true, lastGood
 			})
 			upsert(t, lv, fbService("svc", "1", "/v1"), fbService("ok", "1", ""), fbIngress("i", "1", "svc"), fbIngress("k", "1", "ok"))
@@ -151,7 +151,7 @@ func TestFallbackBackfillsLastValid(t *testing.T) {
 // The plan of a live build equals the pure function's on the same snapshot.
 func TestFallbackPlanIsThePureFunctions(t *testing.T) {
 	st := store.New()
-	lv := startLive(t, st, translator.DefaultOptions(), func(k *kongdouble.Server) { k.RejectObjects(1, taggedService("svc")) },
+	lv := startLive(t, st, translator.DefaultOptions(), kongdouble.Options{}, func(k *kongdouble.Server) { k.RejectObjects(1, taggedService("svc")) },
 		func(c *kongsync.Config) { c.FallbackConfiguration = true })
 	upsert(t, lv, fbService("svc", "1", ""), fbIngress("i", "1", "svc"), fbIngress("k", "1", "svc"))
 	lv.waitFor("the rejection", func() bool { return len(lv.loop.Fallback().Broken) == 1 })
