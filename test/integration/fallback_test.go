@@ -14,16 +14,18 @@ import (
 )
 
 // KIC's FallbackConfiguration gate, on the real apiserver: a Service Kong rejects takes the
-// Ingress routing to it out of the configuration while the rest goes out, /debug/config/fallback
-// lists both in KIC's shape (the Ingress caused by the Service), and the Service's next version
-// (another configuration) brings both back.
+// Ingress routing to it out of the configuration while the rest goes out (an app created
+// meanwhile too), /debug/config/fallback lists both in KIC's shape (the Ingress caused by the
+// Service), every KIC metric has a series, the fallback ones included, and the Service's next
+// version (another configuration) brings both back.
 func TestFallbackGate(t *testing.T) {
 	ns := newNamespace(t)
 	kong := newDouble(t)
 	app{ns: ns, name: "ok", host: "ok.example.com"}.create(t)
-	diag := freeAddr(t)
+	diag, metricsAddr := freeAddr(t), freeAddr(t)
 	startKongsync(t, "fallback", ns, []*kongdouble.Server{kong}, func(c *runner.Config) {
 		c.DumpConfig, c.DiagnosticsBindAddress, c.FallbackConfiguration = true, diag, true
+		c.MetricsBindAddress = metricsAddr
 	})
 	waitDouble(t, kong, "ok's route", func() bool { return hasHost(kong, "ok.example.com") })
 
@@ -43,9 +45,12 @@ func TestFallbackGate(t *testing.T) {
 	if !strings.Contains(body, `"status":"triggered","brokenObjects":[{"group":"","kind":"Service","namespace":"`+ns+`","name":"shared"`) {
 		t.Errorf("/debug/config/fallback = %s", body)
 	}
+	app{ns: ns, name: "more", host: "more.example.com"}.create(t) // a fallback configuration to push
+	waitDouble(t, kong, "more's route", func() bool { return hasHost(kong, "more.example.com") })
 	if hasHost(kong, "shared.example.com") || !hasHost(kong, "ok.example.com") {
-		t.Errorf("Kong holds %v: want ok's route, not shared's", routeHosts(kong))
+		t.Errorf("Kong holds %v: want ok's and more's routes, not shared's", routeHosts(kong))
 	}
+	checkKICMetrics(t, metricsAddr, kong.URL(), true)
 
 	ctx := ctxT(t)
 	svc, err := admin.CoreV1().Services(ns).Get(ctx, "shared", metav1.GetOptions{})

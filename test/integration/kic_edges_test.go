@@ -126,7 +126,7 @@ func TestBinaryAsKICWithoutSubcommand(t *testing.T) {
 	if m := logs.wait(t, "Kong rejected the configuration", exited); m["level"] != "error" || m["error"] == nil {
 		t.Errorf("rejection logged as %v, want level error with the error", m)
 	}
-	checkKICMetrics(t, metricsAddr, kong.URL())
+	checkKICMetrics(t, metricsAddr, kong.URL(), false)
 
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -142,8 +142,9 @@ func TestBinaryAsKICWithoutSubcommand(t *testing.T) {
 }
 
 // checkKICMetrics scrapes /metrics for every KIC v3.5.13 metric kongsync exposes (all but
-// metrics.KICNotExposed), with the Kong replica as dataplane where KIC has that label.
-func checkKICMetrics(t *testing.T, addr, replica string) {
+// metrics.KICNotExposed), with the Kong replica as dataplane where KIC has that label; the
+// fallback ones only when a fallback configuration was built and pushed (fallback).
+func checkKICMetrics(t *testing.T, addr, replica string, fallback bool) {
 	t.Helper()
 	code, body := get(t, "http://"+addr+"/metrics")
 	if code != 200 {
@@ -162,7 +163,7 @@ func checkKICMetrics(t *testing.T, addr, replica string) {
 			continue
 		}
 		name, labels, _ := strings.Cut(line, "\t")
-		if metrics.KICNotExposed[name] != "" {
+		if metrics.KICNotExposed[name] != "" || !fallback && strings.HasPrefix(name, "ingress_controller_fallback_") {
 			continue
 		}
 		checked++
@@ -181,8 +182,8 @@ func checkKICMetrics(t *testing.T, addr, replica string) {
 			t.Errorf("/metrics lacks a %s series (for dataplane %s)", name, replica)
 		}
 	}
-	if checked != 8 {
-		t.Errorf("%d KIC metrics checked, want 8", checked)
+	if want := map[bool]int{false: 8, true: 17}[fallback]; checked != want {
+		t.Errorf("%d KIC metrics checked, want %d", checked, want)
 	}
 	// controller-runtime's client-go metrics, which KIC's registry serves too: the informers'
 	// LISTs succeeded, and the Secret work queue exists.
