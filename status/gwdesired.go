@@ -248,8 +248,8 @@ func equalConditions(a, b []metav1.Condition) bool {
 	})
 }
 
-// routeConditions: Accepted with the translator's reason and message; ResolvedRefs when the
-// translator resolved the route's backendRefs (it does not for a route no parent accepted).
+// routeConditions: Accepted with the translator's reason and message; ResolvedRefs as the
+// translator resolved the route's backendRefs (for a route no parent accepted too, as KIC).
 func routeConditions(ps *translator.ParentStatus, gen int64, resolvedMsg func(string) string) []metav1.Condition {
 	reason := ps.Reason
 	if reason == "" {

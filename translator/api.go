@@ -168,8 +168,8 @@ type ParentStatus struct {
 	Message     string
 	// ResolvedRefs is the route's ResolvedRefs condition: true, or false with its reason
 	// (InvalidKind, BackendNotFound, RefNotPermitted) and message (the first failing backendRef's
-	// field and problem). The reason is empty when the route was not translated, so its
-	// backendRefs were not resolved.
+	// field and problem), also for a route no parent accepted (KIC writes it on every parent;
+	// the backendRefs are then resolved for the condition alone, without problems).
 	ResolvedRefs        bool
 	ResolvedRefsReason  string
 	ResolvedRefsMessage string

@@ -98,6 +98,21 @@ func (t *translation) resolveBackendRefs(ref store.Ref, refs []gatewayv1.Backend
 	return out, v
 }
 
+// unservedRefs resolves the backendRefs of a route no parent accepted, for its ResolvedRefs
+// condition alone (KIC writes it on every parent, accepted or not, from the spec): the route is
+// not translated, so the problems resolving them reports are dropped. rules are each rule's
+// backendRefs in spec order; the verdict is the first that does not resolve.
+func (t *translation) unservedRefs(ref store.Ref, rules [][]gatewayv1.BackendRef) refsVerdict {
+	n := len(t.problems)
+	defer func() { t.problems = t.problems[:n] }()
+	for i, refs := range rules {
+		if _, v := t.resolveBackendRefs(ref, refs, "spec.rules["+strconv.Itoa(i)+"]"); v.reason != "" {
+			return v
+		}
+	}
+	return refsVerdict{}
+}
+
 // refsVerdict is how a route's backendRefs resolved: the ResolvedRefs reason and message of
 // the first that did not ("" when all did).
 type refsVerdict struct{ reason, message string }

@@ -20,6 +20,7 @@ func (t *translation) grpcRoutePiece(r *gatewayv1.GRPCRoute) *routePiece {
 	b := t.bindParents(ref, r, r.Spec.ParentRefs, r.Spec.Hostnames)
 	p := &routePiece{parents: b.parents, served: b.served()}
 	if !p.served {
+		t.unservedGRPC(p, ref, r)
 		return p
 	}
 	rs := t.routeSettingsFor(ref, r)
@@ -154,4 +155,18 @@ func (t *translation) badGRPCMatch(ref store.Ref, rule int, r *gatewayv1.GRPCRou
 		}
 	}
 	return false
+}
+
+// unservedGRPC sets the ResolvedRefs condition of a GRPCRoute that is not translated.
+func (t *translation) unservedGRPC(p *routePiece, ref store.Ref, r *gatewayv1.GRPCRoute) {
+	if len(p.parents) == 0 {
+		return
+	}
+	rules := make([][]gatewayv1.BackendRef, len(r.Spec.Rules))
+	for i := range r.Spec.Rules {
+		for _, br := range r.Spec.Rules[i].BackendRefs {
+			rules[i] = append(rules[i], br.BackendRef)
+		}
+	}
+	setResolvedRefs(p, t.unservedRefs(ref, rules))
 }

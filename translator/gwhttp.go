@@ -24,10 +24,12 @@ func (t *translation) httpRoutePiece(r *gatewayv1.HTTPRoute) *routePiece {
 	b := t.bindParents(ref, r, r.Spec.ParentRefs, r.Spec.Hostnames)
 	p := &routePiece{parents: b.parents, served: b.served()}
 	if !p.served {
+		t.unservedHTTP(p, ref, r)
 		return p
 	}
 	if msg := t.validHTTPRoute(ref, r); msg != "" {
 		p.refuse(msg)
+		t.unservedHTTP(p, ref, r)
 		return p
 	}
 	rs := t.routeSettingsFor(ref, r)
@@ -86,6 +88,18 @@ func (t *translation) validHTTPRoute(ref store.Ref, r *gatewayv1.HTTPRoute) stri
 		}
 	}
 	return ""
+}
+
+// unservedHTTP sets the ResolvedRefs condition of an HTTPRoute that is not translated.
+func (t *translation) unservedHTTP(p *routePiece, ref store.Ref, r *gatewayv1.HTTPRoute) {
+	if len(p.parents) == 0 {
+		return
+	}
+	rules := make([][]gatewayv1.BackendRef, len(r.Spec.Rules))
+	for i := range r.Spec.Rules {
+		rules[i] = httpBackendRefs(r.Spec.Rules[i].BackendRefs)
+	}
+	setResolvedRefs(p, t.unservedRefs(ref, rules))
 }
 
 // httpBackendRefs are the BackendRef parts of HTTPBackendRefs (their filters are not applied, as

@@ -50,6 +50,7 @@ func (t *translation) l4RoutePiece(kind store.Kind, obj store.Object, spec gatew
 	b := t.bindParents(ref, obj, spec.ParentRefs, hostnames)
 	p := &routePiece{parents: b.parents, served: b.served()}
 	if !p.served {
+		t.unservedL4(p, ref, rules)
 		return p
 	}
 	base := routePrefix(kind) + "." + ref.Namespace + "." + ref.Name + "."
@@ -60,6 +61,7 @@ func (t *translation) l4RoutePiece(kind store.Kind, obj store.Object, spec gatew
 		t.problem(ref, "spec.parentRefs", "no %s listener port of a parent Gateway is known; the route is not translated",
 			routeProtocols(kind)[0])
 		p.served = false
+		t.unservedL4(p, ref, rules)
 		return p
 	}
 	rs := t.routeSettingsFor(ref, obj)
@@ -95,6 +97,18 @@ func (t *translation) l4RoutePiece(kind store.Kind, obj store.Object, spec gatew
 	setResolvedRefs(p, resolved)
 	t.annotationPlugins(p, ref, obj)
 	return p
+}
+
+// unservedL4 sets the ResolvedRefs condition of an L4 or TLS route that is not translated.
+func (t *translation) unservedL4(p *routePiece, ref store.Ref, rules []l4Rule) {
+	if len(p.parents) == 0 {
+		return
+	}
+	refs := make([][]gatewayv1.BackendRef, len(rules))
+	for i := range rules {
+		refs[i] = rules[i].backends
+	}
+	setResolvedRefs(p, t.unservedRefs(ref, refs))
 }
 
 // l4Route is the one Kong route of an L4 or TLS rule.
