@@ -72,6 +72,7 @@ func Run(ctx context.Context, cfg Config, log logr.Logger) error {
 	}
 	if progWriter != nil {
 		progWriter.Held = heldByEveryReplica(loop)
+		gwWriter.Held = progWriter.Held
 	}
 	notifiers := multiNotifier{loop}
 	if statusWriter != nil {
@@ -216,7 +217,7 @@ func startDiscovery(ctx context.Context, cfg Config, client kubernetes.Interface
 func newGatewayWriter(cfg Config, client kubernetes.Interface, dyn dynamic.Interface, log logr.Logger) *status.GatewayWriter {
 	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(client.Discovery()))
 	w := status.NewGatewayWriter(client, dyn, mapper, log, status.GatewayOptions{ControllerName: cfg.GatewayAPIControllerName,
-		PublishService: cfg.PublishService, StaticAddresses: cfg.PublishStatusAddress})
+		PublishService: cfg.PublishService, StaticAddresses: cfg.PublishStatusAddress, GatewayToReconcile: cfg.GatewayToReconcile})
 	w.Updated, w.Passed = cfg.Hooks.GatewayStatusUpdated, cfg.Hooks.GatewayStatusPass
 	return w
 }
@@ -314,8 +315,13 @@ func newLoop(cfg Config, st *store.Store, m kongsync.Metrics, r kongsync.Reporte
 		FallbackConfiguration: cfg.FallbackConfiguration, UseLastValidConfigForFallback: cfg.UseLastValidConfigForFallback,
 	}
 	if pw != nil {
-		lc.Published = pw.Offer
-		lc.Observe = notifyOnReplicaEvents(cfg.Hooks.Observe, pw)
+		// Both writers judge the configurations every Kong holds: the Kong kinds' Programmed,
+		// and the routes' (their status.parents entries).
+		lc.Published = func(p kongsync.Published) {
+			pw.Offer(p)
+			gw.OfferPublished(p)
+		}
+		lc.Observe = notifyOnReplicaEvents(cfg.Hooks.Observe, multiNotifier{pw, gw})
 	}
 	return kongsync.New(lc)
 }

@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/util/workqueue"
 
 	"github.com/kongsync/kongsync/store"
+	kongsync "github.com/kongsync/kongsync/sync"
 	"github.com/kongsync/kongsync/translator"
 )
 
@@ -30,6 +31,10 @@ type GatewayOptions struct {
 	// RetryBase and RetryMax bound the per-object exponential backoff after a failed write
 	// (defaults 500 ms and 5 min).
 	RetryBase, RetryMax time.Duration
+	// GatewayToReconcile is --gateway-to-reconcile ("namespace/name", "" for every Gateway of
+	// our classes): route status.parents entries of ours naming another Gateway belong to the
+	// instance reconciling it, and are left alone.
+	GatewayToReconcile string
 }
 
 // Mapper finds the resource the API server serves a kind at; a discovery RESTMapper is one
@@ -63,8 +68,9 @@ type GatewayWriter struct {
 	now    func() time.Time // conditions' lastTransitionTime, retry deadlines
 	kick   chan struct{}
 
-	mu     sync.Mutex
-	latest *offer
+	mu        sync.Mutex
+	latest    *offer
+	published *kongsync.Published // the latest configuration the sync loop published (OfferPublished)
 
 	// Run's goroutine only.
 	inflight map[store.Ref]string // the resourceVersion a write replaced, until the store moves past it
@@ -72,6 +78,11 @@ type GatewayWriter struct {
 	failed   map[store.Ref]time.Time     // failed writes: not retried before then
 	synced   map[store.Object]*routeMemo // route versions found in sync, by pointer (a new version is a new pointer)
 	passes   uint64
+	held     *heldConfig // the newest published configuration every replica holds
+
+	// Held reports whether every Kong replica holds the configuration of that hash (routes'
+	// Programmed condition); the controller sets it from the sync loop. Nil: never held.
+	Held func(hash string) bool
 
 	// Updated, if set, is called after each status write (tests count them).
 	Updated func(store.Ref)

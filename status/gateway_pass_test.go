@@ -177,13 +177,14 @@ func TestGatewayStatusContent(t *testing.T) {
 		if p == nil {
 			return "no entry"
 		}
-		return condOf(p.Conditions, "Accepted") + " " + condOf(p.Conditions, "ResolvedRefs")
+		return condOf(p.Conditions, "Accepted") + " " + condOf(p.Conditions, "ResolvedRefs") + " " + condOf(p.Conditions, "Programmed")
 	}
 	for _, tc := range []struct{ ns, name, want string }{
-		{"default", "ok", "Accepted=True/Accepted@1 ResolvedRefs=True/ResolvedRefs@1"},
-		// The translator does not resolve a refused route's refs: no ResolvedRefs condition.
-		{"elsewhere", "refused", "Accepted=False/NotAllowedByListeners@1 absent"},
-		{"default", "missing", "Accepted=True/Accepted@1 ResolvedRefs=False/BackendNotFound@1"},
+		// No Kong holds a configuration yet: Programmed is KIC's initial Unknown.
+		{"default", "ok", "Accepted=True/Accepted@1 ResolvedRefs=True/ResolvedRefs@1 Programmed=Unknown/Unknown@1"},
+		// A refused route's refs are resolved for its ResolvedRefs too (KIC writes it on every parent).
+		{"elsewhere", "refused", "Accepted=False/NotAllowedByListeners@1 ResolvedRefs=False/RefNotPermitted@1 Programmed=Unknown/Unknown@1"},
+		{"default", "missing", "Accepted=True/Accepted@1 ResolvedRefs=False/BackendNotFound@1 Programmed=Unknown/Unknown@1"},
 	} {
 		if got := routeConds(tc.ns, tc.name, "gw"); got != tc.want {
 			t.Errorf("%s/%s: %s, want %s", tc.ns, tc.name, got, tc.want)

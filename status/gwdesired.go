@@ -178,12 +178,27 @@ func parentRef(ps *translator.ParentStatus) gatewayv1.ParentReference {
 	return pr
 }
 
+// routeInput is what a route's status.parents are computed from, besides its current entries.
+type routeInput struct {
+	ns         string // the route's namespace
+	gen        int64  // its generation
+	want       []translator.ParentStatus
+	programmed routeVerdict // the route's Programmed verdict (progPending: none yet)
+	// resolvedMsg gives the ResolvedRefs message of a failing reason.
+	resolvedMsg func(reason string) string
+	controller  string
+	// reconciles reports whether kongsync reconciles the Gateway an entry's parentRef names
+	// (false for the other Gateways under --gateway-to-reconcile): only those entries are its.
+	reconciles func(namespace, name string) bool
+	now        metav1.Time
+}
+
 // routeParents is a route's status.parents after kongsync's verdicts: other controllers'
 // entries untouched and in place, ours updated in place (conditions merged), ours whose
-// parentRef is gone dropped, new ones appended in parentRef order. resolvedMsg gives the
-// ResolvedRefs message of a failing reason. It reports whether the list changed.
-func routeParents(cur []gatewayv1.RouteParentStatus, routeNS string, gen int64, want []translator.ParentStatus,
-	resolvedMsg func(reason string) string, controller string, now metav1.Time) ([]gatewayv1.RouteParentStatus, bool) {
+// parentRef is gone dropped, new ones appended in parentRef order. An entry of ours for a
+// Gateway this instance does not reconcile (--gateway-to-reconcile names another) is another
+// instance's: left as it is. It reports whether the list changed.
+func routeParents(cur []gatewayv1.RouteParentStatus, in *routeInput) ([]gatewayv1.RouteParentStatus, bool) {
 	type desired struct {
 		ps   *translator.ParentStatus
 		ref  gatewayv1.ParentReference
@@ -191,28 +206,30 @@ func routeParents(cur []gatewayv1.RouteParentStatus, routeNS string, gen int64, 
 	}
 	var ds []desired
 	idx := map[parentKey]int{} // position in ds + 1
-	for i := range want {
-		if want[i].Assumed {
+	for i := range in.want {
+		if in.want[i].Assumed {
 			continue
 		}
-		ref := parentRef(&want[i])
-		if k := keyOfRef(ref, routeNS); idx[k] == 0 {
+		ref := parentRef(&in.want[i])
+		if k := keyOfRef(ref, in.ns); idx[k] == 0 {
 			idx[k] = len(ds) + 1
-			ds = append(ds, desired{ps: &want[i], ref: ref})
+			ds = append(ds, desired{ps: &in.want[i], ref: ref})
 		}
 	}
 	entry := func(d *desired, conds []metav1.Condition) gatewayv1.RouteParentStatus {
 		d.done = true
-		return gatewayv1.RouteParentStatus{ParentRef: d.ref, ControllerName: gatewayv1.GatewayController(controller),
-			Conditions: mergeConditions(conds, routeConditions(d.ps, gen, resolvedMsg), now)}
+		return gatewayv1.RouteParentStatus{ParentRef: d.ref, ControllerName: gatewayv1.GatewayController(in.controller),
+			Conditions: mergeConditions(conds, routeConditions(d.ps, conds, in), in.now)}
 	}
 	out := make([]gatewayv1.RouteParentStatus, 0, len(cur)+len(ds))
 	for _, e := range cur {
-		if string(e.ControllerName) != controller {
+		k := keyOfRef(e.ParentRef, in.ns)
+		if string(e.ControllerName) != in.controller || (in.reconciles != nil && k.group == store.GatewayGroup &&
+			k.kind == "Gateway" && !in.reconciles(k.namespace, k.name)) {
 			out = append(out, *e.DeepCopy())
 			continue
 		}
-		if i := idx[keyOfRef(e.ParentRef, routeNS)] - 1; i >= 0 && !ds[i].done {
+		if i := idx[k] - 1; i >= 0 && !ds[i].done {
 			out = append(out, entry(&ds[i], e.Conditions))
 		}
 	}
@@ -249,22 +266,26 @@ func equalConditions(a, b []metav1.Condition) bool {
 }
 
 // routeConditions: Accepted with the translator's reason and message; ResolvedRefs as the
-// translator resolved the route's backendRefs (for a route no parent accepted too, as KIC).
-func routeConditions(ps *translator.ParentStatus, gen int64, resolvedMsg func(string) string) []metav1.Condition {
+// translator resolved the route's backendRefs (for a route no parent accepted too, as KIC); and
+// KIC's Programmed (routeProgrammed). cur are the entry's current conditions.
+func routeConditions(ps *translator.ParentStatus, cur []metav1.Condition, in *routeInput) []metav1.Condition {
 	reason := ps.Reason
 	if reason == "" {
 		reason = string(gatewayv1.RouteReasonAccepted)
 	}
-	out := []metav1.Condition{cond(string(gatewayv1.RouteConditionAccepted), ps.Accepted, reason, ps.Message, gen)}
+	out := []metav1.Condition{cond(string(gatewayv1.RouteConditionAccepted), ps.Accepted, reason, ps.Message, in.gen)}
 	if ps.ResolvedRefsReason != "" {
 		msg := ""
 		if !ps.ResolvedRefs {
 			msg = ps.ResolvedRefsMessage
 			if msg == "" {
-				msg = resolvedMsg(ps.ResolvedRefsReason)
+				msg = in.resolvedMsg(ps.ResolvedRefsReason)
 			}
 		}
-		out = append(out, cond(string(gatewayv1.RouteConditionResolvedRefs), ps.ResolvedRefs, ps.ResolvedRefsReason, msg, gen))
+		out = append(out, cond(string(gatewayv1.RouteConditionResolvedRefs), ps.ResolvedRefs, ps.ResolvedRefsReason, msg, in.gen))
+	}
+	if c, ok := routeProgrammed(ps.Accepted, in.programmed, cur, in.gen); ok {
+		out = append(out, c)
 	}
 	return out
 }

@@ -28,6 +28,7 @@ type passRun struct {
 // pass reconciles the latest translation: GatewayClasses, then Gateways, then routes. It
 // returns when to retry failed writes (0: none failed).
 func (w *GatewayWriter) pass(ctx context.Context) time.Duration {
+	w.promoteHeld()
 	o := w.current()
 	if o == nil {
 		return 0

@@ -40,16 +40,19 @@ func (w *GatewayWriter) routes(ctx context.Context, r *passRun) {
 			r.sum.Checked++
 			msg := func(reason string) string { return o.refProbs.message(ref, reason) }
 			msgs := failingMessages(want, msg)
-			if m := w.synced[obj]; m != nil && slices.EqualFunc(m.want, want, equalVerdict) && slices.Equal(m.msgs, msgs) {
+			prog := w.held.of(ref, obj)
+			if m := w.synced[obj]; m != nil && m.prog == prog && slices.EqualFunc(m.want, want, equalVerdict) && slices.Equal(m.msgs, msgs) {
 				m.pass = w.passes
 				continue
 			}
-			parents, changed := routeParents(rs.Parents, ref.Namespace, obj.GetGeneration(), want, msg, w.opts.ControllerName, r.now)
+			in := &routeInput{ns: ref.Namespace, gen: obj.GetGeneration(), want: want, programmed: prog, resolvedMsg: msg,
+				controller: w.opts.ControllerName, reconciles: w.reconciles, now: r.now}
+			parents, changed := routeParents(rs.Parents, in)
 			if changed {
 				w.apply(ctx, r, ref, obj, map[string]any{"parents": parents})
 				continue
 			}
-			w.synced[obj] = &routeMemo{want: slices.Clone(want), msgs: msgs, pass: w.passes}
+			w.synced[obj] = &routeMemo{want: slices.Clone(want), msgs: msgs, prog: prog, pass: w.passes}
 		}
 	}
 	if len(w.synced) > 2*r.sum.Checked+64 {
@@ -67,7 +70,15 @@ func (w *GatewayWriter) routes(ctx context.Context, r *passRun) {
 type routeMemo struct {
 	want []translator.ParentStatus
 	msgs []string
+	prog routeVerdict
 	pass uint64 // the last pass that saw it (older ones are swept)
+}
+
+// reconciles reports whether the Gateway namespace/name is one this instance reconciles: any of
+// our classes, or only the one --gateway-to-reconcile names.
+func (w *GatewayWriter) reconciles(namespace, name string) bool {
+	g := w.opts.GatewayToReconcile
+	return g == "" || g == namespace+"/"+name
 }
 
 // inVisitOrder reports whether the verdicts come grouped by route, routes in the order a pass
