@@ -38,15 +38,15 @@ func (w *GatewayWriter) routes(ctx context.Context, r *passRun) {
 				continue
 			}
 			r.sum.Checked++
-			msg := func(reason string) string { return o.refProbs.message(ref, reason) }
-			msgs := failingMessages(want, msg)
+			msgs := o.refProbs.failing(ref, want)
 			prog := w.held.of(ref, obj)
 			if m := w.synced[obj]; m != nil && m.prog == prog && slices.EqualFunc(m.want, want, equalVerdict) && slices.Equal(m.msgs, msgs) {
 				m.pass = w.passes
 				continue
 			}
-			in := &routeInput{ns: ref.Namespace, gen: obj.GetGeneration(), want: want, programmed: prog, resolvedMsg: msg,
-				controller: w.opts.ControllerName, reconciles: w.reconciles, now: r.now}
+			in := &routeInput{ns: ref.Namespace, gen: obj.GetGeneration(), want: want, programmed: prog,
+				resolvedMsg: func(reason string) string { return o.refProbs.message(ref, reason) },
+				controller:  w.opts.ControllerName, reconciles: w.reconciles, now: r.now}
 			parents, changed := routeParents(rs.Parents, in)
 			if changed {
 				w.apply(ctx, r, ref, obj, map[string]any{"parents": parents})
@@ -132,12 +132,12 @@ func byRoute(ps []translator.ParentStatus) map[store.Ref][]translator.ParentStat
 	return m
 }
 
-// failingMessages are the ResolvedRefs messages of the verdicts whose refs do not resolve.
-func failingMessages(want []translator.ParentStatus, msg func(string) string) []string {
+// failing are the ResolvedRefs messages of route's verdicts whose refs do not resolve.
+func (rp refProblems) failing(route store.Ref, want []translator.ParentStatus) []string {
 	var out []string
 	for i := range want {
 		if !want[i].ResolvedRefs && want[i].ResolvedRefsReason != "" {
-			out = append(out, msg(want[i].ResolvedRefsReason))
+			out = append(out, rp.message(route, want[i].ResolvedRefsReason))
 		}
 	}
 	return out
