@@ -124,6 +124,7 @@ func (l *Loop) translateEncode(snap *store.Snapshot, broken []store.Ref, lastVal
 // publish makes b the desired config of every replica and reports it.
 func (l *Loop) publish(b *built) {
 	p := b.p
+	l.nextExpiry = b.res.NextExpiry
 	l.mu.Lock()
 	prev := l.current
 	l.current, l.built, l.hasBuilt = p, b.snap.Version(), true

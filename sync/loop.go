@@ -93,6 +93,10 @@ type Config struct {
 	// FallbackConfiguration): the objects left out are put back in their versions of the last
 	// configuration every replica took, with what depended on them then.
 	UseLastValidConfigForFallback bool
+	// Now is the clock the loop schedules its expiry rebuilds by (translator.Result.NextExpiry:
+	// a CA certificate expires, and the configuration changes with no event); default
+	// time.Now. Tests inject one.
+	Now func() time.Time
 }
 
 // Published is one configuration handed to the replicas with what it was made from.
@@ -129,16 +133,18 @@ type Loop struct {
 	leading           atomic.Bool // pushes allowed (always, unless Config.Follower and not Lead)
 	stats             counters
 
-	mu       gosync.Mutex
-	urls     []string
-	workers  map[string]*worker
-	current  *Payload
-	broken   map[store.Ref]store.Object // objects Kong rejected, as they were then
-	built    uint64                     // store version of the last build
-	ahead    *built                     // translated during the window (loop goroutine only)
-	hasBuilt bool
-	ready    bool
-	readyCh  chan struct{}
+	mu      gosync.Mutex
+	urls    []string
+	workers map[string]*worker
+	current *Payload
+	broken  map[store.Ref]store.Object // objects Kong rejected, as they were then
+	built   uint64                     // store version of the last build
+	ahead   *built                     // translated during the window (loop goroutine only)
+	// nextExpiry is the NextExpiry of the configuration last published (loop goroutine only).
+	nextExpiry time.Time
+	hasBuilt   bool
+	ready      bool
+	readyCh    chan struct{}
 
 	// lastValid is the snapshot (exclusions and backfills applied) of the last configuration
 	// every replica took, kept with UseLastValidConfigForFallback; lastValidSeq its payload's (mu).
@@ -182,6 +188,9 @@ func New(cfg Config) (*Loop, error) {
 		cfg.Metrics = nopMetrics{}
 	}
 	cfg.Replica = cfg.Replica.withDefaults()
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
 	l := &Loop{
 		cfg:        cfg,
 		log:        cfg.Logger.WithName("sync"),
@@ -329,6 +338,8 @@ func (l *Loop) Run(ctx context.Context) error {
 
 	timer := time.NewTimer(l.cfg.Window)
 	defer timer.Stop()
+	expiry := newExpiryTimer()
+	defer expiry.stop()
 	timerC := timer.C
 	first, last, lastBuild := time.Now(), time.Now(), time.Now()
 	// changed is the first Notify since the last build, once there has been one (the first
@@ -344,9 +355,17 @@ func (l *Loop) Run(ctx context.Context) error {
 		timerC = timer.C
 	}
 	for {
+		if at, changed := expiry.update(l.nextExpiry, l.cfg.Now()); changed && !at.IsZero() {
+			l.observe(Event{Type: EventExpiry, At: at})
+		}
 		select {
 		case <-ctx.Done():
 			return nil
+		case <-expiry.C:
+			// A CA certificate of the configuration expires: the translator leaves it out now.
+			expiry.fired()
+			l.build(true, time.Time{})
+			lastBuild = time.Now()
 		case <-l.notify:
 			now := time.Now()
 			burst := timerC == nil

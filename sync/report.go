@@ -164,6 +164,9 @@ type Event struct {
 	RouterFlavor string
 	// Mismatched are the replicas left out for their router flavor (router events).
 	Mismatched []string
+	// At is when the loop builds again because a CA certificate of the configuration expires
+	// (expiry events).
+	At time.Time
 }
 
 // EventType names the kind of Event.
@@ -181,6 +184,9 @@ const (
 	// EventRouter: the loop chose the router flavor and Kong version to translate for, once
 	// every replica had answered GET / (again after each change of what one reports).
 	EventRouter EventType = "router"
+	// EventExpiry: the loop scheduled a build for when a CA certificate of the configuration
+	// expires (translator.Result.NextExpiry), with no event to wait for.
+	EventExpiry EventType = "expiry"
 )
 
 type nopReporter struct{}

@@ -57,8 +57,8 @@ type Options struct {
 	// is before Now() is left out with a problem (Now is read once a build). nil (the zero
 	// value) checks no expiry, so that a build is a function of its snapshot alone (the golden
 	// tests set a fixed clock); the live loop, the admission webhook and dump set time.Now,
-	// which KIC reads. Result.NextExpiry says when the output would change (the live loop does
-	// not yet build at that time: the next change's build drops an expired certificate).
+	// which KIC reads. Result.NextExpiry says when the output would change (the live loop builds
+	// again then, with no event: sync/expiry.go).
 	// Options differing only in Now are the same options for Engine.SetOptions.
 	Now func() time.Time
 }
