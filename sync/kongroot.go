@@ -11,7 +11,8 @@ import (
 )
 
 // KongRoot is what the loop reads from a replica's GET / (Kong's root endpoint): what a
-// configuration must be translated for. KIC reads the same two fields at startup.
+// configuration must be translated for (KIC reads the version and flavor at startup), and the
+// ports Kong listens on (KIC reads them for Gateway listener statuses).
 type KongRoot struct {
 	// Version is Kong's version (translator.ParseKongVersion).
 	Version semver.Version
@@ -21,6 +22,9 @@ type KongRoot struct {
 	// Enterprise: the version names Kong Enterprise (translator.IsKongEnterprise), as KIC
 	// decides its EnterpriseEdition; only then are KongLicenses sent.
 	Enterprise bool
+	// Listeners are the ports Kong listens on (configuration.proxy_listeners and
+	// stream_listeners), sorted: the Gateway API status checks listener ports against them.
+	Listeners []KongListener
 }
 
 // Root reads the replica's version and router flavor from GET /. A version older than KIC v3
@@ -34,7 +38,9 @@ func (r *Replica) Root(ctx context.Context) (KongRoot, error) {
 	var root struct {
 		Version       string `json:"version"`
 		Configuration struct {
-			RouterFlavor *string `json:"router_flavor"`
+			RouterFlavor    *string         `json:"router_flavor"`
+			ProxyListeners  json.RawMessage `json:"proxy_listeners"`
+			StreamListeners json.RawMessage `json:"stream_listeners"`
 		} `json:"configuration"`
 	}
 	if err := json.Unmarshal(body, &root); err != nil {
@@ -51,7 +57,8 @@ func (r *Replica) Root(ctx context.Context) (KongRoot, error) {
 	if err != nil {
 		return KongRoot{}, UnusableVersionError{fmt.Errorf("Kong admin API %s, GET /: configuration.router_flavor: %w", r.name, err)}
 	}
-	return KongRoot{Version: v, RouterFlavor: f, Enterprise: translator.IsKongEnterprise(root.Version)}, nil
+	return KongRoot{Version: v, RouterFlavor: f, Enterprise: translator.IsKongEnterprise(root.Version),
+		Listeners: kongListeners(root.Configuration.ProxyListeners, root.Configuration.StreamListeners)}, nil
 }
 
 // KongVersion reads the version Kong reports in GET /, as KIC does at startup (see Root).

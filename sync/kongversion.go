@@ -2,6 +2,7 @@ package sync
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/blang/semver/v4"
@@ -50,6 +51,9 @@ func (l *Loop) versionsChanged() {
 	prev := l.chosen.Swap(&c)
 	l.reportFlavors(ws, &c)
 	moved := !c.Version.EQ(l.KongVersion()) || prevFlavor != c.Flavor || (prev != nil && prev.Enterprise) != c.Enterprise
+	if prev == nil || !slices.Equal(prev.Listeners, c.Listeners) {
+		l.log.Info("Kong listens on", "listeners", listenerNames(c.Listeners))
+	}
 	if !c.Version.EQ(l.KongVersion()) {
 		l.target.Store(&c.Version)
 		l.log.Info("translating for Kong version", "version", c.Version.String())
@@ -126,7 +130,7 @@ func (w *worker) rootView() rootView {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return rootView{Replica: w.rep.URL(), Tried: w.rootTried, Known: w.versionKnown, Version: w.kongVersion, Flavor: w.flavor,
-		Enterprise: w.enterprise}
+		Enterprise: w.enterprise, Listeners: w.listeners}
 }
 
 // pushable reports whether p may be posted to the replica: its version is known and current,
@@ -164,9 +168,9 @@ func (w *worker) readVersion(ctx context.Context) bool {
 	first := !w.rootTried
 	w.rootTried = true
 	changed := err == nil && (!w.versionKnown || !w.kongVersion.EQ(root.Version) || w.flavor != root.RouterFlavor ||
-		w.enterprise != root.Enterprise)
+		w.enterprise != root.Enterprise || !slices.Equal(w.listeners, root.Listeners))
 	if err == nil {
-		w.enterprise = root.Enterprise
+		w.enterprise, w.listeners = root.Enterprise, root.Listeners
 		w.kongVersion, w.flavor, w.versionKnown, w.needVersion, w.lastVersionErr = root.Version, root.RouterFlavor, true, false, ""
 	}
 	w.mu.Unlock()

@@ -27,6 +27,8 @@ type rootView struct {
 	Flavor  translator.RouterFlavor
 	// Enterprise: the version reported names Kong Enterprise.
 	Enterprise bool
+	// Listeners are the ports it listens on, sorted.
+	Listeners []KongListener
 }
 
 // routerChoice is what the loop translates for, and which replicas it leaves out.
@@ -41,6 +43,8 @@ type routerChoice struct {
 	Enterprise bool
 	// Mismatched are the replicas of the other kind of routes, sorted: not posted to.
 	Mismatched []string
+	// Listeners are the ports every replica of the chosen flavor listens on, sorted.
+	Listeners []KongListener
 }
 
 // sameRoutes reports whether a configuration translated for flavor a loads on a Kong of flavor
@@ -76,6 +80,7 @@ func chooseRouter(views []rootView) routerChoice {
 		}
 	}
 	var low *semver.Version
+	var listens [][]KongListener
 	c.Enterprise = true
 	for _, v := range views {
 		switch {
@@ -84,11 +89,13 @@ func chooseRouter(views []rootView) routerChoice {
 			c.Mismatched = append(c.Mismatched, v.Replica)
 		default:
 			c.Enterprise = c.Enterprise && v.Enterprise
+			listens = append(listens, v.Listeners)
 			if low == nil || v.Version.LT(*low) {
 				low = &v.Version
 			}
 		}
 	}
+	c.Listeners = commonListeners(listens)
 	c.Version = *low
 	sort.Strings(c.Mismatched)
 	return c

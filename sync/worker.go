@@ -46,6 +46,7 @@ type worker struct {
 	kongVersion    semver.Version          // from GET /, once versionKnown
 	flavor         translator.RouterFlavor // from GET /, with kongVersion
 	enterprise     bool                    // from GET /: the version names Kong Enterprise
+	listeners      []KongListener          // from GET /: the ports Kong listens on
 	versionKnown   bool
 	rootTried      bool   // GET / was read once, whatever the answer
 	needVersion    bool   // read GET / before the next push (new replica, restart, outage)

@@ -189,6 +189,7 @@ func (s *Server) info() map[string]any {
 		avail[p] = map[string]any{"version": version, "priority": 1000}
 	}
 	host, _ := os.Hostname()
+	proxy, stream := s.listeners()
 	return map[string]any{
 		"version":     version,
 		"edition":     "community",
@@ -201,9 +202,11 @@ func (s *Server) info() map[string]any {
 			"enabled_in_cluster":  []string{},
 		},
 		"configuration": map[string]any{
-			"database":      "off",
-			"router_flavor": s.RouterFlavor(),
-			"role":          "traditional",
+			"database":         "off",
+			"router_flavor":    s.RouterFlavor(),
+			"role":             "traditional",
+			"proxy_listeners":  proxy,
+			"stream_listeners": stream,
 		},
 		"pids":   map[string]any{"master": os.Getpid(), "workers": []int{os.Getpid()}},
 		"timers": map[string]any{"running": 0, "pending": 1},

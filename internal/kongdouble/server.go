@@ -58,6 +58,9 @@ type Options struct {
 	// TLS, if set, serves HTTPS with it (set ClientAuth to require client certificates); URL
 	// then starts with https://.
 	TLS *tls.Config
+	// Listens are the proxy and stream listeners GET / reports (nil: DefaultListens, Kong's
+	// defaults; SetListens changes them).
+	Listens []Listen
 }
 
 // Server is a running double. Create it with New and Close it when done.
