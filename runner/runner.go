@@ -73,6 +73,7 @@ func Run(ctx context.Context, cfg Config, log logr.Logger) error {
 	if progWriter != nil {
 		progWriter.Held = heldByEveryReplica(loop)
 		gwWriter.Held = progWriter.Held
+		gwWriter.KongListeners = loop.KongListeners
 	}
 	notifiers := multiNotifier{loop}
 	if statusWriter != nil {
@@ -327,13 +328,13 @@ func newLoop(cfg Config, st *store.Store, m kongsync.Metrics, r kongsync.Reporte
 }
 
 // notifyOnReplicaEvents passes every loop event to observe (if set) and notifies n of each
-// push and probe.
+// push, probe and router choice (what the replicas report in GET /, their listeners included).
 func notifyOnReplicaEvents(observe func(kongsync.Event), n informer.Notifier) func(kongsync.Event) {
 	return func(e kongsync.Event) {
 		if observe != nil {
 			observe(e)
 		}
-		if e.Type == kongsync.EventPush || e.Type == kongsync.EventProbe {
+		if e.Type == kongsync.EventPush || e.Type == kongsync.EventProbe || e.Type == kongsync.EventRouter {
 			n.Notify()
 		}
 	}

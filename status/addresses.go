@@ -28,6 +28,16 @@ func publishAddresses(ctx context.Context, client kubernetes.Interface, snap ser
 	if len(static) > 0 {
 		return static, nil
 	}
+	svc, err := publishService(ctx, client, snap, publish)
+	if svc == nil || err != nil {
+		return nil, err
+	}
+	return serviceAddresses(svc), nil
+}
+
+// publishService is the publish Service ("namespace/name"; nil when not set), from the snapshot
+// when its namespace is watched, else from a GET.
+func publishService(ctx context.Context, client kubernetes.Interface, snap serviceGetter, publish string) (*corev1.Service, error) {
 	if publish == "" {
 		return nil, nil
 	}
@@ -36,13 +46,13 @@ func publishAddresses(ctx context.Context, client kubernetes.Interface, snap ser
 		return nil, fmt.Errorf("publish service %q is not namespace/name", publish)
 	}
 	if svc, ok := snap.Service(ns, name); ok {
-		return serviceAddresses(svc), nil
+		return svc, nil
 	}
 	svc, err := client.CoreV1().Services(ns).Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("publish service %s: %w", publish, err)
 	}
-	return serviceAddresses(svc), nil
+	return svc, nil
 }
 
 // serviceGetter is the snapshot lookup addresses needs; *store.Snapshot is one.

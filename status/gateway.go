@@ -25,6 +25,7 @@ type GatewayOptions struct {
 	// PublishService and StaticAddresses give the Gateways' status.addresses, as for Ingresses.
 	PublishService  string
 	StaticAddresses []string
+
 	// Resync re-runs a pass at this period without a new translation (default 30 s): the
 	// publish Service may live in an unwatched namespace.
 	Resync time.Duration
@@ -83,6 +84,11 @@ type GatewayWriter struct {
 	// Held reports whether every Kong replica holds the configuration of that hash (routes'
 	// Programmed condition); the controller sets it from the sync loop. Nil: never held.
 	Held func(hash string) bool
+	// KongListeners, if set, gives the ports every Kong replica listens on, once known (the
+	// sync loop's KongListeners): with the publish Service's ports, a Gateway listener whose
+	// protocol and port Kong does not serve is not Accepted (PortUnavailable,
+	// UnsupportedProtocol), as KIC decides. Unset or unknown: listener ports are not checked.
+	KongListeners func() ([]kongsync.KongListener, bool)
 
 	// Updated, if set, is called after each status write (tests count them).
 	Updated func(store.Ref)

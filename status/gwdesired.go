@@ -64,57 +64,45 @@ func classConditions(gc *gatewayv1.GatewayClass, now metav1.Time) ([]metav1.Cond
 	return out, !equality.Semantic.DeepEqual(gc.Status.Conditions, out)
 }
 
-// gatewayStatus is a Gateway's status: Accepted and Programmed, one listener status per
-// listener the translator reported (in spec order; entries of removed listeners dropped), and
-// the publish addresses. It reports whether that differs from the current status.
+// gatewayStatus is a Gateway's status: Accepted (gatewayAccepted) and Programmed, one listener
+// status per listener the translator reported (in spec order; entries of removed listeners
+// dropped) with its conditions (listenerConditions: listens are the ports Kong serves, nil when
+// unknown), and the publish addresses. It reports whether that differs from the current status.
 func gatewayStatus(gw *gatewayv1.Gateway, want translator.GatewayStatus, addrs []gatewayv1.GatewayStatusAddress,
-	now metav1.Time) (gatewayv1.GatewayStatus, bool) {
+	listens kongListens, now metav1.Time) (gatewayv1.GatewayStatus, bool) {
 	gen := gw.Generation
 	out := gatewayv1.GatewayStatus{Addresses: addrs}
-	out.Conditions = mergeConditions(gw.Status.Conditions, []metav1.Condition{
-		cond(string(gatewayv1.GatewayConditionAccepted), true, string(gatewayv1.GatewayReasonAccepted), gatewayAcceptedMessage, gen),
-		cond(string(gatewayv1.GatewayConditionProgrammed), true, string(gatewayv1.GatewayReasonProgrammed), "", gen),
-	}, now)
-	for _, ls := range want.Listeners {
+	conflicts := listenerConflicts(gw.Spec.Listeners)
+	var invalid []string
+	for i, ls := range want.Listeners {
 		var cur []metav1.Condition
-		if i := slices.IndexFunc(gw.Status.Listeners, func(l gatewayv1.ListenerStatus) bool { return string(l.Name) == ls.Name }); i >= 0 {
-			cur = gw.Status.Listeners[i].Conditions
+		if j := slices.IndexFunc(gw.Status.Listeners, func(l gatewayv1.ListenerStatus) bool { return string(l.Name) == ls.Name }); j >= 0 {
+			cur = gw.Status.Listeners[j].Conditions
+		}
+		accepted, reason, msg, conflict := true, string(gatewayv1.ListenerReasonAccepted), "", ""
+		if i < len(gw.Spec.Listeners) && string(gw.Spec.Listeners[i].Name) == ls.Name {
+			accepted, reason, msg = listens.accepted(&gw.Spec.Listeners[i])
+			conflict = conflicts[i]
+		}
+		if !accepted || conflict != "" {
+			invalid = append(invalid, ls.Name)
 		}
 		st := gatewayv1.ListenerStatus{Name: gatewayv1.SectionName(ls.Name), AttachedRoutes: ls.AttachedRoutes,
-			Conditions: mergeConditions(cur, listenerConditions(ls, gen), now)}
+			Conditions: mergeConditions(cur, listenerConditions(ls, accepted, reason, msg, conflict, gen), now)}
 		for _, k := range ls.SupportedKinds {
 			g := gatewayv1.Group(store.GatewayGroup)
 			st.SupportedKinds = append(st.SupportedKinds, gatewayv1.RouteGroupKind{Group: &g, Kind: gatewayv1.Kind(k)})
 		}
 		out.Listeners = append(out.Listeners, st)
 	}
+	out.Conditions = mergeConditions(gw.Status.Conditions, []metav1.Condition{
+		gatewayAccepted(invalid, len(want.Listeners), gen),
+		cond(string(gatewayv1.GatewayConditionProgrammed), true, string(gatewayv1.GatewayReasonProgrammed), "", gen),
+	}, now)
 	cur := gw.Status
 	changed := !equality.Semantic.DeepEqual(cur.Conditions, out.Conditions) ||
 		!equality.Semantic.DeepEqual(cur.Listeners, out.Listeners) || !equality.Semantic.DeepEqual(cur.Addresses, out.Addresses)
 	return out, changed
-}
-
-// listenerConditions: Accepted and not Conflicted (the translator detects no conflicts), and
-// ResolvedRefs as the translator found it; Programmed follows ResolvedRefs (KIC's Invalid).
-func listenerConditions(ls translator.ListenerStatus, gen int64) []metav1.Condition {
-	reason := ls.ResolvedRefsReason
-	if reason == "" {
-		reason = string(gatewayv1.ListenerReasonResolvedRefs)
-	}
-	programmed := cond(string(gatewayv1.ListenerConditionProgrammed), true, string(gatewayv1.ListenerReasonProgrammed), "", gen)
-	if !ls.ResolvedRefs {
-		programmed = cond(string(gatewayv1.ListenerConditionProgrammed), false, string(gatewayv1.ListenerReasonInvalid), "", gen)
-	}
-	msg := ""
-	if !ls.ResolvedRefs {
-		msg = ls.Message
-	}
-	return []metav1.Condition{
-		cond(string(gatewayv1.ListenerConditionAccepted), true, string(gatewayv1.ListenerReasonAccepted), "", gen),
-		cond(string(gatewayv1.ListenerConditionConflicted), false, string(gatewayv1.ListenerReasonNoConflicts), "", gen),
-		programmed,
-		cond(string(gatewayv1.ListenerConditionResolvedRefs), ls.ResolvedRefs, reason, msg, gen),
-	}
 }
 
 // gatewayAddresses turns publish addresses into Gateway status addresses, sorted and

@@ -10,6 +10,7 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/kongsync/kongsync/store"
+	kongsync "github.com/kongsync/kongsync/sync"
 )
 
 // routeKinds are the route kinds whose status.parents a pass visits, in this order.
@@ -78,25 +79,57 @@ func (w *GatewayWriter) gateways(ctx context.Context, r *passRun) {
 	if w.backingOff(r, addrRef) {
 		return
 	}
-	raw, err := publishAddresses(ctx, w.client, r.o.snap, w.opts.PublishService, w.opts.StaticAddresses)
+	addrs, listens, err := w.publishView(ctx, r.o.snap)
 	if err != nil {
 		w.log.Error(err, "Gateway addresses; Gateway statuses wait for them")
 		w.failedNow(r, addrRef)
 		return
 	}
-	addrs := gatewayAddresses(raw)
 	for _, gs := range r.o.gateways {
 		obj, ok := r.o.snap.Get(gs.Gateway)
 		if !ok {
 			continue
 		}
 		r.sum.Checked++
-		st, changed := gatewayStatus(obj.(*gatewayv1.Gateway), gs, addrs, r.now)
+		st, changed := gatewayStatus(obj.(*gatewayv1.Gateway), gs, addrs, listens, r.now)
 		if changed {
 			w.apply(ctx, r, gs.Gateway, obj, map[string]any{"conditions": st.Conditions, "listeners": st.Listeners,
 				"addresses": st.Addresses})
 		}
 	}
+}
+
+// publishView is what the Gateways' statuses take from the publish Service and Kong: their
+// addresses (static ones if given, else the Service's) and the listener ports Kong serves (nil
+// when unknown: no Service, or no Kong replica answered GET / yet).
+func (w *GatewayWriter) publishView(ctx context.Context, snap *store.Snapshot) ([]gatewayv1.GatewayStatusAddress, kongListens, error) {
+	kong, known := []kongsync.KongListener(nil), false
+	if w.KongListeners != nil {
+		kong, known = w.KongListeners()
+	}
+	static := w.opts.StaticAddresses
+	if len(static) > 0 && !known {
+		return gatewayAddresses(static), nil, nil
+	}
+	svc, err := publishService(ctx, w.client, snap, w.opts.PublishService)
+	var raw []string
+	switch {
+	case len(static) > 0:
+		raw = static
+		if err != nil { // only the listener ports needed the Service: they go unchecked
+			w.log.V(1).Info("publish Service not found; Gateway listener ports are not checked against Kong's", "error", err.Error())
+			svc = nil
+		}
+	case err != nil:
+		return nil, nil, err
+	case svc != nil:
+		raw = serviceAddresses(svc)
+	}
+	var listens kongListens
+	if known && svc != nil {
+		listens = listensOf(svc, kong)
+	}
+	return gatewayAddresses(raw), listens, nil
 }
 
 func (w *GatewayWriter) hasOurs(ps []gatewayv1.RouteParentStatus) bool {
