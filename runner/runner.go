@@ -227,7 +227,8 @@ func newGatewayWriter(cfg Config, client kubernetes.Interface, dyn dynamic.Inter
 // one, it finds each kind's resource through discovery.
 func newProgrammedWriter(cfg Config, client kubernetes.Interface, dyn dynamic.Interface, log logr.Logger) *status.ProgrammedWriter {
 	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(client.Discovery()))
-	w := status.NewProgrammedWriter(dyn, mapper, log, status.ProgrammedOptions{IngressClass: cfg.IngressClass})
+	w := status.NewProgrammedWriter(dyn, mapper, log, status.ProgrammedOptions{IngressClass: cfg.IngressClass,
+		ControllerName: cfg.GatewayAPIControllerName, ElectionID: cfg.ElectionID})
 	w.Passed = cfg.Hooks.ProgrammedStatusPass
 	return w
 }

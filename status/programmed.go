@@ -13,14 +13,20 @@ import (
 
 	"github.com/kongsync/kongsync/store"
 	kongsync "github.com/kongsync/kongsync/sync"
+	"github.com/kongsync/kongsync/translator"
 )
-
-const kongGroup = "configuration.konghq.com"
 
 // ProgrammedOptions configure a ProgrammedWriter.
 type ProgrammedOptions struct {
 	// IngressClass is the class served (the translator's rule for classed kinds).
 	IngressClass string
+	// ControllerName is the Gateway controller name (the translator's GatewayControllerName;
+	// empty: translator.DefaultGatewayControllerName): KongUpstreamPolicy ancestor entries carry
+	// it, as KIC's do.
+	ControllerName string
+	// ElectionID is --election-id: KongLicense status entries are KIC's
+	// "konghq.com/kong-ingress-controller/<election id>".
+	ElectionID string
 	// Resync re-runs a pass at this period without a new configuration (default 30 s).
 	Resync time.Duration
 	// RetryBase and RetryMax bound the per-object backoff after a failed write (defaults 500 ms
@@ -44,7 +50,9 @@ type ProgrammedPass struct {
 // configuration says anything of it and it has no Programmed condition yet. The sync loop hands
 // it every configuration it publishes (Offer); a pass runs when every replica holds the latest
 // (Notify on pushes and probes) and writes only conditions that differ, as resourceVersion-
-// guarded merge patches of the status subresource, like GatewayWriter. Only the leader runs it.
+// guarded merge patches of the status subresource, like GatewayWriter. From the same
+// configuration it writes KongUpstreamPolicy ancestors (upstreampolicy.go) and KongLicense
+// controller statuses (license.go), as KIC does. Only the leader runs it.
 type ProgrammedWriter struct {
 	dyn    dynamic.Interface
 	mapper Mapper
@@ -80,6 +88,9 @@ func NewProgrammedWriter(dyn dynamic.Interface, mapper Mapper, log logr.Logger, 
 	}
 	if opts.RetryMax <= 0 {
 		opts.RetryMax = 5 * time.Minute
+	}
+	if opts.ControllerName == "" {
+		opts.ControllerName = translator.DefaultGatewayControllerName
 	}
 	return &ProgrammedWriter{dyn: dyn, mapper: mapper, opts: opts, log: log.WithName("programmed-status"),
 		now: time.Now, kick: make(chan struct{}, 1), inflight: map[store.Ref]string{}, failed: map[store.Ref]time.Time{},
@@ -136,11 +147,10 @@ func (w *ProgrammedWriter) pass(ctx context.Context) time.Duration {
 		w.passed(ctx, sum)
 		return 0
 	}
-	wall := w.now()
-	now := metav1.NewTime(wall)
+	pp := &progPass{sum: &sum, wall: w.now(), inflight: map[store.Ref]string{}, failed: map[store.Ref]time.Time{}}
+	pp.now = metav1.NewTime(pp.wall)
 	snap := p.Snapshot
 	isDefault := snap.IsDefaultClass(w.opts.IngressClass)
-	inflight, failed := map[store.Ref]string{}, map[store.Ref]time.Time{}
 	for _, k := range programmedKinds {
 		for _, obj := range snap.Objects(k.kind) {
 			if (k.classed && !servesByAnnotation(obj, w.opts.IngressClass, isDefault)) || !servedByKIC(obj) {
@@ -148,26 +158,37 @@ func (w *ProgrammedWriter) pass(ctx context.Context) time.Duration {
 			}
 			sum.Checked++
 			ref := store.Ref{Kind: k.kind, Namespace: obj.GetNamespace(), Name: obj.GetName()}
-			conds, changed := ensureProgrammed(v.of(ref), obj.GetGeneration(), k.conditions(obj), now)
+			conds, changed := ensureProgrammed(v.of(ref), obj.GetGeneration(), k.conditions(obj), pp.now)
 			if changed {
-				w.apply(ctx, &sum, ref, obj, conds, wall, inflight, failed)
+				w.apply(ctx, pp, ref, obj, map[string]any{"conditions": conds})
 			}
 		}
 	}
+	w.policies(ctx, pp, p, v)
+	w.licenses(ctx, pp, p)
 	var retry time.Duration
 	for ref := range w.failed {
-		if _, ok := failed[ref]; !ok {
+		if _, ok := pp.failed[ref]; !ok {
 			w.limiter.Forget(ref)
 		}
 	}
-	for _, at := range failed {
-		if d := max(at.Sub(wall), time.Millisecond); retry == 0 || d < retry {
+	for _, at := range pp.failed {
+		if d := max(at.Sub(pp.wall), time.Millisecond); retry == 0 || d < retry {
 			retry = d
 		}
 	}
-	w.inflight, w.failed = inflight, failed
+	w.inflight, w.failed = pp.inflight, pp.failed
 	w.passed(ctx, sum)
 	return retry
+}
+
+// progPass is the state of one pass of a ProgrammedWriter.
+type progPass struct {
+	sum      *ProgrammedPass
+	wall     time.Time
+	now      metav1.Time // wall, as conditions carry it
+	inflight map[store.Ref]string
+	failed   map[store.Ref]time.Time
 }
 
 func (w *ProgrammedWriter) passed(ctx context.Context, sum ProgrammedPass) {
@@ -176,33 +197,32 @@ func (w *ProgrammedWriter) passed(ctx context.Context, sum ProgrammedPass) {
 	}
 }
 
-// apply writes obj's conditions unless a write of the same object version is on its way to the
-// store or the object backs off after a failure. Gone objects and conflicts are left to the
-// next configuration, which sees the newer version or its absence.
-func (w *ProgrammedWriter) apply(ctx context.Context, sum *ProgrammedPass, ref store.Ref, obj store.Object, conds []metav1.Condition,
-	wall time.Time, inflight map[store.Ref]string, failed map[store.Ref]time.Time) {
+// apply writes status fields of obj unless a write of the same object version is on its way
+// to the store or the object backs off after a failure. Gone objects and conflicts are left to
+// the next configuration, which sees the newer version or its absence.
+func (w *ProgrammedWriter) apply(ctx context.Context, pp *progPass, ref store.Ref, obj store.Object, fields map[string]any) {
 	if ctx.Err() != nil {
 		return
 	}
 	rv := obj.GetResourceVersion()
-	if at, ok := w.failed[ref]; ok && wall.Before(at) {
-		failed[ref] = at
-		sum.Failed++
+	if at, ok := w.failed[ref]; ok && pp.wall.Before(at) {
+		pp.failed[ref] = at
+		pp.sum.Failed++
 		return
 	}
 	if prev, ok := w.inflight[ref]; ok && prev == rv {
-		inflight[ref] = rv
-		sum.InFlight++
+		pp.inflight[ref] = rv
+		pp.sum.InFlight++
 		return
 	}
-	newRV, err := patchStatus(ctx, w.dyn, w.mapper, kongGroup, ref, rv, map[string]any{"conditions": conds})
+	newRV, err := patchStatus(ctx, w.dyn, w.mapper, ref.Kind.GVK().Group, ref, rv, fields)
 	switch {
 	case err == nil:
-		sum.Writes++
+		pp.sum.Writes++
 		if newRV != rv {
-			inflight[ref] = rv
+			pp.inflight[ref] = rv
 		}
-		w.log.V(1).Info("Programmed condition updated", "object", ref.String())
+		w.log.V(1).Info("status updated", "object", ref.String())
 		if w.Updated != nil {
 			w.Updated(ref)
 		}
@@ -215,8 +235,8 @@ func (w *ProgrammedWriter) apply(ctx context.Context, sum *ProgrammedPass, ref s
 		if ctx.Err() == nil {
 			w.log.Error(err, "status update failed; retrying with backoff", "object", ref.String())
 		}
-		failed[ref] = wall.Add(w.limiter.When(ref))
-		sum.Failed++
+		pp.failed[ref] = pp.wall.Add(w.limiter.When(ref))
+		pp.sum.Failed++
 	}
 }
 

@@ -120,7 +120,11 @@ func configuredRefs(doc *document.Document) map[store.Ref]bool {
 			add(p.Tags)
 		}
 	}
+	for _, u := range doc.Upstreams {
+		add(u.Tags)
+	}
 	for _, s := range doc.Services {
+		add(s.Tags) // a Service's or KongServiceFacade's (its Kong service), or a route's
 		for _, p := range s.Plugins {
 			add(p.Tags)
 		}

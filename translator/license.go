@@ -81,6 +81,10 @@ func (t *licenseBuild) buildLicenses() []*kong.License {
 	return []*kong.License{{ID: &id, Payload: &payload}}
 }
 
+// LicenseID is the id of the license entity a KongLicense named name gives (status/ finds the
+// license sent by it).
+func LicenseID(name string) string { return licenseID(name) }
+
 // licenseID is KIC's id of a KongLicense's license: the SHA-1 (version 5) UUID of
 // "KongLicense:<name>" in the nil namespace.
 func licenseID(name string) string {

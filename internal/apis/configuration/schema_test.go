@@ -44,8 +44,7 @@ var decoded = []decodedKind{
 	{"kongclusterplugins", "v1", reflect.TypeFor[configurationv1.KongClusterPlugin](), pluginIgnored},
 	{"kongconsumers", "v1", reflect.TypeFor[configurationv1.KongConsumer](), map[string]string{
 		"status.konnect": konnectStatus}},
-	{"kongupstreampolicies", "v1beta1", reflect.TypeFor[configurationv1beta1.KongUpstreamPolicy](), map[string]string{
-		"status": "KIC writes its ancestors' statuses; kongsync neither reads nor writes them (docs/kic-differences.md)"}},
+	{"kongupstreampolicies", "v1beta1", reflect.TypeFor[configurationv1beta1.KongUpstreamPolicy](), nil},
 	{"tcpingresses", "v1beta1", reflect.TypeFor[configurationv1beta1.TCPIngress](), nil},
 	{"udpingresses", "v1beta1", reflect.TypeFor[configurationv1beta1.UDPIngress](), nil},
 	{"kongconsumergroups", "v1beta1", reflect.TypeFor[configurationv1beta1.KongConsumerGroup](), map[string]string{
@@ -54,8 +53,7 @@ var decoded = []decodedKind{
 	{"ingressclassparameterses", "v1alpha1", reflect.TypeFor[configurationv1alpha1.IngressClassParameters](), nil},
 	{"kongvaults", "v1alpha1", reflect.TypeFor[configurationv1alpha1.KongVault](), map[string]string{
 		"status.konnect": konnectStatus}},
-	{"konglicenses", "v1alpha1", reflect.TypeFor[configurationv1alpha1.KongLicense](), map[string]string{
-		"status": "KIC writes its PickedAsLatest condition per controller; kongsync neither reads nor writes it (docs/kic-differences.md)"}},
+	{"konglicenses", "v1alpha1", reflect.TypeFor[configurationv1alpha1.KongLicense](), nil},
 	{"kongservicefacades", "v1alpha1", reflect.TypeFor[incubatorv1alpha1.KongServiceFacade](), nil},
 }
 

@@ -18,12 +18,38 @@ var SchemeGroupVersion = schema.GroupVersion{Group: "configuration.konghq.com", 
 const UpstreamPolicyAnnotation = "konghq.com/upstream-policy"
 
 // KongUpstreamPolicy sets the load-balancing algorithm, hashing, sticky sessions and health
-// checks of the Kong upstreams of the Services that reference it. Its status is not read.
+// checks of the Kong upstreams of the Services that reference it. Its status is the Gateway
+// API's policy status: the Services and KongServiceFacades it applies to (its ancestors), with
+// the conditions each controller writes (status/ writes kongsync's).
 type KongUpstreamPolicy struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
-	Spec KongUpstreamPolicySpec `json:"spec,omitempty"`
+	Spec   KongUpstreamPolicySpec `json:"spec,omitempty"`
+	Status PolicyStatus           `json:"status,omitempty"`
+}
+
+// PolicyStatus is the Gateway API's PolicyStatus, the shape of the CRD's status.
+type PolicyStatus struct {
+	Ancestors []PolicyAncestorStatus `json:"ancestors,omitempty"`
+}
+
+// PolicyAncestorStatus is one ancestor's entry: the object the policy applies to, the
+// controller that wrote the entry and its conditions.
+type PolicyAncestorStatus struct {
+	AncestorRef    AncestorRef        `json:"ancestorRef"`
+	ControllerName string             `json:"controllerName"`
+	Conditions     []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// AncestorRef is the Gateway API's ParentReference, naming an ancestor.
+type AncestorRef struct {
+	Group       *string `json:"group,omitempty"`
+	Kind        *string `json:"kind,omitempty"`
+	Namespace   *string `json:"namespace,omitempty"`
+	Name        string  `json:"name"`
+	SectionName *string `json:"sectionName,omitempty"`
+	Port        *int32  `json:"port,omitempty"`
 }
 
 // KongUpstreamPolicySpec mirrors the CRD's spec; every field is optional (nil: Kong's or
@@ -108,6 +134,16 @@ func (in *KongUpstreamPolicy) DeepCopy() *KongUpstreamPolicy {
 	out := *in
 	in.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
 	out.Spec = in.Spec.deepCopy()
+	if in.Status.Ancestors != nil {
+		out.Status.Ancestors = make([]PolicyAncestorStatus, len(in.Status.Ancestors))
+		for i, a := range in.Status.Ancestors {
+			a.AncestorRef = AncestorRef{Group: clonePtr(a.AncestorRef.Group), Kind: clonePtr(a.AncestorRef.Kind),
+				Namespace: clonePtr(a.AncestorRef.Namespace), Name: a.AncestorRef.Name,
+				SectionName: clonePtr(a.AncestorRef.SectionName), Port: clonePtr(a.AncestorRef.Port)}
+			a.Conditions = append([]metav1.Condition(nil), a.Conditions...)
+			out.Status.Ancestors[i] = a
+		}
+	}
 	return &out
 }
 
