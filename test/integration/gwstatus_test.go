@@ -3,15 +3,18 @@
 package integration
 
 import (
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/dynamic"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
@@ -48,11 +51,25 @@ type gwInstance struct {
 }
 
 func startGWStatus(t *testing.T, name, ns string) *gwInstance {
+	return startGWStatusWith(t, name, ns, newDouble(t), nil)
+}
+
+// startGWStatusWith starts a status-writing instance on kong, with mutate (if set) applied to
+// its configuration.
+func startGWStatusWith(t *testing.T, name, ns string, kong *kongdouble.Server, mutate func(*runner.Config)) *gwInstance {
 	g := &gwInstance{passes: make(chan status.GatewayPass, 1024)}
-	g.instance = startKongsync(t, name, ns, []*kongdouble.Server{newDouble(t)}, func(c *runner.Config) {
+	g.instance = startKongsync(t, name, ns, []*kongdouble.Server{kong}, func(c *runner.Config) {
 		statusConfig(c)
 		c.Hooks.GatewayStatusUpdated = func(store.Ref) { g.writes.Add(1) }
-		c.Hooks.GatewayStatusPass = func(p status.GatewayPass) { g.passes <- p }
+		c.Hooks.GatewayStatusPass = func(p status.GatewayPass) {
+			select {
+			case g.passes <- p:
+			default: // nobody waits: drop it rather than block the writer
+			}
+		}
+		if mutate != nil {
+			mutate(c)
+		}
 	})
 	return g
 }
@@ -87,7 +104,8 @@ func routeVerdict(rt *gatewayv1.HTTPRoute) string {
 	var out []string
 	for _, p := range rt.Status.Parents {
 		if p.ControllerName == "konghq.com/kic-gateway-controller" {
-			out = append(out, condStr(p.Conditions, "Accepted")+" "+condStr(p.Conditions, "ResolvedRefs"))
+			out = append(out, condStr(p.Conditions, "Accepted")+" "+condStr(p.Conditions, "ResolvedRefs")+" "+
+				condStr(p.Conditions, "Programmed"))
 		}
 	}
 	return strings.Join(out, "; ")
@@ -145,10 +163,13 @@ spec:
 	start := time.Now()
 	a := startGWStatus(t, "gw-a", ns)
 	expectLeading(t, a.instance, true)
+	// Programmed once the configuration holding the route is in Kong (KIC's
+	// ConfiguredInGateway), TranslationError for the one whose backend is missing, Unknown where
+	// the parent refused the route; ResolvedRefs for the refused route too.
 	wantRoutes := map[string]string{
-		"ok":      "Accepted=True/Accepted ResolvedRefs=True/ResolvedRefs",
-		"refused": "Accepted=False/NotAllowedByListeners ResolvedRefs absent", // not translated: refs not resolved
-		"missing": "Accepted=True/Accepted ResolvedRefs=False/BackendNotFound",
+		"ok":      "Accepted=True/Accepted ResolvedRefs=True/ResolvedRefs Programmed=True/ConfiguredInGateway",
+		"refused": "Accepted=False/NotAllowedByListeners ResolvedRefs=True/ResolvedRefs Programmed=Unknown/Unknown",
+		"missing": "Accepted=True/Accepted ResolvedRefs=False/BackendNotFound Programmed=False/TranslationError",
 	}
 	routesDone := func(status.GatewayPass) bool {
 		for name, want := range wantRoutes {
@@ -198,8 +219,10 @@ spec:
 		return m
 	}
 	before := versions()
-	if n := a.writes.Load(); n != 5 {
-		t.Errorf("%d status writes for 5 objects: each should be written once", n)
+	// Each object once; the two accepted routes once more if their first write (Programmed
+	// Unknown) came before Kong held the configuration.
+	if n := a.writes.Load(); n < 5 || n > 7 {
+		t.Errorf("%d status writes for 5 objects: want each written once, ok and missing at most twice", n)
 	}
 
 	a.stop()
@@ -225,4 +248,84 @@ func equalMaps(a, b map[string]string) bool {
 		}
 	}
 	return true
+}
+
+// Gateway listeners are checked against the ports Kong listens on, through the publish
+// Service's ports and targetPorts (KIC's rule): a listener Kong does not serve is not Accepted
+// (PortUnavailable, or UnsupportedProtocol without any Kong listen of its protocol), and
+// listeners in conflict are Conflicted; once Kong restarts listening on the missing port, the
+// listener is Accepted.
+func TestGatewayListenerPorts(t *testing.T) {
+	installGatewayCRDs(t, "experimental")
+	ns := newNamespace(t)
+	dyn := dynamic.NewForConfigOrDie(plane.RestConfig())
+	class := ns
+	proxy := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "proxy", Namespace: ns}, Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{
+		{Name: "proxy", Port: 80, TargetPort: intstr.FromInt32(8000)},
+		{Name: "proxy-tls", Port: 443, TargetPort: intstr.FromInt32(8443)},
+		{Name: "stream-tls", Port: 9443, TargetPort: intstr.FromInt32(9443)},
+	}}}
+	if _, err := admin.CoreV1().Services(ns).Create(ctxT(t), proxy, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	docs := `apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: ` + class + `}
+spec: {controllerName: konghq.com/kic-gateway-controller}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: NAMESPACE}
+spec:
+  gatewayClassName: ` + class + `
+  listeners:
+  - {name: http, port: 80, protocol: HTTP}
+  - {name: other-port, port: 8080, protocol: HTTP}
+  - {name: clash, port: 8080, protocol: TCP}
+  - {name: tls, port: 9443, protocol: TLS, tls: {mode: Passthrough}}
+  - {name: dup-1, port: 443, protocol: HTTPS, hostname: dup.example.com, tls: {certificateRefs: [{name: cert}]}}
+  - {name: dup-2, port: 443, protocol: TLS, hostname: dup.example.com, tls: {mode: Passthrough}}`
+	for _, doc := range strings.Split(docs, "\n---\n") {
+		createYAML(t, strings.ReplaceAll(doc, "NAMESPACE", ns))
+	}
+	kong := newDouble(t)
+	g := startGWStatusWith(t, "listeners", ns, kong, func(c *runner.Config) {
+		c.PublishService, c.PublishStatusAddress = ns+"/proxy", nil
+	})
+	listeners := func() map[string]string {
+		out := map[string]string{}
+		for _, l := range gwGet[gatewayv1.Gateway](t, dyn, "Gateway", ns, "gw").Status.Listeners {
+			out[string(l.Name)] = condStr(l.Conditions, "Accepted") + " " + condStr(l.Conditions, "Conflicted") + " " +
+				condStr(l.Conditions, "Programmed")
+		}
+		return out
+	}
+	// The API server refuses two listeners of one port, protocol and hostname, but not HTTP and
+	// TCP on one port (ProtocolConflict), nor HTTPS and TLS with one hostname (HostnameConflict).
+	want := map[string]string{
+		"http":       "Accepted=True/Accepted Conflicted=False/NoConflicts Programmed=True/Programmed",
+		"other-port": "Accepted=False/PortUnavailable Conflicted=True/ProtocolConflict Programmed=False/Invalid",
+		"clash":      "Accepted=False/PortUnavailable Conflicted=True/ProtocolConflict Programmed=False/Invalid",
+		"tls":        "Accepted=False/UnsupportedProtocol Conflicted=False/NoConflicts Programmed=False/Invalid",
+		"dup-1":      "Accepted=True/Accepted Conflicted=True/HostnameConflict Programmed=False/Invalid",
+		"dup-2":      "Accepted=False/UnsupportedProtocol Conflicted=True/HostnameConflict Programmed=False/Invalid",
+	}
+	g.waitPass(t, "the listeners checked against Kong's", func(status.GatewayPass) bool { return equalMaps(listeners(), want) })
+	gw := gwGet[gatewayv1.Gateway](t, dyn, "Gateway", ns, "gw")
+	if got := condStr(gw.Status.Conditions, "Accepted"); got != "Accepted=True/ListenersNotValid" {
+		t.Errorf("Gateway: %s", got)
+	}
+	if len(gw.Status.Addresses) == 0 || gw.Status.Addresses[0].Value == "" {
+		t.Errorf("Gateway addresses from the publish Service: %+v", gw.Status.Addresses)
+	}
+
+	// Kong restarted with a TLS stream listener on 9443: the tls listener is served; 9443 was
+	// the only TCP port (a Service port without a Kong listener counts as its own protocol), so
+	// clash now has no Kong listen of its protocol.
+	kong.SetListens(append(slices.Clone(kongdouble.DefaultListens), kongdouble.Listen{Port: 9443, Stream: true, SSL: true}))
+	kong.Restart()
+	want["tls"] = "Accepted=True/Accepted Conflicted=False/NoConflicts Programmed=True/Programmed"
+	want["dup-2"] = "Accepted=False/PortUnavailable Conflicted=True/HostnameConflict Programmed=False/Invalid"
+	want["clash"] = "Accepted=False/UnsupportedProtocol Conflicted=True/ProtocolConflict Programmed=False/Invalid"
+	g.waitPass(t, "the tls listener served", func(status.GatewayPass) bool { return equalMaps(listeners(), want) })
 }
