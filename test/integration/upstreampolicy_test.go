@@ -4,6 +4,7 @@ package integration
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -80,4 +81,66 @@ func upstreamIn(d *kongdouble.Server, name string) map[string]any {
 		}
 	}
 	return nil
+}
+
+// ancestorsOf is a KongUpstreamPolicy's status.ancestors of kongsync's controller, compactly.
+func ancestorsOf(t *testing.T, r dynamic.ResourceInterface, name string) string {
+	t.Helper()
+	u, err := r.Get(ctxT(t), name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := json.Marshal(u.Object["status"])
+	var st configurationv1beta1.PolicyStatus
+	_ = json.Unmarshal(raw, &st)
+	var out []string
+	for _, a := range st.Ancestors {
+		if a.ControllerName != "konghq.com/kic-gateway-controller" {
+			continue
+		}
+		kind := ""
+		if a.AncestorRef.Kind != nil {
+			kind = *a.AncestorRef.Kind
+		}
+		out = append(out, kind+"/"+a.AncestorRef.Name+" "+condStr(a.Conditions, "Accepted")+" "+condStr(a.Conditions, "Programmed"))
+	}
+	return strings.Join(out, "; ")
+}
+
+// With status writing, a KongUpstreamPolicy lists the Services naming it among its ancestors,
+// as KIC does: Accepted, and Programmed once the Service's entities are in Kong; a Service
+// naming it that backs nothing of ours is listed too (Programmed Pending), once the policy is
+// used at all; a policy no backend of ours uses gets no status.
+func TestKongUpstreamPolicyAncestors(t *testing.T) {
+	installKongCRDs(t)
+	ns := newNamespace(t)
+	ctx := ctxT(t)
+	policies := kongResource("v1beta1", "kongupstreampolicies", ns)
+	for _, name := range []string{"used", "unused"} {
+		pol := kongObject("v1beta1", "KongUpstreamPolicy", ns, name, "", map[string]any{"spec": map[string]any{"algorithm": "least-connections"}})
+		if _, err := policies.Create(ctx, pol, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	web := app{ns: ns, name: "web", host: "ancestors.example.com"}
+	for name, policy := range map[string]string{"web": "used", "idle": "used", "alone": "unused"} {
+		svc := app{ns: ns, name: name}.service()
+		svc.Annotations = map[string]string{configurationv1beta1.UpstreamPolicyAnnotation: policy}
+		if _, err := admin.CoreV1().Services(ns).Create(ctx, svc, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := admin.NetworkingV1().Ingresses(ns).Create(ctx, web.ingress(), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	kong := newDouble(t)
+	startKongsync(t, "ancestors", ns, []*kongdouble.Server{kong}, statusConfig)
+	waitWatched(t, policies, "the policy's ancestors", func() bool {
+		got := ancestorsOf(t, policies, "used")
+		return got == "Service/idle Accepted=True/Accepted Programmed=False/Pending; Service/web Accepted=True/Accepted Programmed=True/Programmed" ||
+			got == "Service/web Accepted=True/Accepted Programmed=True/Programmed; Service/idle Accepted=True/Accepted Programmed=False/Pending"
+	})
+	if got := ancestorsOf(t, policies, "unused"); got != "" {
+		t.Errorf("a policy no backend of ours uses: ancestors %q", got)
+	}
 }
