@@ -3,6 +3,7 @@
 package integration
 
 import (
+	"context"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"math/big"
@@ -51,6 +52,7 @@ func TestCACertConfigMaps(t *testing.T) {
 		if _, err := admin.CoreV1().ConfigMaps(ns).Create(ctx, c, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
+		t.Cleanup(func() { _ = admin.CoreV1().ConfigMaps(ns).Delete(context.Background(), name, metav1.DeleteOptions{}) })
 	}
 	cm("valid", validID, caPEM(t, "valid", time.Now().Add(24*time.Hour)), true)
 	cm("unlabelled", unlabelled, caPEM(t, "unlabelled", time.Now().Add(24*time.Hour)), false)

@@ -100,7 +100,7 @@ func exportedResources(t *testing.T) string {
 	}
 	read := map[string]bool{}
 	for _, r := range []string{"ingressclasses.networking.k8s.io", "ingresses.networking.k8s.io", "services",
-		"endpointslices.discovery.k8s.io", "secrets", "namespaces"} {
+		"endpointslices.discovery.k8s.io", "secrets", "namespaces", "configmaps"} {
 		read[r] = true
 	}
 	var names []string

@@ -3,6 +3,7 @@
 package integration
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -44,6 +45,7 @@ func TestKongServiceFacadeFromCRD(t *testing.T) {
 	if _, err := facades.Create(ctx, facade, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { _ = facades.Delete(context.Background(), "front", metav1.DeleteOptions{}) })
 	ing := web.ingress()
 	ing.Spec.Rules[0].HTTP.Paths[0].Backend = networkingv1.IngressBackend{Resource: &corev1.TypedLocalObjectReference{
 		APIGroup: ptr("incubator.ingress-controller.konghq.com"), Kind: "KongServiceFacade", Name: "front"}}
