@@ -1,6 +1,7 @@
 package status
 
 import (
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -93,14 +94,7 @@ func (h *heldConfig) of(ref store.Ref, obj store.Object) routeVerdict {
 	return progPending
 }
 
-func isRouteKind(k store.Kind) bool {
-	for _, r := range routeKinds {
-		if r == k {
-			return true
-		}
-	}
-	return false
-}
+func isRouteKind(k store.Kind) bool { return slices.Contains(routeKinds, k) }
 
 // OfferPublished hands the writer a configuration the sync loop published
 // (sync.Config.Published); once every Kong replica holds it (Held), the routes it was made from
