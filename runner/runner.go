@@ -323,20 +323,26 @@ func newLoop(cfg Config, st *store.Store, m kongsync.Metrics, r kongsync.Reporte
 			pw.Offer(p)
 			gw.OfferPublished(p)
 		}
-		lc.Observe = notifyOnReplicaEvents(cfg.Hooks.Observe, multiNotifier{pw, gw})
+		lc.Observe = notifyOnReplicaEvents(cfg.Hooks.Observe, multiNotifier{pw, gw}, gw.Kick)
 	}
 	return kongsync.New(lc)
 }
 
-// notifyOnReplicaEvents passes every loop event to observe (if set) and notifies n of each
-// push, probe and router choice (what the replicas report in GET /, their listeners included).
-func notifyOnReplicaEvents(observe func(kongsync.Event), n informer.Notifier) func(kongsync.Event) {
+// notifyOnReplicaEvents passes every loop event to observe (if set), notifies n of each push
+// and probe (a replica may now hold the configuration), and calls router (if set) on each router
+// choice (what the replicas report in GET /, their listeners included).
+func notifyOnReplicaEvents(observe func(kongsync.Event), n informer.Notifier, router func()) func(kongsync.Event) {
 	return func(e kongsync.Event) {
 		if observe != nil {
 			observe(e)
 		}
-		if e.Type == kongsync.EventPush || e.Type == kongsync.EventProbe || e.Type == kongsync.EventRouter {
+		switch e.Type {
+		case kongsync.EventPush, kongsync.EventProbe:
 			n.Notify()
+		case kongsync.EventRouter:
+			if router != nil {
+				router()
+			}
 		}
 	}
 }

@@ -3,6 +3,7 @@ package status
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -79,7 +80,8 @@ type GatewayWriter struct {
 	failed   map[store.Ref]time.Time     // failed writes: not retried before then
 	synced   map[store.Object]*routeMemo // route versions found in sync, by pointer (a new version is a new pointer)
 	passes   uint64
-	held     *heldConfig // the newest published configuration every replica holds
+	held     *heldConfig                        // the newest published configuration every replica holds
+	heldP    atomic.Pointer[kongsync.Published] // held's configuration, for Notify
 
 	// Held reports whether every Kong replica holds the configuration of that hash (routes'
 	// Programmed condition); the controller sets it from the sync loop. Nil: never held.

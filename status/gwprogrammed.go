@@ -105,11 +105,24 @@ func (w *GatewayWriter) OfferPublished(p kongsync.Published) {
 		w.published = &p
 	}
 	w.mu.Unlock()
-	w.Notify()
+	w.Kick()
 }
 
-// Notify asks for a pass (a replica may now hold the latest configuration). It never blocks.
+// Notify tells the writer a replica may now hold the latest configuration (a push or a
+// probe): it asks for a pass only while that configuration is not known to be held, so that
+// probes every second do not run passes. It never blocks.
 func (w *GatewayWriter) Notify() {
+	w.mu.Lock()
+	p := w.published
+	w.mu.Unlock()
+	if p != nil && p != w.heldP.Load() {
+		w.Kick()
+	}
+}
+
+// Kick asks for a pass (Kong's listeners changed, or a configuration was offered). It never
+// blocks.
+func (w *GatewayWriter) Kick() {
 	select {
 	case w.kick <- struct{}{}:
 	default:
@@ -126,4 +139,5 @@ func (w *GatewayWriter) promoteHeld() {
 		return
 	}
 	w.held = newHeldConfig(p)
+	w.heldP.Store(p)
 }

@@ -184,3 +184,46 @@ func TestGatewayToReconcileKeepsOtherGateways(t *testing.T) {
 		t.Errorf("with --gateway-to-reconcile default/a: %+v (changed %v), want b's entry kept", out, changed)
 	}
 }
+
+// Pushes and probes (Notify) ask for a pass only while the latest configuration is not known to
+// be held: probes every second do not run passes over every route.
+func TestGatewayWriterNotifyUntilHeld(t *testing.T) {
+	r := newGWRig(t, gwManifests)
+	drained := func() bool {
+		select {
+		case <-r.w.kick:
+			return true
+		default:
+			return false
+		}
+	}
+	r.w.Notify()
+	if drained() {
+		t.Fatal("Notify kicked a pass with no configuration published")
+	}
+	held := false
+	r.w.Held = func(string) bool { return held }
+	r.w.OfferPublished(kongsync.Published{Snapshot: r.st.Snapshot(), Hash: "h"})
+	if !drained() {
+		t.Fatal("OfferPublished did not kick a pass")
+	}
+	r.w.Notify()
+	if !drained() {
+		t.Fatal("Notify did not kick a pass while the configuration is not held")
+	}
+	r.w.promoteHeld()
+	r.w.Notify()
+	if !drained() {
+		t.Fatal("Notify did not kick a pass while no replica holds it yet")
+	}
+	held = true
+	r.w.promoteHeld()
+	r.w.Notify()
+	if drained() {
+		t.Error("Notify kicked a pass after the configuration was seen held")
+	}
+	r.w.Kick()
+	if !drained() {
+		t.Error("Kick did not kick")
+	}
+}
