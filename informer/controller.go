@@ -56,6 +56,9 @@ type Options struct {
 	// KongServiceFacade is KIC's gate of that name: KongServiceFacades are watched only with it
 	// on, as KIC's controllers.
 	KongServiceFacade bool
+	// DisableKongCustomEntity is KIC's KongCustomEntity gate turned off (it is on by default):
+	// KongCustomEntities are then not watched, as KIC's controllers.
+	DisableKongCustomEntity bool
 	// Unread, if set, hears of the kinds of KIC's the cluster serves and kongsync does not read
 	// (store.UnreadKinds), at start and whenever their CRDs appear or go (with CustomResources only).
 	Unread UnreadFunc

@@ -62,6 +62,8 @@ var crdResources = []crdResource{
 		func() store.Object { return &configurationv1alpha1.KongVault{} }},
 	{configurationv1alpha1.SchemeGroupVersion.Group, "konglicenses", []string{"v1alpha1"}, store.KindKongLicense, false,
 		func() store.Object { return &configurationv1alpha1.KongLicense{} }},
+	{configurationv1alpha1.SchemeGroupVersion.Group, "kongcustomentities", []string{"v1alpha1"}, store.KindKongCustomEntity, true,
+		func() store.Object { return &configurationv1alpha1.KongCustomEntity{} }},
 	{incubatorv1alpha1.SchemeGroupVersion.Group, "kongservicefacades", []string{"v1alpha1"}, store.KindKongServiceFacade, true,
 		func() store.Object { return &incubatorv1alpha1.KongServiceFacade{} }},
 	{store.GatewayGroup, "gatewayclasses", []string{"v1", "v1beta1"}, store.KindGatewayClass, false,

@@ -15,7 +15,8 @@ import (
 type UnreadFunc func(kind store.UnreadKind, crd metav1.Object)
 
 // gatedOut are the kinds the controller does not watch with these options: the GatewayAlpha
-// kinds while that gate is off, KongServiceFacade while its gate is off, as KIC's controllers.
+// kinds while that gate is off, KongServiceFacade and KongCustomEntity while their gates are
+// off, as KIC's controllers.
 func gatedOut(opts Options) []store.Kind {
 	var out []store.Kind
 	if !opts.GatewayAlpha {
@@ -23,6 +24,9 @@ func gatedOut(opts Options) []store.Kind {
 	}
 	if !opts.KongServiceFacade {
 		out = append(out, store.KindKongServiceFacade)
+	}
+	if opts.DisableKongCustomEntity {
+		out = append(out, store.KindKongCustomEntity)
 	}
 	return out
 }
@@ -55,7 +59,7 @@ type unreadState struct {
 }
 
 func newUnreadState(opts Options) unreadState {
-	return unreadState{kinds: store.UnreadKinds(opts.GatewayAlpha, opts.KongServiceFacade), reported: map[string]bool{}, report: opts.Unread}
+	return unreadState{kinds: store.UnreadKinds(opts.GatewayAlpha, opts.KongServiceFacade, !opts.DisableKongCustomEntity), reported: map[string]bool{}, report: opts.Unread}
 }
 
 // reportUnread tells of every unread kind whose CRD appeared or went away since the last call.

@@ -6,15 +6,19 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	configurationv1alpha1 "github.com/kongsync/kongsync/internal/apis/configuration/v1alpha1"
 
 	"github.com/kongsync/kongsync/store"
 )
 
 // With the GatewayAlpha gate off (KIC's default), a served TCPRoute CRD is not watched (its
 // objects stay out of the store) and, like the KIC kinds kongsync never reads, is reported
-// once when present at start and once more when it goes; an unread CRD installed later is
-// reported when it appears. HTTPRoutes are watched as ever.
+// once when present at start and once more when it goes; an unread CRD installed later (here
+// KongCustomEntity, its gate turned off) is reported when it appears. HTTPRoutes are watched as
+// ever.
 func TestGatedAndUnreadKinds(t *testing.T) {
 	disc := &fakeLister{}
 	disc.set("gateway.networking.k8s.io/v1", "httproutes")
@@ -22,7 +26,7 @@ func TestGatedAndUnreadKinds(t *testing.T) {
 	var mu sync.Mutex
 	got := map[string]int{} // kind -> +1 per appearance, +100 per disappearance
 	heard := make(chan struct{}, 10)
-	opts := Options{Unread: func(k store.UnreadKind, crd metav1.Object) {
+	opts := Options{DisableKongCustomEntity: true, Unread: func(k store.UnreadKind, crd metav1.Object) {
 		mu.Lock()
 		if crd == nil {
 			got[k.Kind] += 100
@@ -76,5 +80,47 @@ func TestServedReadable(t *testing.T) {
 	}
 	if got := s.readable(nil); len(got) != 3 {
 		t.Errorf("readable(nil) = %v", got)
+	}
+}
+
+// TestCustomEntityGate: with the KongCustomEntity gate on (KIC's default) a served
+// kongcustomentities CRD is watched, its objects decoded into the store and nothing reported;
+// with it off, the objects stay out and the kind is reported as not read.
+func TestCustomEntityGate(t *testing.T) {
+	for _, off := range []bool{false, true} {
+		disc := &fakeLister{}
+		disc.set("configuration.konghq.com/v1alpha1", "kongcustomentities")
+		reported := make(chan string, 4)
+		opts := Options{DisableKongCustomEntity: off, Unread: func(k store.UnreadKind, crd metav1.Object) {
+			if crd != nil {
+				reported <- k.Kind
+			}
+		}}
+		ce := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "configuration.konghq.com/v1alpha1", "kind": "KongCustomEntity",
+			"metadata": map[string]any{"name": "ce", "namespace": "a", "resourceVersion": "1", "uid": "uid-ce"},
+			"spec": map[string]any{"type": "degraphql_routes", "controllerName": "kong",
+				"fields": map[string]any{"uri": "/a", "query": "q"}},
+		}}
+		f := startCRDFixtureWith(t, opts, disc, []runtime.Object{ce}, crdMeta("kongcustomentities.configuration.konghq.com", "1"))
+		o, ok := f.st.Get(store.Ref{Kind: store.KindKongCustomEntity, Namespace: "a", Name: "ce"})
+		if ok == off {
+			t.Fatalf("gate off=%v: in store %v", off, ok)
+		}
+		if !off {
+			got := o.(*configurationv1alpha1.KongCustomEntity)
+			if got.Spec.EntityType != "degraphql_routes" || string(got.Spec.Fields) != `{"query":"q","uri":"/a"}` {
+				t.Errorf("decoded spec %+v", got.Spec)
+			}
+			continue
+		}
+		select {
+		case k := <-reported:
+			if k != "KongCustomEntity" {
+				t.Errorf("reported %s", k)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("KongCustomEntity never reported as not read")
+		}
 	}
 }

@@ -61,6 +61,8 @@ const (
 	// KindKongServiceFacade (incubator.ingress-controller.konghq.com) is read only with the
 	// KongServiceFacade feature gate on.
 	KindKongServiceFacade Kind = "KongServiceFacade"
+	// KindKongCustomEntity is read only with the KongCustomEntity feature gate on (the default).
+	KindKongCustomEntity Kind = "KongCustomEntity"
 
 	KindGatewayClass   Kind = "GatewayClass"
 	KindGateway        Kind = "Gateway"
@@ -91,6 +93,7 @@ var Kinds = []Kind{KindIngress, KindIngressClass, KindService, KindEndpointSlice
 	KindKongLicense,
 	KindKongServiceFacade,
 	KindConfigMap,
+	KindKongCustomEntity,
 }
 
 // GatewayKinds are the Gateway API kinds, all held as sigs.k8s.io/gateway-api/apis/v1 types
@@ -119,7 +122,7 @@ func (k Kind) GVK() schema.GroupVersionKind {
 		return configurationv1beta1.SchemeGroupVersion.WithKind(string(k))
 	case KindKongIngress:
 		return configurationv1.SchemeGroupVersion.WithKind(string(k))
-	case KindIngressClassParameters, KindKongVault, KindKongLicense:
+	case KindIngressClassParameters, KindKongVault, KindKongLicense, KindKongCustomEntity:
 		return configurationv1alpha1.SchemeGroupVersion.WithKind(string(k))
 	case KindKongServiceFacade:
 		return incubatorv1alpha1.SchemeGroupVersion.WithKind(string(k))
@@ -167,6 +170,8 @@ func KindOf(obj runtime.Object) (Kind, error) {
 		return KindKongVault, nil
 	case *configurationv1alpha1.KongLicense:
 		return KindKongLicense, nil
+	case *configurationv1alpha1.KongCustomEntity:
+		return KindKongCustomEntity, nil
 	case *incubatorv1alpha1.KongServiceFacade:
 		return KindKongServiceFacade, nil
 	}

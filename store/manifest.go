@@ -102,6 +102,9 @@ var factories = withGatewayKinds(map[string]func() Object{
 	},
 	"configuration.konghq.com/v1alpha1/KongVault":   func() Object { return &configurationv1alpha1.KongVault{} },
 	"configuration.konghq.com/v1alpha1/KongLicense": func() Object { return &configurationv1alpha1.KongLicense{} },
+	"configuration.konghq.com/v1alpha1/KongCustomEntity": func() Object {
+		return &configurationv1alpha1.KongCustomEntity{}
+	},
 	"incubator.ingress-controller.konghq.com/v1alpha1/KongServiceFacade": func() Object {
 		return &incubatorv1alpha1.KongServiceFacade{}
 	},
@@ -153,6 +156,7 @@ var knownKinds = map[string]bool{"Ingress": true, "IngressClass": true, "Service
 	"KongLicense":            true,
 	"KongServiceFacade":      true,
 	"ConfigMap":              true,
+	"KongCustomEntity":       true,
 }
 
 // clusterScoped kinds keep an empty namespace.

@@ -82,6 +82,8 @@ func check(obj Object, cache *metaCache) ([]Refusal, []string) {
 		c.add(validateVault(o))
 	case *configurationv1alpha1.KongLicense:
 		c.add(validateLicense(o))
+	case *configurationv1alpha1.KongCustomEntity:
+		c.add(validateCustomEntity(o))
 	case *incubatorv1alpha1.KongServiceFacade:
 		c.add(validateFacade(o))
 	}

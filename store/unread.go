@@ -27,17 +27,23 @@ var facadeUnread = UnreadKind{"incubator.ingress-controller.konghq.com", "kongse
 	"not read: the KongServiceFacade feature gate is off (KIC's default; KIC then reads them neither, and skips " +
 		"the backends naming one); --feature-gates KongServiceFacade=true reads them"}
 
+// customEntityUnread is KongCustomEntity's entry while its gate is off.
+var customEntityUnread = UnreadKind{"configuration.konghq.com", "kongcustomentities", "KongCustomEntity",
+	"not read: the KongCustomEntity feature gate is off (KIC's default is on; KIC then reads them neither); " +
+		"--feature-gates KongCustomEntity=true reads them"}
+
 // UnreadKinds is the one list of KIC's kinds kongsync does not read, given whether the
 // GatewayAlpha gate is on (off: TCPRoute, UDPRoute and TLSRoute are among them, as KIC then
-// reads them neither) and the KongServiceFacade gate (off: KongServiceFacade is among them).
-// A kind another change teaches kongsync to read leaves this list.
-func UnreadKinds(gatewayAlpha, serviceFacade bool) []UnreadKind {
-	const kong = "configuration.konghq.com"
+// reads them neither), the KongServiceFacade gate (off: KongServiceFacade is among them) and
+// the KongCustomEntity gate (off: KongCustomEntity is among them). A kind another change
+// teaches kongsync to read leaves this list.
+func UnreadKinds(gatewayAlpha, serviceFacade, customEntity bool) []UnreadKind {
 	out := []UnreadKind{
-		{kong, "kongcustomentities", "KongCustomEntity",
-			"not read by kongsync; KIC (KongCustomEntity gate, on by default) puts its custom entities into Kong's configuration"},
 		{GatewayGroup, "backendtlspolicies", "BackendTLSPolicy",
 			"not read by kongsync; KIC (GatewayAlpha gate) sets the TLS of the Kong services of the Services it targets"},
+	}
+	if !customEntity {
+		out = append(out, customEntityUnread)
 	}
 	if !serviceFacade {
 		out = append(out, facadeUnread)
@@ -55,7 +61,7 @@ func UnreadKinds(gatewayAlpha, serviceFacade bool) []UnreadKind {
 // unreadKind returns the entry of UnreadKinds for an apiVersion and kind of a manifest.
 func unreadKind(apiVersion, kind string) (UnreadKind, bool) {
 	group, _, _ := strings.Cut(apiVersion, "/")
-	for _, u := range UnreadKinds(false, false) {
+	for _, u := range UnreadKinds(false, false, false) {
 		if u.Kind == kind && u.Group == group && !isGatewayAlphaKind(kind) {
 			return u, true
 		}
@@ -97,7 +103,7 @@ func CollapseUnread(notes []Note) []Note {
 // unreadMsg words a note on n objects of an unread kind.
 func unreadMsg(kind string, n int, what string) string {
 	why := ""
-	for _, u := range UnreadKinds(false, false) {
+	for _, u := range UnreadKinds(false, false, false) {
 		if u.Kind == kind {
 			why = u.Why
 		}
@@ -143,17 +149,29 @@ func GateKinds(objs []Object, gatewayAlpha, keep bool) ([]Object, []Note) {
 	return out, notes
 }
 
+// GateCustomEntities applies the KongCustomEntity gate to manifest objects, as the live
+// controller applies it to what it watches: on (KIC's default), every object is kept; off, the
+// KongCustomEntities are dropped, one note saying so.
+func GateCustomEntities(objs []Object, on bool) ([]Object, []Note) {
+	return gateKind(objs, KindKongCustomEntity, on)
+}
+
 // GateFacades applies the KongServiceFacade gate to manifest objects, as the live controller
 // applies it to what it watches: on, every object is kept; off, the KongServiceFacades are
 // dropped, one note saying so (the translator then skips the backends naming one, as KIC).
 func GateFacades(objs []Object, on bool) ([]Object, []Note) {
+	return gateKind(objs, KindKongServiceFacade, on)
+}
+
+// gateKind drops the objects of kind when its gate is off, with one note saying so.
+func gateKind(objs []Object, kind Kind, on bool) ([]Object, []Note) {
 	if on {
 		return objs, nil
 	}
 	n := 0
 	out := objs[:0:0]
 	for _, o := range objs {
-		if k, err := KindOf(o); err == nil && k == KindKongServiceFacade {
+		if k, err := KindOf(o); err == nil && k == kind {
 			n++
 			continue
 		}
@@ -162,5 +180,5 @@ func GateFacades(objs []Object, on bool) ([]Object, []Note) {
 	if n == 0 {
 		return objs, nil
 	}
-	return out, []Note{{Source: "feature-gates", Msg: unreadMsg(string(KindKongServiceFacade), n, "not translated")}}
+	return out, []Note{{Source: "feature-gates", Msg: unreadMsg(string(kind), n, "not translated")}}
 }

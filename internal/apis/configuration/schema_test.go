@@ -55,13 +55,12 @@ var decoded = []decodedKind{
 		"status.konnect": konnectStatus}},
 	{"konglicenses", "v1alpha1", reflect.TypeFor[configurationv1alpha1.KongLicense](), nil},
 	{"kongservicefacades", "v1alpha1", reflect.TypeFor[incubatorv1alpha1.KongServiceFacade](), nil},
+	{"kongcustomentities", "v1alpha1", reflect.TypeFor[configurationv1alpha1.KongCustomEntity](), nil},
 }
 
 // notDecoded are the published CRDs (of the files KIC installs) whose kinds kongsync does not
 // read at all, each with why.
-var notDecoded = map[string]string{
-	"kongcustomentities": "entities of custom plugins' DAO; not translated",
-}
+var notDecoded = map[string]string{}
 
 // crdFile is what the walk reads of a CustomResourceDefinition.
 type crdFile struct {

@@ -1,5 +1,5 @@
 // Package v1alpha1 holds the configuration.konghq.com/v1alpha1 custom resources kongsync reads
-// (IngressClassParameters, KongVault, KongLicense), with the JSON shape of the CRD KIC installs; like packages v1 and
+// (IngressClassParameters, KongVault, KongLicense, KongCustomEntity), with the JSON shape of the CRD KIC installs; like packages v1 and
 // v1beta1, our own minimal types rather than Kong's kubernetes-configuration module.
 package v1alpha1
 
