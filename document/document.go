@@ -30,6 +30,9 @@ type Document struct {
 	Upstreams []*Upstream     `json:"upstreams,omitempty"`
 	// Vaults are Kong's secret stores, keyed by prefix (KongVault).
 	Vaults []*kong.Vault `json:"vaults,omitempty"`
+	// CustomEntities are the custom entities by type (KongCustomEntity), sorted by type; each
+	// list is written as a top-level key of its own, in key order among the others (custom.go).
+	CustomEntities []*CustomEntities `json:"-"`
 }
 
 // Service is a Kong service with its routes and plugins nested, as decK's file format nests them.
@@ -101,5 +104,5 @@ func New() *Document { return &Document{FormatVersion: FormatVersion} }
 // and the sync loop expects Kong's empty hash from a replica that loaded one.
 func IsEmpty(d *Document) bool {
 	return d == nil || len(d.CACertificates)+len(d.Certificates)+len(d.Consumers)+len(d.Plugins)+
-		len(d.Services)+len(d.Upstreams)+len(d.ConsumerGroups)+len(d.ConsumerGroupConsumers)+len(d.Vaults)+len(d.Licenses) == 0
+		len(d.Services)+len(d.Upstreams)+len(d.ConsumerGroups)+len(d.ConsumerGroupConsumers)+len(d.Vaults)+len(d.Licenses)+customCount(d) == 0
 }

@@ -84,8 +84,13 @@ type emittedField struct {
 }
 
 // emittedFields lists the Document's fields in encoding/json's order, leaving out skipped ones
-// and empty lists marked omitempty.
+// and empty lists marked omitempty, with the custom entity lists at their place in key order.
 func emittedFields(d *Document) []emittedField {
+	return withCustom(d, structFields(d))
+}
+
+// structFields are the Document's own fields emittedFields lists.
+func structFields(d *Document) []emittedField {
 	v := reflect.ValueOf(d).Elem()
 	var out []emittedField
 	for i := range v.NumField() {

@@ -173,7 +173,8 @@ var (
 func (c *JSONCache) layout(d *Document) (*layoutPieces, []itemSlot, []listSlot, error) {
 	fields := emittedFields(d)
 	items := len(d.CACertificates) + len(d.Certificates) + len(d.ConsumerGroupConsumers) + len(d.ConsumerGroups) +
-		len(d.Consumers) + len(d.Plugins) + len(d.Services) + len(d.Upstreams) + len(d.Vaults) + len(d.Licenses)
+		len(d.Consumers) + len(d.Plugins) + len(d.Services) + len(d.Upstreams) + len(d.Vaults) + len(d.Licenses) +
+		customCount(d)
 	n := 2*items + 4*len(fields) + 2
 	lp := &layoutPieces{b: make([][]byte, 0, n), extra: make([]int, 0, n)}
 	lp.add([]byte{'{'}, 0)
