@@ -67,6 +67,9 @@ type Config struct {
 	// GatewayAlpha is KIC's GatewayAlpha gate: TCPRoutes, UDPRoutes and TLSRoutes are watched
 	// only with it on, as KIC's controllers.
 	GatewayAlpha bool
+	// DisableKongCustomEntity is KIC's KongCustomEntity gate turned off (on by default):
+	// KongCustomEntities are then not watched, and reported as a kind not read.
+	DisableKongCustomEntity bool
 	// DrainSupport is --enable-drain-support: terminating endpoints stay as weight-0 targets.
 	DrainSupport bool
 	// FallbackConfiguration is KIC's FallbackConfiguration gate and UseLastValidConfigForFallback

@@ -81,8 +81,8 @@ func Run(ctx context.Context, cfg Config, log logr.Logger) error {
 	}
 	ctrl, err := informer.New(client, st, notifiers, log.WithName("controller"),
 		informer.Options{Namespaces: cfg.WatchNamespaces, CustomResources: kc.custom, Metadata: kc.meta, GatewayAlpha: cfg.GatewayAlpha,
-			KongServiceFacade: cfg.Features.KongServiceFacade,
-			Unread:            metrics.NewUnreadKinds(prom, reporter).Changed})
+			KongServiceFacade: cfg.Features.KongServiceFacade, DisableKongCustomEntity: cfg.DisableKongCustomEntity,
+			Unread: metrics.NewUnreadKinds(prom, reporter).Changed})
 	if err != nil {
 		return err
 	}

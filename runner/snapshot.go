@@ -23,7 +23,7 @@ func ClusterSnapshot(ctx context.Context, cfg Config, log logr.Logger) (*store.S
 	st := store.New()
 	ctrl, err := informer.New(kc.typed, st, nopNotifier{}, log, informer.Options{Namespaces: cfg.WatchNamespaces,
 		CustomResources: kc.custom, Metadata: kc.meta, GatewayAlpha: cfg.GatewayAlpha,
-		KongServiceFacade: cfg.Features.KongServiceFacade})
+		KongServiceFacade: cfg.Features.KongServiceFacade, DisableKongCustomEntity: cfg.DisableKongCustomEntity})
 	if err != nil {
 		return nil, err
 	}

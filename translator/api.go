@@ -61,6 +61,41 @@ type Options struct {
 	// again then, with no event: sync/expiry.go).
 	// Options differing only in Now are the same options for Engine.SetOptions.
 	Now func() time.Time
+	// EntitySchemas are Kong's schemas of the custom entity types KongCustomEntities name
+	// (KIC reads GET /schemas/<type> of a Kong): which fields are foreign keys to fill from the
+	// KongPlugin's attachments, and which fields the entity may and must have. The live loop
+	// reads them from a replica (sync), `kongsync dump` and `diff` use BundledEntitySchemas; a
+	// type without a schema here makes its KongCustomEntities skipped with a problem. The
+	// translator never fetches them: they are an input, like the Kong version.
+	EntitySchemas EntitySchemas
+}
+
+// EntitySchemas are schemas of Kong entity types, by type (degraphql_routes, ...).
+type EntitySchemas map[string]EntitySchema
+
+// EntitySchema is what kongsync reads of Kong's schema of an entity type (GET /schemas/<type>,
+// ParseEntitySchema), or why it has none.
+type EntitySchema struct {
+	// Fields are the type's fields in Kong's order.
+	Fields []SchemaField
+	// Err, when set, says why the schema could not be read (Kong knows no such type, or did not
+	// answer): the KongCustomEntities of the type are skipped with a problem quoting it.
+	Err string
+	// Pending says the schema is being read: the KongCustomEntities of the type are left out
+	// without a problem, and the sync loop posts no configuration made so.
+	Pending bool
+}
+
+// SchemaField is one field of a Kong entity schema, with the attributes translation uses.
+type SchemaField struct {
+	Name string
+	// Type is Kong's field type: string, integer, number, boolean, array, set, map, record,
+	// json or foreign.
+	Type string
+	// Reference is the entity type a foreign field points at (services, routes, consumers, ...).
+	Reference string
+	// Required fields must be set unless Kong fills them: Auto (ids, timestamps) or HasDefault.
+	Required, Auto, HasDefault bool
 }
 
 // Features are the KIC feature gates the translator acts on, with KIC v3.5.13's defaults in

@@ -8,6 +8,7 @@ import (
 	"github.com/kong/go-kong/kong"
 
 	"github.com/kongsync/kongsync/document"
+	kva "github.com/kongsync/kongsync/internal/apis/configuration/v1alpha1"
 	"github.com/kongsync/kongsync/store"
 )
 
@@ -31,6 +32,7 @@ type memos struct {
 	caMemos          // certca.go
 	vaultMemos       // vault.go
 	licenseMemos     // license.go
+	customMemos      // customentity.go
 }
 
 func newMemos() *memos {
@@ -51,6 +53,7 @@ func newMemos() *memos {
 		consumerMemos: consumerMemos{consumerGroups: newMemo[bool, *consumerGroupSet]()},
 		vaultMemos:    vaultMemos{vaults: newMemo[bool, *vaultSet]()},
 		licenseMemos:  licenseMemos{licenses: newMemo[bool, []*kong.License]()},
+		customMemos:   customMemos{customs: newMemo[*kva.KongCustomEntity, *customPiece]()},
 	}
 	m.ingresses.alive = m.idents.alive // an Ingress piece is reused only while its identities are interned
 	return m
@@ -72,6 +75,7 @@ func (m *memos) sweep(gen uint64) {
 	m.allCACerts.sweep(gen)
 	m.vaults.sweep(gen)
 	m.licenses.sweep(gen)
+	m.customs.sweep(gen)
 	epoch := m.idents.epoch
 	m.idents.sweep(gen)
 	if m.idents.epoch != epoch {
@@ -99,6 +103,7 @@ type views struct {
 	plugins  pluginStageBuild
 	vault    vaultBuild
 	license  licenseBuild
+	custom   customBuild
 }
 
 // handViews gives each family and certificate builder the build context with its own memos
@@ -115,6 +120,7 @@ func (t *build) handViews() {
 	v.plugins = pluginStageBuild{pluginBuild: pluginBuild{translation: c, memos: &m.pluginPieceMemos}, memos: &m.pluginMemos}
 	v.vault = vaultBuild{translation: c, memos: &m.vaultMemos}
 	v.license = licenseBuild{translation: c, memos: &m.licenseMemos}
+	v.custom = customBuild{translation: c, memos: &m.customMemos}
 }
 
 // assemble makes every decision across objects from the pieces: which Ingresses are served and
@@ -153,7 +159,9 @@ func (t *build) assemble() Result {
 	sortDocument(doc)
 	doc.Services = ib.dropAmbiguousPaths(doc.Services, ings, ps)
 	in.served, in.ps = served, ps
-	doc.Plugins = t.v.plugins.plugins(doc, &in)
+	var rels map[pluginRef]*pluginRels
+	doc.Plugins, rels = t.v.plugins.plugins(doc, &in)
+	doc.CustomEntities = t.v.custom.customEntities(doc, rels)
 	t.dropDuplicateIDs(doc)
 	t.classParamsProblems()
 	if document.IsEmpty(doc) {

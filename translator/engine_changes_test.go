@@ -58,6 +58,8 @@ func (w *world) mutate(o store.Object) string {
 		return w.mutateVault(o)
 	case *icp.KongLicense:
 		return w.mutateLicense(o)
+	case *icp.KongCustomEntity:
+		return w.mutateCustomEntity(o)
 	case *kic.KongServiceFacade:
 		return w.mutateFacade(o)
 	}

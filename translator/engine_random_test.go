@@ -133,6 +133,9 @@ func randomOptions(seed uint64) Options {
 	o.RouterFlavor = randomFlavor(seed)
 	o.Features.KongServiceFacade = seed%3 != 1 // on for most seeds, off for some (KIC's default)
 	o.KongEnterprise = seed%2 == 0             // licenses sent for half the seeds
+	if seed%4 != 3 {
+		o.EntitySchemas = testEntitySchemas() // the zero Options know no schema: every custom entity is a problem
+	}
 	return o
 }
 

@@ -99,6 +99,7 @@ func (w *world) initialPool() []store.Object {
 	pool = append(pool, vaultObjects()...)
 	pool = append(pool, licenseObjects()...)
 	pool = append(pool, facadeObjects(pool)...)
+	pool = append(pool, customEntityObjects(pool)...)
 	pool = append(pool, w.configMapObjects()...)
 	pool = append(pool, kicObjects(pool)...)
 	gwNS := gatewayNamespaces(pool)
@@ -274,6 +275,7 @@ var kindWeights = map[store.Kind]int{
 	store.KindKongLicense:            1,
 	store.KindKongServiceFacade:      2,
 	store.KindConfigMap:              2,
+	store.KindKongCustomEntity:       2,
 }
 
 // oftenRecreated are the kinds whose objects are deleted more often than others, and mostly

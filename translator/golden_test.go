@@ -66,10 +66,13 @@ func loadCase(t testing.TB, dir string) ([]store.Object, []store.Refusal) {
 // the opt-in refusals, by their flags' names: refuse-external-name-services: true;
 // featureGates: KIC's gates by name, RewriteURIs: true, KongServiceFacade: true; enable-drain-support and
 // gateway-to-reconcile: those flags' values; routerFlavor: Kong's router_flavor, e.g. expressions;
-// now: the clock of the CA certificates' expiry check, RFC 3339).
+// now: the clock of the CA certificates' expiry check, RFC 3339; entitySchemas: custom entity
+// types' schemas besides the bundled ones, each {schema: Kong's GET /schemas answer} or {err:
+// why it could not be read}).
 func caseOptions(t testing.TB, dir string) Options {
 	t.Helper()
 	opts := DefaultOptions()
+	opts.EntitySchemas = BundledEntitySchemas()
 	b, err := os.ReadFile(filepath.Join(dir, "options.yaml"))
 	if os.IsNotExist(err) {
 		return opts
@@ -93,6 +96,11 @@ func caseOptions(t testing.TB, dir string) Options {
 		GatewayToReconcile string `json:"gateway-to-reconcile"`
 		// Now is the clock of the CA certificates' expiry check (RFC 3339); unset, none.
 		Now string `json:"now"`
+		// EntitySchemas are added to the bundled ones (which every case translates with).
+		EntitySchemas map[string]struct {
+			Schema string `json:"schema"`
+			Err    string `json:"err"`
+		} `json:"entitySchemas"`
 	}
 	if err := yaml.UnmarshalStrict(b, &o); err != nil {
 		t.Fatalf("%s/options.yaml: %v", dir, err)
@@ -102,6 +110,15 @@ func caseOptions(t testing.TB, dir string) Options {
 	opts.Features.RewriteURIs = o.FeatureGates.RewriteURIs
 	opts.Features.KongServiceFacade = o.FeatureGates.KongServiceFacade
 	opts.DrainSupport, opts.GatewayToReconcile = o.DrainSupport, o.GatewayToReconcile
+	for typ, es := range o.EntitySchemas {
+		s := EntitySchema{Err: es.Err}
+		if es.Schema != "" {
+			if s, err = ParseEntitySchema([]byte(es.Schema)); err != nil {
+				t.Fatalf("%s/options.yaml: entitySchemas.%s: %v", dir, typ, err)
+			}
+		}
+		opts.EntitySchemas[typ] = s
+	}
 	if o.Now != "" {
 		now, err := time.Parse(time.RFC3339, o.Now)
 		if err != nil {

@@ -50,6 +50,9 @@ var layers = map[string]layer{
 	"pluginglobal.go":     engineLayer,
 	"pluginentity.go":     engineLayer,
 	"pluginstagebuild.go": engineLayer,
+	// The custom entity stage reads the plugin stage's relations (what each plugin is attached
+	// to); its pieces are a family.
+	"customstage.go": engineLayer,
 
 	"ingress.go":        family("ingress"),
 	"ingressclass.go":   family("ingress"),
@@ -101,6 +104,8 @@ var layers = map[string]layer{
 	"vault.go":   family("vault"),
 	"license.go": family("license"),
 
+	"customentity.go": family("custom"),
+
 	"servicesettings.go":  builderLayer,
 	"routesettings.go":    builderLayer,
 	"regexcheck.go":       builderLayer,
@@ -116,14 +121,15 @@ var layers = map[string]layer{
 	"uniqueids.go":        builderLayer,
 	"routeexpr.go":        builderLayer,
 
-	"translator.go":  coreLayer,
-	"api.go":         coreLayer,
-	"memo.go":        coreLayer,
-	"memoreaders.go": coreLayer,
-	"memoview.go":    coreLayer,
-	"memokinds.go":   coreLayer,
-	"problem.go":     coreLayer,
-	"kongversion.go": coreLayer,
+	"translator.go":   coreLayer,
+	"api.go":          coreLayer,
+	"memo.go":         coreLayer,
+	"memoreaders.go":  coreLayer,
+	"memoview.go":     coreLayer,
+	"memokinds.go":    coreLayer,
+	"problem.go":      coreLayer,
+	"kongversion.go":  coreLayer,
+	"customschema.go": coreLayer, // Kong's entity schemas, read and checked against, like the Kong version
 
 	"annotations.go": vocabLayer,
 	"tags.go":        vocabLayer,

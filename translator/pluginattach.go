@@ -12,8 +12,9 @@ import (
 // Services (each Kong service made from them), KongConsumers and KongConsumerGroups of the final
 // document, then the
 // global KongClusterPlugins, into KIC's top-level plugin list. It is part of assemble and runs
-// whole on every build, from doc and the pieces (templates, the objects with the annotation).
-func (t *pluginStageBuild) buildPlugins(doc *document.Document, in *pluginInputs) []*document.Plugin {
+// whole on every build, from doc and the pieces (templates, the objects with the annotation). It
+// also returns the relations it attached them by.
+func (t *pluginStageBuild) buildPlugins(doc *document.Document, in *pluginInputs) ([]*document.Plugin, map[pluginRef]*pluginRels) {
 	rels := map[pluginRef]*pluginRels{}
 	t.collectServiceRels(doc, rels)
 	t.collectRouteRels(doc, rels, in.routePieces, in.served)
@@ -38,7 +39,7 @@ func (t *pluginStageBuild) buildPlugins(doc *document.Document, in *pluginInputs
 	if t.keep {
 		t.memos.pluginEntities = pass.next
 	}
-	return sortPlugins(out)
+	return sortPlugins(out), rels
 }
 
 // attachPlugin resolves one referenced plugin and appends a Kong plugin per combination of the

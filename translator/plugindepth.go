@@ -34,37 +34,3 @@ func (t *translation) configDepthOK(ref store.Ref, kind store.Kind, fields *conf
 	}
 	return true
 }
-
-// nestingExceeds reports whether v has more than limit levels of objects and arrays.
-func nestingExceeds(v any, limit int) bool {
-	var children func(yield func(any) bool)
-	switch x := v.(type) {
-	case map[string]any:
-		children = func(yield func(any) bool) {
-			for _, e := range x {
-				if !yield(e) {
-					return
-				}
-			}
-		}
-	case []any:
-		children = func(yield func(any) bool) {
-			for _, e := range x {
-				if !yield(e) {
-					return
-				}
-			}
-		}
-	default:
-		return false
-	}
-	if limit <= 0 {
-		return true
-	}
-	for e := range children {
-		if nestingExceeds(e, limit-1) {
-			return true
-		}
-	}
-	return false
-}

@@ -24,7 +24,9 @@ var pluginKinds = kindBit(store.KindKongPlugin) | kindBit(store.KindKongClusterP
 // of changed: no kind in pluginKinds, the same annotated consumers, the same annotated Ingresses
 // (served.plugins), the same Kong services (the emit stage patched, nothing dropped either
 // time), and the changed pieces' routes of the same names where their Ingress is annotated.
-func (t *pluginStageBuild) plugins(doc *document.Document, in *pluginInputs) []*document.Plugin {
+// It also returns who asks for which plugin (the relations the plugins were made from), which
+// the custom entity stage reads; reused with the plugins, as they are made of the same.
+func (t *pluginStageBuild) plugins(doc *document.Document, in *pluginInputs) ([]*document.Plugin, map[pluginRef]*pluginRels) {
 	st := &t.memos.pluginStage
 	if t.keep && st.pluginsGen == t.gen-1 && t.emitted && !t.dropped && in.prevServed != nil &&
 		sameMap(in.served.plugins, in.prevServed.plugins) &&
@@ -33,14 +35,14 @@ func (t *pluginStageBuild) plugins(doc *document.Document, in *pluginInputs) []*
 		slices.Equal(st.routePieces, in.routePieces) && slices.Equal(st.consumerPlugins, in.consumers.plugins) {
 		t.problems = append(t.problems, st.pluginProblems...)
 		st.pluginsGen = t.gen
-		return st.plugins
+		return st.plugins, st.rels
 	}
 	before := len(t.problems)
 	t.pluginBuild.memos.plugins.takeMask()
-	out := t.buildPlugins(doc, in)
+	out, rels := t.buildPlugins(doc, in)
 	if t.keep {
 		st.pluginMask = t.pluginBuild.memos.plugins.takeMask()
-		st.plugins, st.pluginProblems = out, slices.Clone(t.problems[before:])
+		st.plugins, st.pluginProblems, st.rels = out, slices.Clone(t.problems[before:]), rels
 		st.routePieces = slices.Clone(in.routePieces)
 		st.consumerPlugins = in.consumers.plugins
 		st.pluginsGen = 0
@@ -48,7 +50,7 @@ func (t *pluginStageBuild) plugins(doc *document.Document, in *pluginInputs) []*
 			st.pluginsGen = t.gen
 		}
 	}
-	return out
+	return out, rels
 }
 
 // samePluginRoutes reports whether the pieces at the changed positions make routes of the same

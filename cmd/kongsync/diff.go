@@ -210,7 +210,8 @@ func expectedConfig(ctx context.Context, f *diffFlags, stdin io.Reader, stderr i
 		}
 		objs, gateNotes := store.GateKinds(objs, f.translate.gatewayAlpha(), !f.translate.gates.named["GatewayAlpha"])
 		objs, facadeNotes := store.GateFacades(objs, f.translate.gates.featureGates["KongServiceFacade"])
-		gateNotes = append(gateNotes, facadeNotes...)
+		objs, customNotes := store.GateCustomEntities(objs, f.translate.customEntity())
+		gateNotes = append(append(gateNotes, facadeNotes...), customNotes...)
 		st, loadNotes := store.Load(objs)
 		notes, refusals = append(append(store.CollapseUnread(readNotes), gateNotes...), loadNotes...), refused
 		snap, opts.AssumeMissingGateways = st.Snapshot(), true
@@ -219,6 +220,7 @@ func expectedConfig(ctx context.Context, f *diffFlags, stdin io.Reader, stderr i
 		cfg.Kubeconfig, cfg.WatchNamespaces = f.kubeconfig, f.namespaces
 		cfg.GatewayAlpha = f.translate.gatewayAlpha()
 		cfg.Features.KongServiceFacade = f.translate.gates.featureGates["KongServiceFacade"]
+		cfg.DisableKongCustomEntity = !f.translate.customEntity()
 		var err error
 		if snap, err = runner.ClusterSnapshot(ctx, cfg, logr.Discard()); err != nil {
 			return translator.Built{}, err

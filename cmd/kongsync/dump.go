@@ -78,7 +78,8 @@ func dumpCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	objs, gateNotes := store.GateKinds(objs, tf.gatewayAlpha(), !tf.gates.named["GatewayAlpha"])
 	objs, facadeNotes := store.GateFacades(objs, tf.gates.featureGates["KongServiceFacade"])
-	gateNotes = append(gateNotes, facadeNotes...)
+	objs, customNotes := store.GateCustomEntities(objs, tf.customEntity())
+	gateNotes = append(append(gateNotes, facadeNotes...), customNotes...)
 	st, loadNotes := store.Load(objs)
 	notes = append(append(store.CollapseUnread(notes), gateNotes...), loadNotes...)
 	res, body, err := translateAndEncode(st.Snapshot(), opts, *format)

@@ -7,8 +7,9 @@ import (
 	"testing"
 )
 
-// gatedManifests holds a TCPRoute (a GatewayAlpha kind), two KongCustomEntities (a kind of KIC's
-// kongsync does not read) and an Ingress with konghq.com/rewrite.
+// gatedManifests holds a TCPRoute (a GatewayAlpha kind), two KongCustomEntities (read with the
+// KongCustomEntity gate, on by default), two BackendTLSPolicies (a kind of KIC's kongsync does
+// not read) and an Ingress with konghq.com/rewrite.
 const gatedManifests = `apiVersion: gateway.networking.k8s.io/v1
 kind: GatewayClass
 metadata: {name: kong}
@@ -31,12 +32,20 @@ spec:
 apiVersion: configuration.konghq.com/v1alpha1
 kind: KongCustomEntity
 metadata: {name: one, namespace: default}
-spec: {type: degraphql_routes, controllerName: kong}
+spec: {type: degraphql_routes, controllerName: kong, fields: {uri: /one, query: "query{ one }"}}
 ---
 apiVersion: configuration.konghq.com/v1alpha1
 kind: KongCustomEntity
 metadata: {name: two, namespace: default}
-spec: {type: degraphql_routes, controllerName: kong}
+spec: {type: degraphql_routes, controllerName: kong, fields: {uri: /two, query: "query{ two }"}}
+---
+apiVersion: gateway.networking.k8s.io/v1alpha3
+kind: BackendTLSPolicy
+metadata: {name: one, namespace: default}
+---
+apiVersion: gateway.networking.k8s.io/v1alpha3
+kind: BackendTLSPolicy
+metadata: {name: two, namespace: default}
 ---
 apiVersion: networking.k8s.io/v1
 kind: Ingress
@@ -70,10 +79,15 @@ func TestDumpFeatureGatesAndUnreadKinds(t *testing.T) {
 		err, nerr []string // in stderr, not in stderr
 	}{
 		{name: "KIC's defaults, gate not named", code: 1,
-			out: []string{"tcproute.default.echo.0"}, nout: []string{"request-transformer"},
+			out: []string{"tcproute.default.echo.0", "degraphql_routes:\n  - query: query{ one }\n    uri: /one\n  - query: query{ two }"},
+			nout: []string{"request-transformer"},
 			err: []string{"1 TCPRoute object(s) translated, as KIC's translator does", "give --feature-gates GatewayAlpha=false",
-				"2 KongCustomEntity object(s) skipped: a kind of KIC's not read by kongsync",
-				"konghq.com/rewrite]: URI rewriting (KIC's RewriteURIs feature gate) is not supported"}},
+				"2 BackendTLSPolicy object(s) skipped: a kind of KIC's not read by kongsync",
+				"konghq.com/rewrite]: URI rewriting (KIC's RewriteURIs feature gate) is not supported"},
+			nerr: []string{"KongCustomEntity"}},
+		{name: "custom entities off", args: []string{"--feature-gates", "KongCustomEntity=false"}, code: 1,
+			nout: []string{"degraphql_routes"},
+			err:  []string{"2 KongCustomEntity object(s) not translated: a kind of KIC's not read: the KongCustomEntity feature gate is off"}},
 		{name: "gates named", args: []string{"--feature-gates", "GatewayAlpha=false,RewriteURIs=true"}, code: 0,
 			out: []string{"uri: /new/$(uri_captures[1])"}, nout: []string{"tcproute.default.echo.0"},
 			err: []string{"1 TCPRoute object(s) not translated: the GatewayAlpha feature gate is off"}},
@@ -103,8 +117,10 @@ func TestDumpFeatureGatesAndUnreadKinds(t *testing.T) {
 		check("stdout", out, tc.nout, false)
 		check("stderr", errs, tc.err, true)
 		check("stderr", errs, tc.nerr, false)
-		if n := strings.Count(errs, "KongCustomEntity object(s)"); n > 1 {
-			t.Errorf("%s: KongCustomEntity noted %d times, want once", tc.name, n)
+		for _, k := range []string{"KongCustomEntity object(s)", "BackendTLSPolicy object(s)"} {
+			if n := strings.Count(errs, k); n > 1 {
+				t.Errorf("%s: %s noted %d times, want once", tc.name, k, n)
+			}
 		}
 	}
 }

@@ -89,7 +89,6 @@ var kicControllers = []struct {
 	{"kong-service-facade", "KongServiceFacades", true},
 	{"kong-vault", "KongVaults", true},
 	{"kong-license", "KongLicenses", false},
-	{"kong-custom-entity", "KongCustomEntities", false},
 }
 
 // kicOnlyTable is kicOnlyFlags with the --enable-controller-* flags added.
@@ -162,12 +161,12 @@ func kicOnlyWarnings(fs *pflag.FlagSet) []warning {
 }
 
 // gateWarnings warns, as kicOnlyWarnings, about the gates set away from KIC's defaults that
-// change nothing in kongsync. The gates that act (GatewayAlpha, RewriteURIs) need no warning;
+// change nothing in kongsync. The gates that act (GatewayAlpha, RewriteURIs, KongServiceFacade,
+// KongCustomEntity) need no warning;
 // those kongsync cannot honour were refused before (featureGates.refusal).
 func gateWarnings(fg featureGates) []warning {
 	inertWhy := map[string]string{
 		"SanitizeKonnectConfigDumps": "Konnect is not supported",
-		"KongCustomEntity":           "kongsync reads no KongCustomEntities whatever the gate (reported when their CRD is served)",
 	}
 	var inert []string
 	for _, g := range fg.changed() {

@@ -49,6 +49,7 @@ type rawFlags struct {
 	gates            featureGates
 	gatewayToRec     *validated
 	diagnosticsPort  int
+	customEntities   bool // --enable-controller-kong-custom-entity
 }
 
 // newRunFlagSet defines every flag: KIC v3.5.13's, with KIC's names, types and defaults
@@ -136,6 +137,8 @@ func defineServeFlags(fs *pflag.FlagSet, f *runFlags, raw *rawFlags) {
 	fs.BoolVar(&c.DrainSupport, "enable-drain-support", false, drainSupportUsage)
 	fs.BoolVar(&c.UseLastValidConfigForFallback, "use-last-valid-config-for-fallback", false,
 		"with the FallbackConfiguration gate: put back the last valid version of the objects a fallback configuration leaves out")
+	fs.BoolVar(&raw.customEntities, "enable-controller-kong-custom-entity", true,
+		"watch and translate KongCustomEntities (with the KongCustomEntity feature gate, on by default), as KIC's controller")
 }
 
 // envName is the environment variable of a flag: kong-admin-url -> CONTROLLER_KONG_ADMIN_URL.
@@ -238,6 +241,8 @@ func (f *runFlags) finish(fs *pflag.FlagSet, raw *rawFlags, cli map[string]bool)
 		return err
 	}
 	c.Features, c.GatewayAlpha = raw.gates.translatorFeatures(), raw.gates["GatewayAlpha"]
+	// KIC starts its KongCustomEntity controller only with both the gate and the flag.
+	c.DisableKongCustomEntity = !raw.gates["KongCustomEntity"] || !raw.customEntities
 	c.GatewayToReconcile = raw.gatewayToRec.val
 	return nil
 }

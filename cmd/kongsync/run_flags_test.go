@@ -299,7 +299,7 @@ func TestKICOnlyFlagWarnings(t *testing.T) {
 			[]string{"--enable-controller-kong-license=false"}, []string{"--enable-controller-kongplugin=false"}},
 		{"deprecated", []string{"--konnect-runtime-group-id=x"}, nil, []string{"--konnect-runtime-group-id=x"}, nil},
 		{"gates", []string{"--feature-gates=RewriteURIs=true,GatewayAlpha=true,KongCustomEntity=false,SanitizeKonnectConfigDumps=false"}, nil,
-			[]string{"KongCustomEntity=false", "SanitizeKonnectConfigDumps=false"}, nil},
+			[]string{"SanitizeKonnectConfigDumps=false"}, nil},
 	} {
 		f, _, err := parseRunFlags(tc.args, tc.env)
 		if err != nil {
@@ -512,9 +512,14 @@ func TestFeatureGatesActOrAreRefused(t *testing.T) {
 		facade  bool
 		// fallback: the sync loop leaves out rejected objects' dependants (KIC's rules).
 		fallback bool
+		noCE     bool   // KongCustomEntities not watched
+		flag     string // --enable-controller-kong-custom-entity, when given
 	}{
 		{gates: ""},
 		{gates: "KongCustomEntity=true,FillIDs=true"},
+		{gates: "KongCustomEntity=false", noCE: true},
+		{gates: "", flag: "false", noCE: true},
+		{gates: "KongCustomEntity=true", flag: "true"},
 		{gates: "RewriteURIs=true", rewrite: true},
 		{gates: "GatewayAlpha=true", alpha: true},
 		{gates: "KongCustomEntity=false,FillIDs=false", refused: "FillIDs=false"},
@@ -522,7 +527,11 @@ func TestFeatureGatesActOrAreRefused(t *testing.T) {
 		{gates: "FallbackConfiguration=true", fallback: true},
 		{gates: "FillIDs=false", refused: "FillIDs is required if KongCustomEntity is enabled"}, // KIC's own check first
 	} {
-		f, _, err := parseRunFlags([]string{"--feature-gates=" + tc.gates}, nil)
+		args := []string{"--feature-gates=" + tc.gates}
+		if tc.flag != "" {
+			args = append(args, "--enable-controller-kong-custom-entity="+tc.flag)
+		}
+		f, _, err := parseRunFlags(args, nil)
 		if tc.refused != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.refused) {
 				t.Errorf("%q: %v, want refused for %s", tc.gates, err, tc.refused)
@@ -532,6 +541,9 @@ func TestFeatureGatesActOrAreRefused(t *testing.T) {
 		if err != nil {
 			t.Errorf("%q: %v", tc.gates, err)
 			continue
+		}
+		if f.cfg.DisableKongCustomEntity != tc.noCE {
+			t.Errorf("%q %s: KongCustomEntities not watched %v, want %v", tc.gates, tc.flag, f.cfg.DisableKongCustomEntity, tc.noCE)
 		}
 		if f.cfg.Features.KongServiceFacade != tc.facade {
 			t.Errorf("%q: KongServiceFacade %v, want %v", tc.gates, f.cfg.Features.KongServiceFacade, tc.facade)

@@ -32,15 +32,21 @@ func defineTranslateFlags(fs *flag.FlagSet, tf *translateFlags) {
 	fs.BoolVar(&tf.drain, "enable-drain-support", false, drainSupportUsage)
 }
 
-// apply checks the gates (a gate kongsync cannot honour is refused) and sets the options.
+// apply checks the gates (a gate kongsync cannot honour is refused) and sets the options. The
+// custom entity types' schemas are the bundled ones (no Kong is asked; diff asks its Kong).
 func (tf *translateFlags) apply(opts *translator.Options) error {
 	if err := tf.gates.refusal(); err != nil {
 		return err
 	}
 	opts.Features = tf.gates.translatorFeatures()
 	opts.DrainSupport, opts.GatewayToReconcile = tf.drain, tf.gateway.val
+	opts.EntitySchemas = translator.BundledEntitySchemas()
 	return nil
 }
+
+// customEntity reports whether the KongCustomEntity gate is on (KIC's default): KongCustomEntities
+// are read.
+func (tf *translateFlags) customEntity() bool { return tf.gates.featureGates["KongCustomEntity"] }
 
 // gatewayAlpha reports whether the GatewayAlpha gate is on: TCPRoutes, UDPRoutes and TLSRoutes
 // are read.

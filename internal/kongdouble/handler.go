@@ -126,6 +126,8 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, body []byte) {
 		s.postConfig(w, r, body)
 	case r.URL.Path == "/config" && r.Method == http.MethodGet:
 		writeJSON(w, http.StatusOK, map[string]any{"config": s.Config()})
+	case strings.HasPrefix(r.URL.Path, "/schemas/") && r.Method == http.MethodGet && !strings.Contains(r.URL.Path[len("/schemas/"):], "/"):
+		s.getSchema(w, r.URL.Path[len("/schemas/"):])
 	case r.URL.Path == "/config" || r.URL.Path == "/status" || r.URL.Path == "/":
 		writeJSON(w, http.StatusMethodNotAllowed, map[string]any{"message": "Method not allowed"})
 	default:

@@ -124,6 +124,12 @@ var schemas = map[string]*schema{
 		fields: set(`id payload created_at updated_at`),
 		check:  func(e *entity) { e.required("payload") },
 	},
+	// The degraphql plugin's entities (Kong Enterprise): accepted only while the plugin is enabled
+	// on the node (customentities.go).
+	"degraphql_routes": {
+		fields: set(`id service methods uri query created_at updated_at`),
+		check:  checkDegraphqlRoute,
+	},
 	"hmacauth_credentials": {
 		fields: set(`id username secret tags consumer created_at`), unique: []string{"username"},
 		check: func(e *entity) { e.required("username") },

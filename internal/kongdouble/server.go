@@ -1,5 +1,6 @@
-// Package kongdouble is a test double of DB-less Kong's Admin API: GET /, GET /status and
-// POST /config behave as Kong 3.x documents and tests them (kong/api/routes/config.lua,
+// Package kongdouble is a test double of DB-less Kong's Admin API: GET /, GET /status,
+// GET /schemas/<type> (of the custom entity types it knows) and POST /config behave as Kong 3.x
+// documents and tests them (kong/api/routes/config.lua,
 // spec/02-integration/04-admin_api/15-off_spec.lua), including check_hash, flattened errors for
 // invalid documents and the empty hash after a restart. Faults (status codes, Retry-After,
 // delays, an unreachable port) are injected on demand, and every request is recorded so tests
@@ -32,7 +33,8 @@ type Options struct {
 	// there an expression is parsed and checked against Kong's router schema.
 	RouterFlavor string
 	// Plugins are the plugins available on the node (default: Kong's bundled plugins of
-	// Version). A document using another plugin is rejected, as Kong does.
+	// Version, and EnterprisePlugins for an Enterprise version). A document using another
+	// plugin, or a custom entity type of another plugin, is rejected, as Kong does.
 	Plugins []string
 	// Token, if set, must be sent in the Kong-Admin-Token header; otherwise 401.
 	Token string
@@ -210,10 +212,23 @@ func (s *Server) version() (string, []string) {
 	if s.plugin {
 		return s.opts.Version, s.opts.Plugins
 	}
+	plugins := BundledPlugins
 	if !versionAtLeast(s.opts.Version, 3, 9) {
-		return s.opts.Version, slices.DeleteFunc(slices.Clone(BundledPlugins), func(p string) bool { return p == "redirect" })
+		plugins = slices.DeleteFunc(slices.Clone(BundledPlugins), func(p string) bool { return p == "redirect" })
 	}
-	return s.opts.Version, BundledPlugins
+	if isEnterprise(s.opts.Version) {
+		plugins = append(slices.Clone(plugins), EnterprisePlugins...)
+	}
+	return s.opts.Version, plugins
+}
+
+// SetPlugins changes the plugins enabled on the node (Options.Plugins; nil: the bundled plugins
+// of the version), as when Kong is restarted with another `plugins` setting (call Restart too):
+// validation and GET /schemas follow.
+func (s *Server) SetPlugins(plugins []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.opts.Plugins, s.plugin = slices.Clone(plugins), plugins != nil
 }
 
 // versionAtLeast reports whether a Kong version ("3.10.0", "3.4.1.2-enterprise-edition") is at

@@ -45,6 +45,7 @@ type validator struct {
 	plugins map[string]bool
 	res     *result
 	seen    map[string]bool
+	refs    []pendingRef // foreign keys to check once the document is otherwise valid
 }
 
 // entity is one entity being validated.
@@ -55,6 +56,8 @@ type entity struct {
 	parent *entity
 	errs   []fieldError
 	genID  string // id Kong would generate (targets), when the input has none
+	path   []any  // where it is in the document
+	id     string // the id it is answered with, once valid
 }
 
 func (e *entity) field(f, msg string) { e.errs = append(e.errs, fieldError{"field", f, msg}) }
@@ -81,6 +84,8 @@ func validate(doc map[string]any, plugins []string, version, flavor string) *res
 		case k == "_format_version" || k == "_transform" || k == "_comment" || k == "_ignore" || k == "_workspace":
 		case k == "licenses" && !isEnterprise(version):
 			v.res.top[k] = "unknown field"
+		case customEntityTypes[k] != "" && !customTypeLoaded(k, v.plugins):
+			v.res.top[k] = "unknown field" // the plugin bringing the type is not enabled
 		case schemas[k] != nil:
 			list, ok := doc[k].([]any)
 			if !ok {
@@ -99,13 +104,16 @@ func validate(doc map[string]any, plugins []string, version, flavor string) *res
 			v.res.top[k] = "unknown field"
 		}
 	}
+	if v.res.ok() {
+		v.checkRefs()
+	}
 	return v.res
 }
 
 // entity validates one entity and, recursively, its nested collections.
 func (v *validator) entity(typ string, data map[string]any, path []any, parent *entity) {
 	sc := schemas[typ]
-	e := &entity{v: v, typ: typ, data: data, parent: parent}
+	e := &entity{v: v, typ: typ, data: data, parent: parent, path: path}
 	out := map[string]any{}
 	for k, val := range data {
 		if _, child := sc.children[k]; !child {
@@ -142,6 +150,7 @@ func (v *validator) entity(typ string, data map[string]any, path []any, parent *
 	if id == "" {
 		id = newUUID()
 	}
+	e.id = id
 	out["id"] = id
 	if v.res.entities[typ] == nil {
 		v.res.entities[typ] = map[string]any{}
