@@ -108,7 +108,9 @@ func (t *customBuild) customMade(e *kva.KongCustomEntity, p *customPiece, combos
 // all, is skipped with a problem.
 func (t *customBuild) customCombos(ref store.Ref, p *customPiece, rel *pluginRels, ids *customIDs) []customCombo {
 	var svcs, routes, consumers []string
-	has := func(r string) bool { return slices.ContainsFunc(p.foreign, func(f customForeign) bool { return f.ref == r }) }
+	has := func(r string) bool {
+		return slices.ContainsFunc(p.foreign, func(f customForeign) bool { return f.ref == r })
+	}
 	if has("services") {
 		if len(rel.services) > 0 {
 			svcs = idsOf(rel.services, ids.services)

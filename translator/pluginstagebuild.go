@@ -44,7 +44,7 @@ type pluginStage struct {
 	pluginProblems []Problem
 	pluginsGen     uint64
 	rels           map[pluginRef]*pluginRels // who asked for which plugin, for those plugins
-	routePieces    []*routePiece // the served Gateway API route pieces the plugin stage saw
+	routePieces    []*routePiece             // the served Gateway API route pieces the plugin stage saw
 	// consumerPlugins are the consumers with konghq.com/plugins the plugin stage saw (entries
 	// are replaced, never changed, so the same entries mean the same consumers).
 	consumerPlugins []*consumerEntry

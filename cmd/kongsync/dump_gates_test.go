@@ -79,7 +79,7 @@ func TestDumpFeatureGatesAndUnreadKinds(t *testing.T) {
 		err, nerr []string // in stderr, not in stderr
 	}{
 		{name: "KIC's defaults, gate not named", code: 1,
-			out: []string{"tcproute.default.echo.0", "degraphql_routes:\n  - query: query{ one }\n    uri: /one\n  - query: query{ two }"},
+			out:  []string{"tcproute.default.echo.0", "degraphql_routes:\n  - query: query{ one }\n    uri: /one\n  - query: query{ two }"},
 			nout: []string{"request-transformer"},
 			err: []string{"1 TCPRoute object(s) translated, as KIC's translator does", "give --feature-gates GatewayAlpha=false",
 				"2 BackendTLSPolicy object(s) skipped: a kind of KIC's not read by kongsync",
