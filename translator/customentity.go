@@ -25,7 +25,7 @@ import (
 const (
 	maxCustomFieldsBytes  = 64 << 10
 	maxCustomFieldsDepth  = 64
-	maxCustomEntityBytes  = 8 << 20
+	maxCustomEntityBytes  = 4 << 20
 	maxCustomEntityCopies = 10000
 )
 
@@ -213,7 +213,7 @@ func (t *customBuild) customParent(ref store.Ref, e *kva.KongCustomEntity, p *cu
 	ns := e.Namespace
 	if pns := deref(pr.Namespace); pns != "" && pns != e.Namespace {
 		if !t.grantAllows(ref, pns, kva.SchemeGroupVersion.Group, "KongPlugin", pr.Name) {
-			t.problem(ref, "spec.parentRef", "no ReferenceGrant in namespace %s allows the reference to %s %s; "+
+			t.missingRef(ref, "spec.parentRef", "no ReferenceGrant in namespace %s allows the reference to %s %s; "+
 				"KongCustomEntity skipped", pns, kind, quoteShort(pr.Name))
 			return false
 		}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/blang/semver/v4"
@@ -11,6 +13,8 @@ import (
 	"github.com/kong/go-database-reconciler/pkg/file"
 	"github.com/kong/go-database-reconciler/pkg/state"
 	"sigs.k8s.io/yaml"
+
+	"github.com/kongsync/kongsync/document"
 )
 
 // deckKongVersion is the Kong version decK validates against: 3.x path and route rules apply.
@@ -20,7 +24,11 @@ var deckKongVersion = semver.MustParse("3.9.1")
 // state build (references, duplicate names and ids, certificate/SNI checks, 3.x route paths),
 // with no Kong to talk to.
 func validateWithDeck(doc []byte) error {
-	doc, err := deckMemberships(doc)
+	doc, err := withoutCustomEntities(doc)
+	if err != nil {
+		return err
+	}
+	doc, err = deckMemberships(doc)
 	if err != nil {
 		return err
 	}
@@ -43,6 +51,33 @@ func validateWithDeck(doc []byte) error {
 	}
 	_ = target
 	return nil
+}
+
+// withoutCustomEntities drops the top-level lists that are not document.Document's own: custom
+// entities (KongCustomEntity), which decK's file format does not have (KIC, too, posts them
+// beside its decK content).
+func withoutCustomEntities(doc []byte) ([]byte, error) {
+	var m map[string]any
+	if err := yaml.Unmarshal(doc, &m); err != nil {
+		return nil, err
+	}
+	own := map[string]bool{}
+	dt := reflect.TypeFor[document.Document]()
+	for i := range dt.NumField() {
+		name, _, _ := strings.Cut(dt.Field(i).Tag.Get("json"), ",")
+		own[name] = true
+	}
+	dropped := false
+	for k := range m {
+		if !own[k] {
+			delete(m, k)
+			dropped = true
+		}
+	}
+	if !dropped {
+		return doc, nil
+	}
+	return yaml.Marshal(m)
 }
 
 // deckMemberships turns DB-less Kong's consumer_group_consumers back into decK's form, each

@@ -12,31 +12,38 @@ import (
 	"github.com/kongsync/kongsync/store"
 )
 
-// testEntitySchemas are the bundled schemas and two of the tests' own: route_hints, with foreign
-// keys to services, routes (required) and consumers, so that every combination of KIC's
-// attachments is made; broken_type, whose schema could not be read.
+// testEntitySchemas are the bundled schemas and three of the tests' own: route_hints, with
+// foreign keys to services, routes and consumers, so that every combination of KIC's attachments
+// is made; route_notes, whose foreign key to routes is required; broken_type, whose schema could
+// not be read.
 func testEntitySchemas() EntitySchemas {
 	s := BundledEntitySchemas()
-	hints, err := ParseEntitySchema([]byte(routeHintsSchema))
-	if err != nil {
-		panic(err)
+	for typ, body := range map[string]string{"route_hints": routeHintsSchema, "route_notes": routeNotesSchema} {
+		p, err := ParseEntitySchema([]byte(body))
+		if err != nil {
+			panic(err)
+		}
+		s[typ] = p
 	}
-	s["route_hints"] = hints
 	s["broken_type"] = EntitySchema{Err: "GET /schemas/broken_type: HTTP 500: An unexpected error occurred"}
 	return s
 }
 
-const routeHintsSchema = `{"fields": [{"id": {"type": "string", "uuid": true, "auto": true}},
+const (
+	routeHintsSchema = `{"fields": [{"id": {"type": "string", "uuid": true, "auto": true}},
 	{"service": {"type": "foreign", "reference": "services"}},
-	{"route": {"type": "foreign", "reference": "routes", "required": true}},
+	{"route": {"type": "foreign", "reference": "routes"}},
 	{"consumer": {"type": "foreign", "reference": "consumers"}},
 	{"hint": {"type": "string", "required": true}}, {"weight": {"type": "integer", "default": 1}}]}`
+	routeNotesSchema = `{"fields": [{"route": {"type": "foreign", "reference": "routes", "required": true}},
+	{"note": {"type": "string"}}]}`
+)
 
 // customFieldValues are the fields the world's custom entities take: valid ones of each type,
 // and ones their schema (or KIC) refuses.
 var customFieldValues = []string{
 	`{"uri":"/a","query":"query{ a }"}`, `{"uri":"/b","query":"q","methods":["GET","POST"]}`,
-	`{"hint":"h","weight":3}`, `{"hint":"h","route":{"id":"00000000-0000-0000-0000-000000000001"}}`,
+	`{"hint":"h","weight":3}`, `{"hint":"h","route":{"id":"00000000-0000-0000-0000-000000000001"}}`, `{"note":"n"}`,
 	`{"uri":1,"query":"q"}`, `{"query":"q"}`, `{"nope":1,"uri":"/a","query":"q"}`, `[1]`, `null`, `{}`,
 	`{"weight":1.5,"hint":"h"}`,
 }
@@ -95,7 +102,7 @@ func (w *world) mutateCustomEntity(o *kva.KongCustomEntity) string {
 		o.Spec.ControllerName = pick(w.r, []string{"kong", "other", ""})
 		return fmt.Sprintf("controllerName %q, ", o.Spec.ControllerName) + w.setClassAnnotation(&o.ObjectMeta)
 	case 1:
-		o.Spec.EntityType = pick(w.r, []string{"degraphql_routes", "route_hints", "broken_type", "unknown_type", "services", "Bad-Type", "vaults"})
+		o.Spec.EntityType = pick(w.r, []string{"degraphql_routes", "route_hints", "route_notes", "broken_type", "unknown_type", "services", "Bad-Type", "vaults"})
 		return "type " + o.Spec.EntityType
 	case 2:
 		o.Spec.Fields = json.RawMessage(pick(w.r, customFieldValues))

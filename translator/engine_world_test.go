@@ -83,7 +83,7 @@ var randomChangeCases = []string{
 	"tcpingress-tls", "tcpingress-ingress-collision",
 	"consumer-group-plugins", "consumer-group-problems",
 	"kongingress-upstream", "ingressclassparameters-legacy-regex", "vault-problems",
-	"facade-basic", "facade-problems", "ca-configmaps",
+	"facade-basic", "facade-problems", "ca-configmaps", "custom-entity-basic", "custom-entity-problems",
 }
 
 // initialPool returns every object a sequence may start with: a generated workload, the
