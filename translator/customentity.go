@@ -232,13 +232,17 @@ func (t *customBuild) customParent(ref store.Ref, e *kva.KongCustomEntity, p *cu
 }
 
 // customPluginExists reports whether the KongPlugin ns/name, or the KongClusterPlugin name of
-// our class, exists.
+// our class, exists. A KongClusterPlugin without class is ours while our IngressClass is the
+// default: the piece then reads that IngressClass, so that it is made again when that changes.
 func (t *customBuild) customPluginExists(kind, ns, name string) bool {
 	if kind == "KongPlugin" {
 		_, ok := t.snap.Get(store.Ref{Kind: store.KindKongPlugin, Namespace: ns, Name: name})
 		return ok
 	}
 	o, ok := t.snap.Get(store.Ref{Kind: store.KindKongClusterPlugin, Name: name})
+	if ok && o.GetAnnotations()[annIngressClass] == "" {
+		t.snap.Get(store.Ref{Kind: store.KindIngressClass, Name: t.opts.IngressClass})
+	}
 	return ok && t.servesClassAnnotation(o)
 }
 
