@@ -59,6 +59,13 @@ type Validator struct {
 	// RouterFlavor, if set, is the router flavor the sync loop translates for
 	// (Loop.RouterFlavor): objects are judged by the routes Kong is sent for it.
 	RouterFlavor func() translator.RouterFlavor
+	// EntitySchemas, if set, gives Kong's schemas of custom entity types (Loop.EntitySchemas,
+	// which reads those it lacks): KongCustomEntities are judged against them, as KIC's webhook
+	// judges them against the schema it reads from Kong. Unset, the options' schemas are used.
+	EntitySchemas func(ctx context.Context, types []string) translator.EntitySchemas
+	// NotRead are the kinds the controller does not read with its feature gates (KongCustomEntity
+	// with its gate off), each with why: their objects pass, with a warning saying so.
+	NotRead map[store.Kind]string
 
 	mu     gosync.Mutex
 	engine *translator.Engine
@@ -82,6 +89,9 @@ func (v *Validator) Review(ctx context.Context, req *admissionv1.AdmissionReques
 	obj, unread, err := decode(req.Object.Raw, req.Namespace, req.Name)
 	if err != nil {
 		return Verdict{}, err
+	}
+	if k, err := store.KindOf(obj); obj != nil && err == nil && v.NotRead[k] != "" {
+		return Verdict{Allowed: true, Warnings: []string{"kongsync does not read " + describe(obj) + ": " + v.NotRead[k]}}, nil
 	}
 	switch {
 	case obj == nil:
@@ -132,9 +142,10 @@ func (v *Validator) newProblems(ctx context.Context, obj, old store.Object) ([]t
 	if err != nil {
 		return nil, err
 	}
+	opts := v.liveOptions(ctx, after)
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	v.engine.SetOptions(v.liveOptions()) // nothing to do while the version and flavor stay
+	v.engine.SetOptions(opts) // nothing to do while the version, flavor and schemas stay
 	b := v.engine.Translate(before)
 	had := make(map[translator.Problem]bool, len(b.Problems))
 	for _, p := range b.Problems {
@@ -152,14 +163,22 @@ func (v *Validator) newProblems(ctx context.Context, obj, old store.Object) ([]t
 }
 
 // liveOptions are the options objects are judged with: the sync loop's Kong version and router
-// flavor, where it reports them. Called with mu held.
-func (v *Validator) liveOptions() translator.Options {
+// flavor, where it reports them, and Kong's schemas of the custom entity types of snap (the
+// snapshot with the object under review).
+func (v *Validator) liveOptions(ctx context.Context, snap *store.Snapshot) translator.Options {
 	opts := v.opts
 	if v.KongVersion != nil {
 		opts.KongVersion = v.KongVersion()
 	}
 	if v.RouterFlavor != nil {
 		opts.RouterFlavor = v.RouterFlavor()
+	}
+	if v.EntitySchemas != nil {
+		if types := translator.CustomEntityTypes(snap); len(types) > 0 {
+			opts.EntitySchemas = v.EntitySchemas(ctx, types)
+		} else {
+			opts.EntitySchemas = nil
+		}
 	}
 	return opts
 }

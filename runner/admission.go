@@ -56,6 +56,10 @@ func serveAdmission(g *group, cfg Config, st *store.Store, client kubernetes.Int
 	v.Fetch = fetchSecret(client)
 	v.KongVersion = loop.KongVersion
 	v.RouterFlavor = loop.RouterFlavor
+	v.EntitySchemas = loop.EntitySchemas
+	if cfg.DisableKongCustomEntity {
+		v.NotRead = map[store.Kind]string{store.KindKongCustomEntity: "the KongCustomEntity feature gate is off"}
+	}
 	h := admission.Handler(v, log.WithName("admission"), cfg.Hooks.Admission)
 	g.go_(func(ctx context.Context) error {
 		return metrics.Serve(ctx, log.WithName("admission"), tls.NewListener(ln, tlsCfg), h)

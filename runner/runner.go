@@ -311,6 +311,12 @@ func newLoop(cfg Config, st *store.Store, m kongsync.Metrics, r kongsync.Reporte
 			live.KongEnterprise = e
 			engine.SetOptions(live)
 		},
+		// Kong's schemas of the store's custom entity types (GET /schemas/<type>), read by the
+		// loop from a replica.
+		SetEntitySchemas: func(es translator.EntitySchemas) {
+			live.EntitySchemas = es
+			engine.SetOptions(live)
+		},
 		// Pacing (docs/sync.md): Kong's share of time loading, and KIC's interval when set.
 		LoadBudget: cfg.KongLoadBudget, MinPushInterval: cfg.ProxySyncInterval,
 		// KIC's fallback (docs/sync.md, "Fallback").

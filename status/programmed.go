@@ -240,9 +240,19 @@ func (w *ProgrammedWriter) apply(ctx context.Context, pp *progPass, ref store.Re
 	}
 }
 
+// classServed is a kind whose class is not (only) the annotation: KongCustomEntity's is its
+// spec.controllerName.
+type classServed interface {
+	ServedByClass(class string, isDefault bool) bool
+}
+
 // servesByAnnotation is KIC's class rule for its Kong kinds: the kubernetes.io/ingress.class
-// annotation names our class, or is absent and our class is the cluster default.
+// annotation names our class, or is absent and our class is the cluster default (a classServed
+// kind applies its own).
 func servesByAnnotation(obj store.Object, class string, isDefault bool) bool {
+	if o, ok := obj.(classServed); ok {
+		return o.ServedByClass(class, isDefault)
+	}
 	c := obj.GetAnnotations()[classAnnotation]
 	return c == class || (c == "" && isDefault)
 }

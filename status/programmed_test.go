@@ -3,6 +3,7 @@ package status
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,6 +20,7 @@ import (
 	clienttesting "k8s.io/client-go/testing"
 
 	configurationv1 "github.com/kongsync/kongsync/internal/apis/configuration/v1"
+	configurationv1alpha1 "github.com/kongsync/kongsync/internal/apis/configuration/v1alpha1"
 	configurationv1beta1 "github.com/kongsync/kongsync/internal/apis/configuration/v1beta1"
 	"github.com/kongsync/kongsync/store"
 	kongsync "github.com/kongsync/kongsync/sync"
@@ -169,11 +171,16 @@ type progRig struct {
 
 func newProgRig(t *testing.T) *progRig {
 	t.Helper()
-	objs, notes, err := store.DecodeManifests("test", strings.NewReader(programmedManifests))
+	return newProgRigOf(t, programmedManifests, translator.DefaultOptions())
+}
+
+func newProgRigOf(t *testing.T, manifests string, opts translator.Options) *progRig {
+	t.Helper()
+	objs, notes, err := store.DecodeManifests("test", strings.NewReader(manifests))
 	if err != nil || len(notes) > 0 {
 		t.Fatalf("manifests: %v %v", err, notes)
 	}
-	r := &progRig{t: t, st: store.New(), eng: translator.NewEngine(translator.DefaultOptions()), held: true,
+	r := &progRig{t: t, st: store.New(), eng: translator.NewEngine(opts), held: true,
 		patched: map[store.Ref][]metav1.Condition{}}
 	for _, o := range objs {
 		r.upsert(o)
@@ -186,11 +193,13 @@ func newProgRig(t *testing.T) *progRig {
 
 func (r *progRig) newWriter() *ProgrammedWriter {
 	gv := configurationv1.SchemeGroupVersion
-	mapper := meta.NewDefaultRESTMapper([]schema.GroupVersion{gv, configurationv1beta1.SchemeGroupVersion})
+	mapper := meta.NewDefaultRESTMapper([]schema.GroupVersion{gv, configurationv1beta1.SchemeGroupVersion,
+		configurationv1alpha1.SchemeGroupVersion})
 	mapper.Add(gv.WithKind("KongConsumer"), meta.RESTScopeNamespace)
 	mapper.Add(gv.WithKind("KongPlugin"), meta.RESTScopeNamespace)
 	mapper.Add(gv.WithKind("KongClusterPlugin"), meta.RESTScopeRoot)
 	mapper.Add(configurationv1beta1.SchemeGroupVersion.WithKind("KongConsumerGroup"), meta.RESTScopeNamespace)
+	mapper.Add(configurationv1alpha1.SchemeGroupVersion.WithKind("KongCustomEntity"), meta.RESTScopeNamespace)
 	w := NewProgrammedWriter(r.dyn, mapper, logr.Discard(), ProgrammedOptions{IngressClass: "kong"})
 	w.now = func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
 	w.Held = func(string) bool { return r.held }
@@ -222,7 +231,8 @@ func (r *progRig) patch(a clienttesting.Action) (bool, runtime.Object, error) {
 		r.t.Fatalf("patch %s %v: %s", pa.GetSubresource(), err, pa.GetPatch())
 	}
 	kind := map[string]store.Kind{"kongconsumers": store.KindKongConsumer, "kongplugins": store.KindKongPlugin,
-		"kongclusterplugins": store.KindKongClusterPlugin, "kongconsumergroups": store.KindKongConsumerGroup}[pa.GetResource().Resource]
+		"kongclusterplugins": store.KindKongClusterPlugin, "kongconsumergroups": store.KindKongConsumerGroup,
+		"kongcustomentities": store.KindKongCustomEntity}[pa.GetResource().Resource]
 	ref := store.Ref{Kind: kind, Namespace: pa.GetNamespace(), Name: pa.GetName()}
 	c := body.Status.Conditions[len(body.Status.Conditions)-1]
 	r.writes = append(r.writes, ref.String()+" "+string(c.Status)+"/"+c.Reason)
@@ -304,5 +314,27 @@ func TestProgrammedWrittenOnceThenNothing(t *testing.T) {
 	r.offer(store.Ref{Kind: store.KindKongPlugin, Namespace: "ns", Name: "used"})
 	if p := r.pass(); !slices.Equal(r.writes, []string{"KongPlugin ns/used False/Invalid"}) {
 		t.Fatalf("rejected plugin: wrote %v (%+v)", r.writes, p)
+	}
+}
+
+// KongCustomEntities get Programmed as KIC writes it: True when an entity of theirs is in the
+// configuration Kong holds (custom entities carry no tags: the document keeps their object),
+// False/Invalid with a problem; only those of our class (spec.controllerName).
+func TestProgrammedCustomEntities(t *testing.T) {
+	const ce = `apiVersion: configuration.konghq.com/v1alpha1
+kind: KongCustomEntity
+metadata: {name: %s, namespace: ns}
+spec: {type: degraphql_routes, controllerName: %s, fields: %s}
+`
+	manifests := fmt.Sprintf(ce, "good", "kong", "{uri: /a, query: q}") + "---\n" +
+		fmt.Sprintf(ce, "bad", "kong", "{uri: /a}") + "---\n" + fmt.Sprintf(ce, "theirs", "other", "{uri: /a, query: q}")
+	opts := translator.DefaultOptions()
+	opts.EntitySchemas = translator.BundledEntitySchemas()
+	r := newProgRigOf(t, manifests, opts)
+	r.offer()
+	p := r.pass()
+	want := []string{"KongCustomEntity ns/bad False/Invalid", "KongCustomEntity ns/good True/Programmed"}
+	if !slices.Equal(r.writes, want) || p.Checked != 2 {
+		t.Fatalf("wrote %v (%+v), want %v", r.writes, p, want)
 	}
 }

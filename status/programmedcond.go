@@ -114,6 +114,13 @@ func configuredRefs(doc *document.Document) map[store.Ref]bool {
 	for _, v := range doc.Vaults {
 		add(v.Tags)
 	}
+	// Custom entities carry no tags (Kong's schemas of their types have none): the document
+	// keeps their KongCustomEntity beside them.
+	for _, l := range doc.CustomEntities {
+		for _, e := range l.Entities {
+			out[store.Ref{Kind: store.KindKongCustomEntity, Namespace: e.Namespace, Name: e.Name}] = true
+		}
+	}
 	for _, c := range doc.Consumers {
 		add(c.Tags)
 		for _, p := range c.Plugins {

@@ -21,7 +21,8 @@ type programmedKind struct {
 }
 
 // programmedKinds are the kinds the ProgrammedWriter keeps Programmed on; a kind is one line.
-// KIC v3.5.13 writes it on KongConsumer, KongConsumerGroup and KongVault;
+// KIC v3.5.13 writes it on KongConsumer, KongConsumerGroup, KongVault, KongServiceFacade and
+// KongCustomEntity (whose class is spec.controllerName: classServed);
 // on KongPlugin and KongClusterPlugin its generator leaves it off (Kong/KIC#4578), and kongsync
 // writes it there too (docs/kic-differences.md).
 var programmedKinds = []programmedKind{
@@ -31,6 +32,7 @@ var programmedKinds = []programmedKind{
 	programmed(store.KindKongClusterPlugin, true, func(o *configurationv1.KongClusterPlugin) []metav1.Condition { return o.Status.Conditions }),
 	programmed(store.KindKongVault, true, func(o *configurationv1alpha1.KongVault) []metav1.Condition { return o.Status.Conditions }),
 	programmed(store.KindKongServiceFacade, true, func(o *incubatorv1alpha1.KongServiceFacade) []metav1.Condition { return o.Status.Conditions }),
+	programmed(store.KindKongCustomEntity, true, func(o *configurationv1alpha1.KongCustomEntity) []metav1.Condition { return o.Status.Conditions }),
 }
 
 func programmed[T store.Object](kind store.Kind, classed bool, conds func(T) []metav1.Condition) programmedKind {

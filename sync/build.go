@@ -53,8 +53,9 @@ func (l *Loop) build(force bool, changed time.Time) {
 	l.mu.Unlock()
 	lastValid := l.lastValidSnapshot()
 	v, f := l.applyVersion()
+	gen := l.applySchemas(snap)
 	if b != nil && b.snap.Version() == snap.Version() && slices.Equal(b.broken, broken) && b.lastValid == lastValid &&
-		b.p.kongVersion.EQ(v) && b.p.routerFlavor == f {
+		b.p.kongVersion.EQ(v) && b.p.routerFlavor == f && b.p.schemaGen == gen {
 		l.stats.aheadUsed.Add(1)
 	} else {
 		if b != nil {
@@ -87,6 +88,7 @@ func (l *Loop) prepareAhead() {
 	l.mu.Unlock()
 	lastValid := l.lastValidSnapshot()
 	l.applyVersion()
+	l.applySchemas(snap)
 	b, ok := l.translateEncode(snap, broken, lastValid)
 	if !ok {
 		return // build will try again and report
@@ -98,8 +100,8 @@ func (l *Loop) prepareAhead() {
 }
 
 // translateEncode plans what to leave out of snap (plan), translates the rest and encodes the
-// result, for the Kong version and router flavor last applied (applyVersion). A failure is
-// logged and reported; Kong keeps its configuration.
+// result, for the Kong version and router flavor last applied (applyVersion) and the custom
+// entity schemas (applySchemas). A failure is logged and reported; Kong keeps its configuration.
 func (l *Loop) translateEncode(snap *store.Snapshot, broken []store.Ref, lastValid *store.Snapshot) (*built, bool) {
 	start := time.Now()
 	plan, fb := l.plan(snap, broken, lastValid)
@@ -116,7 +118,8 @@ func (l *Loop) translateEncode(snap *store.Snapshot, broken []store.Ref, lastVal
 	}
 	l.seq++
 	p := &Payload{Config: b.Config, Empty: document.IsEmpty(b.Document), doc: b.Document, snap: snap, kongVersion: *l.applied,
-		routerFlavor: l.appliedFlavor, translated: translated, plan: plan, fallback: fb, seq: l.seq}
+		routerFlavor: l.appliedFlavor, translated: translated, plan: plan, fallback: fb, seq: l.seq,
+		schemaGen: l.schemas.gen, schemasPending: schemasPending(l.schemas.applied)}
 	return &built{snap: snap, broken: broken, lastValid: lastValid, plan: plan, fallback: fb, planTook: planTook,
 		res: b.Result, p: p}, true
 }

@@ -23,6 +23,9 @@ type EntityError struct {
 	// Parents holds the foreign keys Kong put on the entity (e.g. "service" → id for a route
 	// nested in a service), used to find an owner when the entity carries no k8s-* tags.
 	Parents map[string]string `json:"-"`
+	// digest is the digest of an entity without tags (entityDigest), to find the custom entity
+	// Kong rejected (kongerror_custom.go); the entity itself is not kept.
+	digest string
 }
 
 // FieldError is one error of an entity: Type "field" (with Field) or "entity".
@@ -81,6 +84,11 @@ func parseConfigError(body []byte) ([]EntityError, string, error) {
 	out := make([]EntityError, 0, len(ce.Flattened))
 	for _, f := range ce.Flattened {
 		ee := f.EntityError
+		if len(ee.Tags) == 0 && len(f.Entity) > 0 {
+			if raw, err := json.Marshal(f.Entity); err == nil {
+				ee.digest = entityDigest(raw)
+			}
+		}
 		redactCredentialValues(&ee)
 		for _, fk := range []string{"service", "route", "consumer", "upstream", "certificate"} {
 			raw, ok := f.Entity[fk]
@@ -102,11 +110,15 @@ func parseConfigError(body []byte) ([]EntityError, string, error) {
 	return out, RedactMessage(ce.Message), nil
 }
 
-// ownerOf finds the Kubernetes object behind a rejected entity: its own tags, else the tags the
-// same entity (by id) carries in the document sent, else those of its parent entities.
+// ownerOf finds the Kubernetes object behind a rejected entity: its own tags, else, for a custom
+// entity, the KongCustomEntity that made it, else the tags the same entity (by id) carries in
+// the document sent, else those of its parent entities.
 func ownerOf(ee EntityError, doc *document.Document) (store.Ref, bool) {
 	if ref, ok := translator.RefFromTags(ee.Tags); ok {
 		return ref, true
+	}
+	if ref, ok, custom := customOwner(ee, doc); custom {
+		return ref, ok // never its parents': the Kong service a custom entity is attached to is not at fault
 	}
 	ids := []string{ee.ID}
 	keys := make([]string, 0, len(ee.Parents))

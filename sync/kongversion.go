@@ -135,10 +135,10 @@ func (w *worker) rootView() rootView {
 
 // pushable reports whether p may be posted to the replica: its version is known and current,
 // and p was translated for a version it has and for routes its flavor takes, once the loop has
-// chosen a flavor; the desired payload only if translated for the loop's current choice (a new
+// chosen a flavor, with every custom entity schema read; the desired payload only if translated for the loop's current choice (a new
 // one is being translated for). Called with mu held.
 func (w *worker) pushable(p *Payload) bool {
-	if !w.versionKnown || w.needVersion || w.kongVersion.LT(p.kongVersion) {
+	if !w.versionKnown || w.needVersion || w.kongVersion.LT(p.kongVersion) || p.schemasPending {
 		return false
 	}
 	c := w.loop.chosen.Load()

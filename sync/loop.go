@@ -82,6 +82,11 @@ type Config struct {
 	// SetKongEnterprise, if set, is called like SetKongVersion whenever whether every replica of
 	// the chosen flavor is Kong Enterprise changed (translator.Options.KongEnterprise).
 	SetKongEnterprise func(bool)
+	// SetEntitySchemas, if set, is called like SetKongVersion whenever Kong's schemas of the
+	// store's custom entity types changed (translator.Options.EntitySchemas): the loop then reads
+	// them from a replica (GET /schemas/<type>; schemas.go) and posts no configuration translated
+	// while one is still being read. Unset, no schema is read.
+	SetEntitySchemas func(translator.EntitySchemas)
 	// Published, if set, is called on the loop's goroutine with every configuration handed to
 	// the replicas. It must return quickly: the Programmed status writer keeps the latest.
 	Published func(Published)
@@ -120,6 +125,9 @@ type Loop struct {
 	notify     chan struct{}
 	replicasCh chan struct{}
 	versionCh  chan struct{}                  // the target Kong version changed: rebuild
+	schemaCh   chan struct{}                  // a custom entity schema read ended, or a replica restarted: rebuild
+	schemas    schemaBook                     // Kong's schemas of the custom entity types (schemas.go)
+	runCtx     context.Context                // Run's, for the schema reads it starts
 	target     atomic.Pointer[semver.Version] // the lowest version the replicas report
 	applied    *semver.Version                // the version last given to SetKongVersion (loop goroutine)
 	chosen     atomic.Pointer[routerChoice]   // the router choice, nil until every replica answered GET / once
@@ -197,6 +205,7 @@ func New(cfg Config) (*Loop, error) {
 		notify:     make(chan struct{}, 1),
 		replicasCh: make(chan struct{}, 1),
 		versionCh:  make(chan struct{}, 1),
+		schemaCh:   make(chan struct{}, 1),
 		rejections: make(chan rejectionMsg, 16),
 		workers:    map[string]*worker{},
 		broken:     map[store.Ref]store.Object{},
@@ -334,6 +343,7 @@ func (l *Loop) Run(ctx context.Context) error {
 	wctx, cancel := context.WithCancel(ctx)
 	defer l.stopWorkers()
 	defer cancel()
+	l.runCtx = wctx
 	l.reconcile(wctx)
 
 	timer := time.NewTimer(l.cfg.Window)
@@ -392,6 +402,9 @@ func (l *Loop) Run(ctx context.Context) error {
 		case <-l.versionCh:
 			l.build(true, time.Time{})
 			lastBuild = time.Now()
+		case <-l.schemaCh:
+			l.build(true, time.Time{})
+			lastBuild = time.Now()
 		case rj := <-l.rejections:
 			if l.handleRejection(rj) {
 				l.build(true, time.Time{})
@@ -405,6 +418,7 @@ func (l *Loop) Run(ctx context.Context) error {
 func (l *Loop) reconcile(ctx context.Context) {
 	l.mu.Lock()
 	want := map[string]bool{}
+	added := false
 	for _, u := range l.urls {
 		want[u] = true
 		if _, ok := l.workers[u]; ok {
@@ -421,6 +435,7 @@ func (l *Loop) reconcile(ctx context.Context) {
 			w.desired = l.current
 		}
 		l.workers[u] = w
+		added = true
 		l.log.Info("Kong replica added", "replica", rep.URL())
 		go w.run(wctx)
 	}
@@ -432,6 +447,9 @@ func (l *Loop) reconcile(ctx context.Context) {
 		}
 	}
 	l.mu.Unlock()
+	if added {
+		l.schemasStale() // a new Kong may have other plugins, so other custom entity types
+	}
 	if len(gone) > 0 {
 		l.versionsChanged() // a removed replica may have been the oldest
 	}

@@ -36,6 +36,10 @@ type Payload struct {
 	// kongVersion and routerFlavor are the Kong version and router flavor it was translated for.
 	kongVersion  semver.Version
 	routerFlavor translator.RouterFlavor
+	// schemaGen is the generation of the custom entity schemas it was translated with, and
+	// schemasPending whether one was still being read: such a payload is posted to no replica.
+	schemaGen      uint64
+	schemasPending bool
 	// changed is when the loop heard of the first store change this config includes (the first
 	// Notify since the previous build); zero for the first build and for rebuilds no change
 	// caused. Set before the payload is handed to the workers.

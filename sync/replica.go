@@ -229,15 +229,28 @@ func (r *Replica) LiveConfig(ctx context.Context) (string, error) {
 // when limit ≥ 0). Transport failures are transportErrors; another status is an error quoting
 // Kong's message.
 func (r *Replica) get(ctx context.Context, path string, timeout time.Duration, limit int64) ([]byte, error) {
+	body, status, err := r.fetch(ctx, path, timeout, limit)
+	if err != nil {
+		return nil, err
+	}
+	if status != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: HTTP %d: %s", path, status, truncate(messageOf(body)))
+	}
+	return body, nil
+}
+
+// fetch is a GET of path within timeout, returning the body (at most limit bytes when limit ≥
+// 0) and status of any answer; err is a transportError (or a request that could not be built).
+func (r *Replica) fetch(ctx context.Context, path string, timeout time.Duration, limit int64) ([]byte, int, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	req, err := r.request(ctx, http.MethodGet, path, nil)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	resp, err := r.opts.Client.Do(req)
 	if err != nil {
-		return nil, transportError{scrub(err)}
+		return nil, 0, transportError{scrub(err)}
 	}
 	defer resp.Body.Close()
 	var rd io.Reader = resp.Body
@@ -246,12 +259,9 @@ func (r *Replica) get(ctx context.Context, path string, timeout time.Duration, l
 	}
 	body, err := io.ReadAll(rd)
 	if err != nil {
-		return nil, transportError{fmt.Errorf("read %s response: %w", path, scrub(err))}
+		return nil, 0, transportError{fmt.Errorf("read %s response: %w", path, scrub(err))}
 	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET %s: HTTP %d: %s", path, resp.StatusCode, truncate(messageOf(body)))
-	}
-	return body, nil
+	return body, resp.StatusCode, nil
 }
 
 func (r *Replica) request(ctx context.Context, method, pathQuery string, body io.Reader) (*http.Request, error) {

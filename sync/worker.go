@@ -260,6 +260,7 @@ func (w *worker) probe(ctx context.Context) {
 		// Back after a network failure: retry now rather than at the end of the backoff, once
 		// the version is read again (Kong may have been upgraded meanwhile).
 		w.unreachable, w.failures, w.nextAttempt, w.needVersion = false, 0, time.Time{}, true
+		w.loop.schemasStale() // it may have restarted with other plugins
 		w.log.Info("Kong admin API reachable again")
 	}
 	w.needProbe, w.lastProbeErr = false, ""
@@ -320,6 +321,7 @@ func (w *worker) applyStatus(hash string) bool {
 		if w.accepted != "" {
 			w.loop.stats.emptyDetected.Add(1)
 			w.needVersion = true // a restart may be an upgrade
+			w.loop.schemasStale() // or bring other plugins, so other custom entity schemas
 			w.log.Info("Kong reports an empty configuration (restarted?); pushing again")
 		}
 		w.accepted = ""

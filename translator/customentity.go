@@ -92,11 +92,7 @@ func customRef(e *kva.KongCustomEntity) store.Ref {
 // kubernetes.io/ingress.class annotation naming another class (its reconciler's and its
 // store's filters together).
 func (t *customBuild) servesCustomEntity(e *kva.KongCustomEntity) bool {
-	if e.Spec.ControllerName == t.opts.IngressClass {
-		return true
-	}
-	ann, has := e.Annotations[annIngressClass]
-	return e.Spec.ControllerName == "" && t.defaultClass && (!has || ann == t.opts.IngressClass)
+	return e.ServedByClass(t.opts.IngressClass, t.defaultClass)
 }
 
 // customPieceOf is the piece of a served KongCustomEntity.

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 
+	kva "github.com/kongsync/kongsync/internal/apis/configuration/v1alpha1"
 	"github.com/kongsync/kongsync/store"
 )
 
@@ -93,6 +94,20 @@ func BundledEntityTypes() []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// CustomEntityTypes lists, sorted, the distinct types of the snapshot's KongCustomEntities whose
+// schema a translation would look up (types refused by name are left out): what the sync loop
+// reads from Kong (GET /schemas/<type>) before translating them.
+func CustomEntityTypes(snap *store.Snapshot) []string {
+	var out []string
+	for _, o := range snap.Objects(store.KindKongCustomEntity) {
+		if e, ok := o.(*kva.KongCustomEntity); ok && customTypeProblem(e.Spec.EntityType) == "" {
+			out = append(out, e.Spec.EntityType)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // documentKeys are the top-level keys kongsync's document writes besides KIC's known types: a

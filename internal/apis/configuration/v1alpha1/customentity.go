@@ -122,6 +122,17 @@ type KongCustomEntityStatus struct {
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 }
 
+// ServedByClass is KIC's class filter of KongCustomEntities (its reconciler's and its store's
+// together): spec.controllerName names the class, or is empty while the class is the cluster
+// default and no kubernetes.io/ingress.class annotation names another.
+func (in *KongCustomEntity) ServedByClass(class string, isDefault bool) bool {
+	if in.Spec.ControllerName == class {
+		return true
+	}
+	ann, has := in.Annotations["kubernetes.io/ingress.class"]
+	return in.Spec.ControllerName == "" && isDefault && (!has || ann == class)
+}
+
 // DeepCopyObject implements runtime.Object.
 func (in *KongCustomEntity) DeepCopyObject() runtime.Object { return in.DeepCopy() }
 
