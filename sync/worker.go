@@ -320,7 +320,7 @@ func (w *worker) applyStatus(hash string) bool {
 	case hash == document.EmptyHash:
 		if w.accepted != "" {
 			w.loop.stats.emptyDetected.Add(1)
-			w.needVersion = true // a restart may be an upgrade
+			w.needVersion = true  // a restart may be an upgrade
 			w.loop.schemasStale() // or bring other plugins, so other custom entity schemas
 			w.log.Info("Kong reports an empty configuration (restarted?); pushing again")
 		}

@@ -217,7 +217,6 @@ func TestCustomEntityBounds(t *testing.T) {
 	}
 }
 
-
 // A field's value is checked against its Kong type as far as JSON tells: numbers, integers
 // (1.0 is one), booleans, lists for arrays and sets, objects for maps and records, a record or a
 // primary key for a foreign key; json and unknown types are left to Kong.
