@@ -154,7 +154,7 @@ func runDiff(ctx context.Context, f *diffFlags, stdin io.Reader, stderr io.Write
 	if err := translateForKong(ctx, f, rep); err != nil {
 		return nil, "", err
 	}
-	built, err := expectedConfig(ctx, f, stdin, stderr)
+	built, err := expectedConfig(ctx, f, rep, stdin, stderr)
 	if err != nil {
 		return nil, "", err
 	}
@@ -196,9 +196,10 @@ func translateForKong(ctx context.Context, f *diffFlags, rep *kongsync.Replica) 
 	return nil
 }
 
-// expectedConfig translates the manifests, or the cluster, as dump and the controller do;
-// problems are printed, the configuration of everything else compared.
-func expectedConfig(ctx context.Context, f *diffFlags, stdin io.Reader, stderr io.Writer) (translator.Built, error) {
+// expectedConfig translates the manifests, or the cluster, as dump and the controller do, with
+// the Kong's schemas of the custom entity types (as the controller reads them); problems are
+// printed, the configuration of everything else compared.
+func expectedConfig(ctx context.Context, f *diffFlags, rep *kongsync.Replica, stdin io.Reader, stderr io.Writer) (translator.Built, error) {
 	var snap *store.Snapshot
 	var notes []store.Note
 	var refusals []store.Refusal
@@ -226,12 +227,35 @@ func expectedConfig(ctx context.Context, f *diffFlags, stdin io.Reader, stderr i
 			return translator.Built{}, err
 		}
 	}
+	opts.EntitySchemas = kongSchemas(ctx, rep, snap)
 	b, err := translator.BuildOnce(snap, opts)
 	if err != nil {
 		return b, err
 	}
 	printFindings(stderr, notes, translator.WithRefusals(b.Problems, refusals))
 	return b, nil
+}
+
+// kongSchemas reads the Kong's schemas of the snapshot's custom entity types (GET
+// /schemas/<type>, at most kongsync.MaxSchemaTypes), as the controller does; a type that cannot
+// be read has Err set, and its KongCustomEntities get a problem.
+func kongSchemas(ctx context.Context, rep *kongsync.Replica, snap *store.Snapshot) translator.EntitySchemas {
+	types := translator.CustomEntityTypes(snap)
+	if len(types) == 0 {
+		return nil
+	}
+	out := translator.EntitySchemas{}
+	for i, typ := range types {
+		if i == kongsync.MaxSchemaTypes {
+			break
+		}
+		s, err := rep.Schema(ctx, typ)
+		if err != nil {
+			s = translator.EntitySchema{Err: "reading Kong's schema: " + err.Error()}
+		}
+		out[typ] = s
+	}
+	return out
 }
 
 func diffReplica(f *diffFlags) (*kongsync.Replica, error) {

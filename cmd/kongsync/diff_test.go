@@ -162,3 +162,23 @@ func TestDiffFormatJSON(t *testing.T) {
 		}
 	}
 }
+
+// kongsync diff reads Kong's schemas of the custom entity types it translates from the Kong it
+// compares with, as the controller does: an Enterprise Kong holding what dump made (with the
+// bundled schemas, the same) shows no difference.
+func TestDiffReadsCustomEntitySchemas(t *testing.T) {
+	const in = "../../testdata/golden/custom-entity-basic/in.yaml"
+	kong := kongdouble.New(kongdouble.Options{Version: "3.9.1.0-enterprise-edition"})
+	t.Cleanup(kong.Close)
+	_, jsonCfg, errs := runDump(t, "-f", in, "--format", "json", "--kong-version", "3.9.1.0-enterprise-edition")
+	if !strings.Contains(jsonCfg, `"degraphql_routes":[`) {
+		t.Fatalf("dump: %s\n%s", jsonCfg, errs)
+	}
+	load(t, kong, strings.TrimSuffix(jsonCfg, "\n"))
+	if code, out, errs := runDiffCmd(t, "--kong-admin-url", kong.URL(), "-f", in); code != diffSame {
+		t.Errorf("exit %d\n%s%s", code, out, errs)
+	}
+	if !hasGet(kong, "/schemas/degraphql_routes") {
+		t.Error("the schema of degraphql_routes was not read from Kong")
+	}
+}
