@@ -253,3 +253,25 @@ func encodeCustom(fields map[string]any) ([]byte, error) {
 	}
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
+
+// CustomEntityParent is the object a KongCustomEntity depends on, as KIC's fallback
+// configuration resolves it (resolveKongCustomEntityDependencies): the KongPlugin its
+// spec.parentRef names in its own namespace (a reference to another namespace resolves to none
+// there), or the KongClusterPlugin it names; false without such a reference. The Kong
+// services, routes and consumers its entities are attached to come through that plugin.
+func CustomEntityParent(e *kva.KongCustomEntity) (store.Ref, bool) {
+	pr := e.Spec.ParentRef
+	if pr == nil || deref(pr.Group) != kva.SchemeGroupVersion.Group {
+		return store.Ref{}, false
+	}
+	switch deref(pr.Kind) {
+	case "KongPlugin":
+		if ns := deref(pr.Namespace); ns != "" && ns != e.Namespace {
+			return store.Ref{}, false
+		}
+		return store.Ref{Kind: store.KindKongPlugin, Namespace: e.Namespace, Name: pr.Name}, true
+	case "KongClusterPlugin":
+		return store.Ref{Kind: store.KindKongClusterPlugin, Name: pr.Name}, true
+	}
+	return store.Ref{}, false
+}

@@ -7,7 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/kongsync/kongsync/document"
+	kva "github.com/kongsync/kongsync/internal/apis/configuration/v1alpha1"
 	"github.com/kongsync/kongsync/store"
 )
 
@@ -256,6 +259,34 @@ func TestCheckCustomFields(t *testing.T) {
 		}
 		if got != want {
 			t.Errorf("%s: %q, want %q", in, got, want)
+		}
+	}
+}
+
+// The dependency KIC's fallback gives a KongCustomEntity: its KongPlugin (same namespace only)
+// or KongClusterPlugin, of group configuration.konghq.com.
+func TestCustomEntityParent(t *testing.T) {
+	s := func(v string) *string { return &v }
+	for _, c := range []struct {
+		ref  *kva.ObjectReference
+		want string
+	}{
+		{nil, ""},
+		{&kva.ObjectReference{Group: s("configuration.konghq.com"), Kind: s("KongPlugin"), Name: "p"}, "KongPlugin ns/p"},
+		{&kva.ObjectReference{Group: s("configuration.konghq.com"), Kind: s("KongPlugin"), Namespace: s("ns"), Name: "p"}, "KongPlugin ns/p"},
+		{&kva.ObjectReference{Group: s("configuration.konghq.com"), Kind: s("KongPlugin"), Namespace: s("other"), Name: "p"}, ""},
+		{&kva.ObjectReference{Group: s("configuration.konghq.com"), Kind: s("KongClusterPlugin"), Name: "c"}, "KongClusterPlugin c"},
+		{&kva.ObjectReference{Kind: s("KongPlugin"), Name: "p"}, ""},
+		{&kva.ObjectReference{Group: s("configuration.konghq.com"), Name: "p"}, ""},
+	} {
+		e := &kva.KongCustomEntity{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "ce"},
+			Spec: kva.KongCustomEntitySpec{ParentRef: c.ref}}
+		got := ""
+		if ref, ok := CustomEntityParent(e); ok {
+			got = ref.String()
+		}
+		if got != c.want {
+			t.Errorf("%+v: %q, want %q", c.ref, got, c.want)
 		}
 	}
 }
