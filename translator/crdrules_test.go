@@ -75,6 +75,9 @@ var kongCRDRules = map[string]crdRule{
 	"kongupstreampolicies: spec.algorithm must be set to 'sticky-sessions' when spec.stickySessions is set.": {
 		spec: "spec: {algorithm: consistent-hashing, hashOn: {input: none}, stickySessions: {cookie: c}}", field: "spec.algorithm"},
 	"kongvaults: The spec.prefix field is immutable": {na: "a transition rule (oldSelf): only an update can break it"},
+	"kongcustomentities: The type field cannot be one of the known Kong entity types": {
+		spec: "spec: {type: services, controllerName: kong, fields: {name: s}}", field: "spec"},
+	"kongcustomentities: The spec.type field is immutable": {na: "a transition rule (oldSelf): only an update can break it"},
 	"kongvaults: tags entries must not be longer than 128 characters": {
 		spec: "spec: {backend: env, prefix: ab, tags: [" + strings.Repeat("t", 129) + "]}", field: "spec.tags[0]"},
 	"kongvaults: controlPlaneRef is required once set":                                   {na: "a transition rule (oldSelf) on Konnect's spec.controlPlaneRef"},
@@ -102,6 +105,7 @@ var kongCRDKinds = map[string][2]string{
 	"tcpingresses":         {"TCPIngress", "configuration.konghq.com/v1beta1"}, // no rules today
 	"udpingresses":         {"UDPIngress", "configuration.konghq.com/v1beta1"}, // no rules today
 	"kongvaults":           {"KongVault", "configuration.konghq.com/v1alpha1"},
+	"kongcustomentities":   {"KongCustomEntity", "configuration.konghq.com/v1alpha1"},
 }
 
 // TestKongCRDRulesCovered reads every x-kubernetes-validations rule of the published CRDs of
