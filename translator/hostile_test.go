@@ -29,19 +29,22 @@ type hostileWorld struct {
 	name  string
 	build func(tb testing.TB) []store.Object
 	check func(tb testing.TB, res Result)
+	opts  func(*Options) // changes DefaultOptions for the world, if set
 }
 
 func hostileWorlds() []hostileWorld {
 	return []hostileWorld{
-		{"host-aliases-256KiB", func(tb testing.TB) []store.Object { return hostAliasWorld(tb, 1) }, checkAliases},
-		{"ingress-1.5MiB-hosts", func(tb testing.TB) []store.Object { return bigIngressWorld(tb, false) }, checkGoodOnly(1)},
-		{"ingress-1.5MiB-paths-and-aliases", func(tb testing.TB) []store.Object { return bigIngressWorld(tb, true) }, checkBudget},
-		{"httproute-crd-maxima", func(tb testing.TB) []store.Object { return httpRouteMaxWorld(tb, false) }, checkGoodOnly(1)},
-		{"httproute-crd-maxima-host-aliases-256KiB", func(tb testing.TB) []store.Object { return httpRouteMaxWorld(tb, true) }, checkGoodOnly(1)},
-		{"consumers-10k-one-key", func(tb testing.TB) []store.Object { return consumerKeyWorld(tb, 10000, false) }, checkVictimConsumer},
-		{"consumers-10k-one-shared-secret", func(tb testing.TB) []store.Object { return consumerKeyWorld(tb, 10000, true) }, checkVictimConsumer},
-		{"ingresses-10k-one-host-path", func(tb testing.TB) []store.Object { return samePathWorld(tb, 10000) }, checkVictimRoute},
-		{"secrets-10k-one-ca-id", func(tb testing.TB) []store.Object { return caIDWorld(tb, 10000) }, checkVictimCA},
+		{"host-aliases-256KiB", func(tb testing.TB) []store.Object { return hostAliasWorld(tb, 1) }, checkAliases, nil},
+		{"ingress-1.5MiB-hosts", func(tb testing.TB) []store.Object { return bigIngressWorld(tb, false) }, checkGoodOnly(1), nil},
+		{"ingress-1.5MiB-paths-and-aliases", func(tb testing.TB) []store.Object { return bigIngressWorld(tb, true) }, checkBudget, nil},
+		{"httproute-crd-maxima", func(tb testing.TB) []store.Object { return httpRouteMaxWorld(tb, false) }, checkGoodOnly(1), nil},
+		{"httproute-crd-maxima-host-aliases-256KiB", func(tb testing.TB) []store.Object { return httpRouteMaxWorld(tb, true) }, checkGoodOnly(1), nil},
+		{"consumers-10k-one-key", func(tb testing.TB) []store.Object { return consumerKeyWorld(tb, 10000, false) }, checkVictimConsumer, nil},
+		{"consumers-10k-one-shared-secret", func(tb testing.TB) []store.Object { return consumerKeyWorld(tb, 10000, true) }, checkVictimConsumer, nil},
+		{"ingresses-10k-one-host-path", func(tb testing.TB) []store.Object { return samePathWorld(tb, 10000) }, checkVictimRoute, nil},
+		{"secrets-10k-one-ca-id", func(tb testing.TB) []store.Object { return caIDWorld(tb, 10000) }, checkVictimCA, nil},
+		{"custom-entities-5k-attachments", func(tb testing.TB) []store.Object { return customEntityWorld(tb, 5000) }, checkCustomEntities,
+			func(o *Options) { o.EntitySchemas = BundledEntitySchemas() }},
 	}
 }
 
@@ -57,8 +60,12 @@ func TestHostileScale(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			opts := DefaultOptions()
+			if w.opts != nil {
+				w.opts(&opts)
+			}
 			start := time.Now()
-			res := coldResult(snap, DefaultOptions())
+			res := coldResult(snap, opts)
 			took := time.Since(start)
 			t.Logf("%d objects, %s, %d problems", len(objs), took, len(res.Problems))
 			if took > hostileBound {
@@ -429,4 +436,41 @@ func hasTag(tags []*string, tag string) bool {
 		}
 	}
 	return false
+}
+
+// customEntityWorld is n Ingresses in team-b, each to a Service of its own, all carrying one
+// KongPlugin, and two KongCustomEntities following it: one with 60 KiB of fields (n copies would
+// be n*60 KiB), one small (n entities of a few dozen bytes).
+func customEntityWorld(tb testing.TB, n int) []store.Object {
+	var b bytes.Buffer
+	for i := range n {
+		name := "i" + strconv.Itoa(i)
+		fmt.Fprintf(&b, `---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: %[1]s, namespace: team-b, annotations: {konghq.com/plugins: p}}
+spec:
+  ingressClassName: kong
+  rules: [{host: %[1]s.example.com, http: {paths: [{path: /, pathType: Prefix, backend: {service: {name: %[1]s, port: {number: 80}}}}]}}]
+`, name)
+		serviceYAML(&b, "team-b", name)
+	}
+	b.WriteString("---\napiVersion: configuration.konghq.com/v1\nkind: KongPlugin\nmetadata: {name: p, namespace: team-b}\nplugin: cors\n")
+	ce := func(name, query string) {
+		fmt.Fprintf(&b, "---\napiVersion: configuration.konghq.com/v1alpha1\nkind: KongCustomEntity\n"+
+			"metadata: {name: %s, namespace: team-b}\nspec:\n  controllerName: kong\n  type: degraphql_routes\n"+
+			"  parentRef: {group: configuration.konghq.com, kind: KongPlugin, name: p}\n  fields: {uri: /a, query: %q}\n", name, query)
+	}
+	ce("big", strings.Repeat("q", 60<<10))
+	ce("small", "query{ a }")
+	return manifests(tb, &b)
+}
+
+func checkCustomEntities(tb testing.TB, res Result) {
+	if !hasProblem(res, "KongCustomEntity team-b/big", "the plugin's attachments would make 5000 entities") {
+		tb.Errorf("no problem on the custom entity copied past the bound")
+	}
+	if l := res.Document.CustomEntities; len(l) != 1 || len(l[0].Entities) != 5000 {
+		tb.Errorf("want the 5,000 entities of the small custom entity")
+	}
 }
