@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	gosync "sync"
@@ -23,6 +24,7 @@ import (
 	"github.com/kongsync/kongsync/metrics"
 	"github.com/kongsync/kongsync/runner"
 	"github.com/kongsync/kongsync/store"
+	kongsync "github.com/kongsync/kongsync/sync"
 	"github.com/kongsync/kongsync/translator"
 )
 
@@ -99,7 +101,9 @@ type expectation struct {
 }
 
 func (s *soak) expect(snap *store.Snapshot, rejected []store.Ref) (*expectation, error) {
-	exp, took, err := coldBuild(snap, rejected, s.translatorOptions())
+	opts := s.translatorOptions()
+	opts.EntitySchemas = s.entitySchemas(snap)
+	exp, took, err := coldBuild(snap, rejected, opts)
 	if err == nil && took > soakBuildBound {
 		err = fmt.Errorf("a cold build of the cluster took %s (bound %s)", took.Round(time.Millisecond), soakBuildBound)
 	}
@@ -137,6 +141,32 @@ func routeKinds(doc map[string]any) (expr, trad int) {
 	}
 	walk(doc, false)
 	return expr, trad
+}
+
+// soakPlugins are the doubles' plugins: Kong's bundled ones and degraphql, whose custom entities
+// (degraphql_routes) the world's KongCustomEntities make.
+var soakPlugins = append(slices.Clone(kongdouble.BundledPlugins), "degraphql")
+
+// entitySchemas are Kong's schemas of the custom entity types of snap, as the kongsyncs read
+// them from their Kongs: read from the scratch double, whose plugins are theirs.
+func (s *soak) entitySchemas(snap *store.Snapshot) translator.EntitySchemas {
+	types := translator.CustomEntityTypes(snap)
+	if len(types) == 0 {
+		return nil
+	}
+	rep, err := kongsync.NewReplica(s.scratch.URL(), kongsync.ReplicaOptions{})
+	out := translator.EntitySchemas{}
+	for _, typ := range types {
+		var sc translator.EntitySchema
+		if err == nil {
+			sc, err = rep.Schema(context.Background(), typ)
+		}
+		if err != nil {
+			sc = translator.EntitySchema{Err: "reading Kong's schema: " + err.Error()}
+		}
+		out[typ] = sc
+	}
+	return out
 }
 
 // translatorOptions are the options every incarnation translates with once it has read its

@@ -245,9 +245,10 @@ func (s *soak) setup(ctx context.Context) {
 	}
 	ip := hostIP(t)
 	for range 2 {
-		s.doubles = append(s.doubles, kongdouble.New(kongdouble.Options{Addr: ip + ":0", RouterFlavor: string(s.flavor)}))
+		s.doubles = append(s.doubles, kongdouble.New(kongdouble.Options{Addr: ip + ":0", RouterFlavor: string(s.flavor),
+			Plugins: soakPlugins}))
 	}
-	s.scratch = kongdouble.New(kongdouble.Options{RouterFlavor: string(s.flavor)})
+	s.scratch = kongdouble.New(kongdouble.Options{RouterFlavor: string(s.flavor), Plugins: soakPlugins})
 	s.postsSeen = make([]int, len(s.doubles))
 	adminService(t, s.kongNS, s.doubles...)
 	sentinel := app{ns: s.world.namespaces[0], name: "sentinel"}

@@ -15,7 +15,36 @@ func (w *world) laterKinds() []soakKind {
 		{"KongIngress", "configuration.konghq.com", "v1", "kongingresses", true, []string{"ki-0"}, 1, (*world).kongIngress},
 		{"IngressClassParameters", "configuration.konghq.com", "v1alpha1", "ingressclassparameterses", true, []string{"icp"}, 1, (*world).classParams},
 		{"KongVault", "configuration.konghq.com", "v1alpha1", "kongvaults", false, names(w.prefix+"-vault-", 3), 1, (*world).kongVault},
+		{"KongCustomEntity", "configuration.konghq.com", "v1alpha1", "kongcustomentities", true, names("ce-", 3), 1, (*world).customEntity},
 	}
+}
+
+// customEntity is a KongCustomEntity of our class or another: ce-0 and ce-1 are degraphql
+// routes (the doubles enable the degraphql plugin), ce-2 of a type Kong does not know (the CRD
+// makes spec.type immutable, so a name keeps its type); following one of the world's KongPlugins
+// (attached to Kong services through the Ingresses' and Services' konghq.com/plugins) or none,
+// now and then with fields Kong's schema refuses (a uri that is not a string) or that only Kong
+// refuses (a method it does not know: Kong rejects the entity, traced to its object).
+func (w *world) customEntity(r *rand.Rand, ns, name string) map[string]any {
+	o := w.meta("KongCustomEntity", "configuration.konghq.com", "v1alpha1", ns, name)
+	typ := "degraphql_routes"
+	if name == "ce-2" {
+		typ = "soak_unknown_things"
+	}
+	fields := map[string]any{"uri": "/" + name, "query": "query{ " + name + " }"}
+	switch r.IntN(6) {
+	case 0:
+		fields["uri"] = 1
+	case 1:
+		fields["methods"] = []any{pick(r, "GET", "POST", "GOT")}
+	}
+	spec := map[string]any{"controllerName": pick(r, w.class, w.class, w.class+"-other"), "type": typ, "fields": fields}
+	if r.IntN(3) > 0 {
+		spec["parentRef"] = map[string]any{"group": "configuration.konghq.com", "kind": "KongPlugin",
+			"name": pick(r, "plug-0", "plug-1", "plug-2")}
+	}
+	o["spec"] = spec
+	return o
 }
 
 // kongVault is a cluster-scoped vault of our class or another, its prefix one of two that the
