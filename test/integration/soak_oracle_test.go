@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"sort"
 	"strings"
 
+	"github.com/kongsync/kongsync/document"
 	"github.com/kongsync/kongsync/store"
 )
 
@@ -27,7 +29,7 @@ func (s *soak) refusedByKong(snap *store.Snapshot) (*expectation, error) {
 		if err != nil {
 			return nil, err
 		}
-		more, err := s.scratchRefuses(exp.built.Config.Bytes())
+		more, err := s.scratchRefuses(exp.built.Config.Bytes(), exp.built.Document)
 		if err != nil || len(more) == 0 {
 			return exp, err
 		}
@@ -37,8 +39,10 @@ func (s *soak) refusedByKong(snap *store.Snapshot) (*expectation, error) {
 	return nil, fmt.Errorf("the scratch Kong still refuses after leaving out %v", refs)
 }
 
-// scratchRefuses posts config to the scratch double and returns the objects its 400 names.
-func (s *soak) scratchRefuses(config []byte) ([]store.Ref, error) {
+// scratchRefuses posts config to the scratch double and returns the objects its 400 names: by
+// their k8s-* tags, or, for a custom entity (which has none), the KongCustomEntity of doc that
+// made an entity of that content.
+func (s *soak) scratchRefuses(config []byte, doc *document.Document) ([]store.Ref, error) {
 	defer s.scratch.ResetRequests()
 	body, _ := json.Marshal(map[string]string{"config": string(config)})
 	resp, err := http.Post(s.scratch.URL()+"/config?flatten_errors=1", "application/json", bytes.NewReader(body))
@@ -52,8 +56,9 @@ func (s *soak) scratchRefuses(config []byte) ([]store.Ref, error) {
 	}
 	var ce struct {
 		Flattened []struct {
-			Type string   `json:"entity_type"`
-			Tags []string `json:"entity_tags"`
+			Type   string   `json:"entity_type"`
+			Tags   []string `json:"entity_tags"`
+			Entity any      `json:"entity"`
 		} `json:"flattened_errors"`
 	}
 	if resp.StatusCode != http.StatusBadRequest || json.Unmarshal(b, &ce) != nil || len(ce.Flattened) == 0 {
@@ -73,10 +78,37 @@ func (s *soak) scratchRefuses(config []byte) ([]store.Ref, error) {
 				ref.Name = v
 			}
 		}
+		if len(e.Tags) == 0 {
+			ref = customEntityOwner(doc, e.Type, e.Entity)
+		}
 		if ref.Kind == "" || ref.Name == "" {
 			return nil, fmt.Errorf("the scratch Kong refuses a %s without k8s-* tags: %.300s", e.Type, b)
 		}
 		out = append(out, ref)
 	}
 	return out, nil
+}
+
+// customEntityOwner is the KongCustomEntity that made the one entity of doc of Kong's (singular)
+// type typ whose content is entity; none when no entity or several objects' match.
+func customEntityOwner(doc *document.Document, typ string, entity any) store.Ref {
+	var owner store.Ref
+	for _, l := range doc.CustomEntities {
+		if strings.TrimSuffix(l.Type, "s") != typ {
+			continue
+		}
+		for _, e := range l.Entities {
+			raw, _ := e.MarshalJSON()
+			var v any
+			if json.Unmarshal(raw, &v) != nil || !reflect.DeepEqual(v, entity) {
+				continue
+			}
+			ref := store.Ref{Kind: store.KindKongCustomEntity, Namespace: e.Namespace, Name: e.Name}
+			if owner.Name != "" && owner != ref {
+				return store.Ref{}
+			}
+			owner = ref
+		}
+	}
+	return owner
 }
