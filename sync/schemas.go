@@ -166,10 +166,7 @@ func (l *Loop) readSchemas(types []string) {
 	reps := l.schemaReplicas()
 	ctx := l.runContext()
 	go func() {
-		read := make(map[string]schemaEntry, len(types))
-		for _, t := range types {
-			read[t] = readSchema(ctx, reps, t)
-		}
+		read := readSchemasOf(ctx, reps, types)
 		if ctx.Err() != nil {
 			return
 		}
@@ -180,6 +177,32 @@ func (l *Loop) readSchemas(types []string) {
 			time.AfterFunc(schemaRetry, l.wakeSchemas)
 		}
 	}()
+}
+
+// schemaReads is how many schemas are read at once: a Kong that does not answer costs
+// ProbeTimeout per type, and 64 types one after the other would hold a first configuration back
+// for minutes.
+const schemaReads = 4
+
+// readSchemasOf reads the types' schemas, schemaReads at a time.
+func readSchemasOf(ctx context.Context, reps []*Replica, types []string) map[string]schemaEntry {
+	read := make(map[string]schemaEntry, len(types))
+	var mu gosync.Mutex
+	var wg gosync.WaitGroup
+	sem := make(chan struct{}, schemaReads)
+	for _, t := range types {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			e := readSchema(ctx, reps, t)
+			mu.Lock()
+			read[t] = e
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	return read
 }
 
 // readSchema asks the replicas in turn until one answers (reachable replicas first).
@@ -259,9 +282,8 @@ func (l *Loop) EntitySchemas(ctx context.Context, types []string) translator.Ent
 	if len(missing) > MaxSchemaTypes {
 		missing = missing[:MaxSchemaTypes]
 	}
-	reps := l.schemaReplicas()
-	for _, t := range missing {
-		out[t] = readSchema(ctx, reps, t).schema
+	for t, e := range readSchemasOf(ctx, l.schemaReplicas(), missing) {
+		out[t] = e.schema
 	}
 	return out
 }
