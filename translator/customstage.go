@@ -32,9 +32,14 @@ type customOut struct {
 // customEntities makes the custom entity lists of the document from the served
 // KongCustomEntities, rels being the plugin stage's relations of this build.
 func (t *customBuild) customEntities(doc *document.Document, rels map[pluginRef]*pluginRels) []*document.CustomEntities {
+	objs := t.snap.Objects(store.KindKongCustomEntity)
+	if len(objs) == 0 {
+		t.memos.entities = nil
+		return nil
+	}
 	var served []*kva.KongCustomEntity
 	var pieces []*customPiece
-	for _, o := range t.snap.Objects(store.KindKongCustomEntity) {
+	for _, o := range objs {
 		if e, ok := o.(*kva.KongCustomEntity); ok && t.servesCustomEntity(e) {
 			if p := t.customPieceOf(e); p.ok {
 				served, pieces = append(served, e), append(pieces, p)
