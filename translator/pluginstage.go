@@ -10,7 +10,8 @@ import (
 
 // pluginKinds are the kinds plugin attachment reads besides the Ingresses, KongConsumers and
 // Secrets: plugin sources, consumer groups, annotated Services, our IngressClass, the
-// ReferenceGrants that open other namespaces' KongPlugins. KongConsumers reach plugins only as
+// ReferenceGrants that open other namespaces' KongPlugins, and the KongCustomEntities, for which
+// the stage keeps its relations (only while there are some). KongConsumers reach plugins only as
 // the consumer stage's list of annotated consumers, compared whole; Secrets only through the
 // plugin pieces (configFrom, configPatches), whose reads the stage keeps (pluginMask), so that
 // a certificate or credential Secret changing does not rebuild every plugin.
@@ -18,7 +19,7 @@ var pluginKinds = kindBit(store.KindKongPlugin) | kindBit(store.KindKongClusterP
 	kindBit(store.KindService) | kindBit(store.KindKongServiceFacade) |
 	kindBit(store.KindIngressClass) | kindBit(store.KindReferenceGrant) |
 	kindBit(store.KindTCPIngress) | kindBit(store.KindUDPIngress) |
-	kindBit(store.KindKongConsumerGroup)
+	kindBit(store.KindKongConsumerGroup) | kindBit(store.KindKongCustomEntity)
 
 // plugins is buildPlugins, or the last build's plugins and problems when nothing they are made
 // of changed: no kind in pluginKinds, the same annotated consumers, the same annotated Ingresses
@@ -42,7 +43,10 @@ func (t *pluginStageBuild) plugins(doc *document.Document, in *pluginInputs) ([]
 	out, rels := t.buildPlugins(doc, in)
 	if t.keep {
 		st.pluginMask = t.pluginBuild.memos.plugins.takeMask()
-		st.plugins, st.pluginProblems, st.rels = out, slices.Clone(t.problems[before:]), rels
+		st.plugins, st.pluginProblems, st.rels = out, slices.Clone(t.problems[before:]), nil
+		if len(t.snap.Objects(store.KindKongCustomEntity)) > 0 {
+			st.rels = rels // the custom entity stage reads them; otherwise not worth keeping
+		}
 		st.routePieces = slices.Clone(in.routePieces)
 		st.consumerPlugins = in.consumers.plugins
 		st.pluginsGen = 0
