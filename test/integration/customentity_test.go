@@ -38,12 +38,19 @@ func TestKongCustomEntityFromCRD(t *testing.T) {
 		map[string]any{"plugin": "degraphql", "config": map[string]any{"graphql_server_path": "/v1/graphql"}}), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	// Kong objects outlive the test (no namespace controller runs here), and later tests'
+	// kongsyncs read every namespace: custom entities and the plugin of another Kong's edition
+	// would be theirs too.
+	t.Cleanup(func() { _ = plugins.Delete(ctxT(t), "degraphql", metav1.DeleteOptions{}) })
 	entities := kongResource("v1alpha1", "kongcustomentities", ns)
 	entity := func(name, typ string, fields map[string]any) error {
 		spec := map[string]any{"controllerName": "kong", "type": typ, "fields": fields,
 			"parentRef": map[string]any{"group": "configuration.konghq.com", "kind": "KongPlugin", "name": "degraphql"}}
 		_, err := entities.Create(ctx, kongObject("v1alpha1", "KongCustomEntity", ns, name, "", map[string]any{"spec": spec}),
 			metav1.CreateOptions{})
+		if err == nil {
+			t.Cleanup(func() { _ = entities.Delete(ctxT(t), name, metav1.DeleteOptions{}) })
+		}
 		return err
 	}
 	if err := entity("contacts", "degraphql_routes", map[string]any{"uri": "/contacts", "query": "query{ contacts { name } }"}); err != nil {
