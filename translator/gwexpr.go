@@ -8,7 +8,6 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/kongsync/kongsync/document"
-	"github.com/kongsync/kongsync/translator/atc"
 )
 
 // exprRoutes are the Kong routes of the rules g of one Kong service under Kong's expressions
@@ -45,7 +44,7 @@ func (h *httpRouteCtx) exprRoutes(g []int) ([]*document.Route, bool) {
 		if ms := h.r.Spec.Rules[tie.rule].Matches; int(tie.match) < len(ms) {
 			m = ms[tie.match]
 		}
-		r, ok := h.exprRoute(tie, hosts[tie.host], &m, rc.rewrite, rc.tags)
+		r, ok := h.exprRoute(tie, &m, rc.rewrite, rc.tags)
 		if !ok {
 			return nil, false
 		}
@@ -81,170 +80,36 @@ func hostLabel(host string) string {
 	return strings.ReplaceAll(host, "*", "_")
 }
 
-// isPrefixRewrite reports a URLRewrite filter replacing the matched prefix, for which KIC makes
-// a PathPrefix match capture the rest of the path.
-func isPrefixRewrite(f gatewayv1.HTTPRouteFilter) bool {
-	return f.Type == gatewayv1.HTTPRouteFilterURLRewrite && f.URLRewrite != nil && f.URLRewrite.Path != nil &&
-		f.URLRewrite.Path.Type == gatewayv1.PrefixMatchHTTPPathModifier
-}
-
 // exprRoute is the Kong route of one split match.
-func (h *httpRouteCtx) exprRoute(tie *exprTie, host string, mt *gatewayv1.HTTPRouteMatch, rewrite bool,
-	tags []*string) (*document.Route, bool) {
+func (h *httpRouteCtx) exprRoute(tie *exprTie, mt *gatewayv1.HTTPRouteMatch, rewrite bool, tags []*string) (*document.Route, bool) {
 	rule, match := int(tie.rule), int(tie.match)
-	r := h.base(tie.name, tags)
-	r.Hosts = nil
-	m := &h.m
-	m.reset()
-	m.and()
-	m.hosts(host)
-	if h.rs.opts != nil {
-		m.sniPtrs(h.rs.opts.snis)
-	}
-	httpMatchExpr(m, mt, rewrite)
-	m.end()
-	if mt.Path != nil && mt.Path.Type != nil && *mt.Path.Type == gatewayv1.PathMatchRegularExpression ||
-		len(mt.Headers) > 0 || len(mt.QueryParams) > 0 {
-		if err := checkExpr(m); err != nil {
-			h.t.problem(h.ref, "spec.rules["+strconv.Itoa(rule)+"].matches["+strconv.Itoa(match)+"]",
-				"Kong's expressions router refuses the match (%s); the rule's Kong service is skipped", err.Error())
-			return nil, false
-		}
+	a := h.base(tie.name, tags)
+	h.describeSplit(tie.host, mt, rewrite)
+	if err := h.t.render(a, h.m); err != nil {
+		h.t.problem(h.ref, "spec.rules["+strconv.Itoa(rule)+"].matches["+strconv.Itoa(match)+"]",
+			"Kong's expressions router refuses the match (%s); the rule's Kong service is skipped", err.Error())
+		return nil, false
 	}
 	path := ""
 	if mt.Path != nil && mt.Path.Value != nil {
 		path = *mt.Path.Value
 	}
-	if !h.applyFilters(r, rule, h.r.Spec.Rules[rule].Filters, path, tags) {
+	if !h.applyFilters(&a.r, rule, h.r.Spec.Rules[rule].Filters, path, tags) {
 		return nil, false
 	}
-	r.Paths = nil // a prefix rewrite's paths: the expression captures the rest of the path instead
-	exprRouteTail(&exprRoute{}, r, m, tie.base, h.rs)
-	if r.HTTPSRedirectStatusCode == nil {
-		r.HTTPSRedirectStatusCode = h.t.defaults.code426
-	}
-	return r, true
+	return &a.r, true
 }
 
-// httpMatchExpr adds KIC's matcher of an HTTPRoute match to m: an And of its path, headers
-// (by name), query parameters (by name) and method, each present.
-func httpMatchExpr(m *matchExpr, mt *gatewayv1.HTTPRouteMatch, rewrite bool) {
-	m.and()
-	if mt.Path != nil {
-		pathExpr(m, mt.Path, rewrite)
+// describeSplit describes the split match of hostname hi and match mt in h's scratch.
+func (h *httpRouteCtx) describeSplit(hi int32, mt *gatewayv1.HTTPRouteMatch, rewrite bool) {
+	m := h.m
+	m.reset(dialectHTTPRoute, h.rs)
+	if len(h.hosts) > 0 {
+		m.hosts = h.hosts[hi : hi+1]
 	}
-	if len(mt.Headers) > 0 {
-		hs := slices.Clone(mt.Headers)
-		slices.SortStableFunc(hs, func(a, b gatewayv1.HTTPHeaderMatch) int { return strings.Compare(string(a.Name), string(b.Name)) })
-		m.and()
-		for _, x := range hs {
-			headerExpr(m, string(x.Name), x.Type == nil || *x.Type == gatewayv1.HeaderMatchExact,
-				x.Type != nil && *x.Type == gatewayv1.HeaderMatchRegularExpression, x.Value)
-		}
-		m.end()
-	}
-	if len(mt.QueryParams) > 0 {
-		qs := slices.Clone(mt.QueryParams)
-		slices.SortStableFunc(qs, func(a, b gatewayv1.HTTPQueryParamMatch) int { return strings.Compare(string(a.Name), string(b.Name)) })
-		m.and()
-		for _, x := range qs {
-			switch {
-			case x.Type == nil || *x.Type == gatewayv1.QueryParamMatchExact:
-				m.str(atc.QueryField(string(x.Name)), atc.OpEqual, x.Value)
-			case *x.Type == gatewayv1.QueryParamMatchRegularExpression:
-				m.str(atc.QueryField(string(x.Name)), atc.OpRegexMatch, x.Value)
-			}
-		}
-		m.end()
-	}
-	if mt.Method != nil {
-		m.or()
-		if validMethod.MatchString(string(*mt.Method)) {
-			m.str(atc.FieldHTTPMethod, atc.OpEqual, string(*mt.Method))
-		}
-		m.end()
-	}
-	m.end()
-}
-
-// headerExpr adds KIC's predicate of one header match (exact or regex; nothing otherwise).
-func headerExpr(m *matchExpr, name string, exact, regex bool, value string) {
-	switch {
-	case exact:
-		m.str(atc.HeaderField(name), atc.OpEqual, value)
-	case regex:
-		m.str(atc.HeaderField(name), atc.OpRegexMatch, value)
-	}
-}
-
-// pathExpr adds KIC's matcher of a path match. A prefix (its trailing slash dropped) matches
-// itself or below it; with a prefix rewrite, below it through a regex capturing the rest.
-func pathExpr(m *matchExpr, p *gatewayv1.HTTPPathMatch, rewrite bool) {
-	v := ""
-	if p.Value != nil {
-		v = *p.Value
-	}
-	switch {
-	case p.Type != nil && *p.Type == gatewayv1.PathMatchExact:
-		m.str(atc.FieldHTTPPath, atc.OpEqual, v)
-		return
-	case p.Type != nil && *p.Type == gatewayv1.PathMatchRegularExpression:
-		if !strings.HasPrefix(v, "^") {
-			v = "^" + v
-		}
-		m.str(atc.FieldHTTPPath, atc.OpRegexMatch, v)
-		return
-	}
-	if v == "" || v == "/" {
-		v = "/"
-	} else {
-		v = strings.TrimSuffix(v, "/")
-	}
-	if !rewrite && v == "/" {
-		m.str(atc.FieldHTTPPath, atc.OpPrefixMatch, "/")
-		return
-	}
-	m.or()
-	m.str(atc.FieldHTTPPath, atc.OpEqual, v)
-	switch {
-	case rewrite && v == "/":
-		m.str(atc.FieldHTTPPath, atc.OpRegexMatch, "^/(.*)")
-	case rewrite:
-		m.str(atc.FieldHTTPPath, atc.OpRegexMatch, "^"+v+"(/.*)")
-	default:
-		m.str(atc.FieldHTTPPath, atc.OpPrefixMatch, v+"/")
-	}
-	m.end()
-}
-
-// httpBasePriority is KIC's priority of an HTTPRoute split match without the relative-order
-// bits: bit 43 a precise hostname, 35-42 the hostname's length, 34 an Exact path, 33 a
-// RegularExpression one, 23-32 the path's length less one, 22 a method, 17-21 the header
-// matches, 12-16 the query parameter matches, 44-45 the kind (sums, as KIC adds them).
-func httpBasePriority(host string, m *gatewayv1.HTTPRouteMatch) uint64 {
-	var p uint64
-	if host != "" {
-		p += uint64(len(host)) << 35
-		if !strings.HasPrefix(host, "*") {
-			p += 1 << 43
-		}
-	}
-	if m.Path != nil {
-		if t := m.Path.Type; t != nil && *t == gatewayv1.PathMatchExact {
-			p += 1 << 34
-		} else if t != nil && *t == gatewayv1.PathMatchRegularExpression {
-			p += 1 << 33
-		}
-		if m.Path.Value != nil && len(*m.Path.Value) > 0 {
-			p += uint64(len(*m.Path.Value)-1) << 23
-		}
-	}
-	p += uint64(len(m.Headers)) << 17
-	if m.Method != nil {
-		p += 1 << 22
-	}
-	p += uint64(len(m.QueryParams)) << 12
-	return p + priorityKindHTTPRoute<<priorityKindShift
+	m.rewrite = rewrite
+	describeHTTPMatch(m, mt)
+	describeHTTPValues(m, mt)
 }
 
 // httpTies are the split matches of every rule of an HTTPRoute (those of rules whose Kong
@@ -260,8 +125,9 @@ func (h *httpRouteCtx) httpTies() []exprTie {
 				if j < len(rule.Matches) {
 					m = rule.Matches[j]
 				}
+				h.describeSplit(int32(hi), &m, false)
 				out = append(out, exprTie{name: exprRouteName(h.ref.Namespace, h.ref.Name, host, i, j),
-					base: httpBasePriority(host, &m), rule: int32(i), match: int32(j), host: int32(hi)})
+					base: h.m.httpBasePriority(), rule: int32(i), match: int32(j), host: int32(hi)})
 			}
 		}
 	}

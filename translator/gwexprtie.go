@@ -24,33 +24,6 @@ type tieOwner struct {
 	ns, name string
 }
 
-// The width of the relative-order field of KIC's expression priorities of each kind of route
-// (the kind bits are routeexpr.go's).
-const (
-	httpRelativeBits   = 12
-	grpcRelativeBits   = 8
-	httpRelativeMaxVal = 1<<httpRelativeBits - 1
-	grpcRelativeMaxVal = 1<<grpcRelativeBits - 1
-)
-
-// relativeMax is the relative-order value of the first (or only) split match of base.
-func relativeMax(base uint64) uint64 {
-	if base>>priorityKindShift == priorityKindGRPCRoute {
-		return grpcRelativeMaxVal
-	}
-	return httpRelativeMaxVal
-}
-
-// tiePriority is the priority of the split match at index i of its tie group (in KIC's order):
-// the relative bits count down from all ones and stop at zero.
-func tiePriority(base uint64, i int) uint64 {
-	m := relativeMax(base)
-	if uint64(i) >= m {
-		return base
-	}
-	return base + m - uint64(i)
-}
-
 // compareTies orders two split matches of one base as KIC does: older route first, then
 // namespace, name, rule index and match index. Two split matches of one route, rule and match
 // (two hostnames of one length) come in the reverse of their hostnames' order: KIC's comparator

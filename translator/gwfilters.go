@@ -22,7 +22,7 @@ type httpRouteCtx struct {
 	rs        *routeSettings
 	hosts     []*string
 	protocols []*string
-	m         matchExpr // the expression of the route being made, under expressions
+	m         *routeMatch // the build's scratch for the match of the route being made
 }
 
 // matchRef is one match of a rule.
@@ -32,14 +32,16 @@ type matchRef struct{ rule, match int }
 // applied (as in KIC), no path.
 func (h *httpRouteCtx) catchAll(rule int) *document.Route {
 	name := "httproute." + h.ref.Namespace + "." + h.ref.Name + "." + strconv.Itoa(rule) + ".0"
-	r := h.base(name, h.p.objTags(h.t, h.ref.Kind, h.r))
-	r.StripPath = nil
-	h.finish(r)
-	return r
+	a := h.base(name, h.p.objTags(h.t, h.ref.Kind, h.r))
+	a.r.StripPath = nil
+	h.m.reset(dialectHTTPRoute, h.rs)
+	h.m.hosts = h.hosts
+	_ = h.t.render(a, h.m) // traditional: nothing refused
+	return &a.r
 }
 
 // base is a Kong route of the HTTPRoute with KIC's fields before matches and filters.
-func (h *httpRouteCtx) base(name string, tags []*string) *document.Route {
+func (h *httpRouteCtx) base(name string, tags []*string) *routeAlloc {
 	d := h.t.defaults
 	a := &routeAlloc{name: name}
 	var p strPack
@@ -48,25 +50,12 @@ func (h *httpRouteCtx) base(name string, tags []*string) *document.Route {
 	a.r.Route = kong.Route{
 		ID:           &a.id,
 		Name:         &a.name,
-		Hosts:        h.hosts,
 		Protocols:    h.protocols,
 		PreserveHost: d.yes,
 		StripPath:    d.no,
 		Tags:         tags,
 	}
-	return &a.r
-}
-
-// finish applies the HTTPRoute's route annotations and KIC's final defaults.
-func (h *httpRouteCtx) finish(r *document.Route) {
-	h.rs.apply(&r.Route)
-	h.rs.applyHosts(&r.Route)
-	if r.HTTPSRedirectStatusCode == nil {
-		r.HTTPSRedirectStatusCode = h.t.defaults.code426
-	}
-	if r.PathHandling == nil {
-		r.PathHandling = h.t.defaults.v0
-	}
+	return a
 }
 
 // matchRoutes makes the Kong route of one group of matches (one per match when a filter
@@ -85,15 +74,14 @@ func (h *httpRouteCtx) matchRoutes(firstRule int, mg []matchRef) ([]*document.Ro
 	if len(names) > 0 {
 		tags = objectTagsWith(h.ref.Kind, h.r, TagNamedRouteRule, names)
 	}
-	headers, ok := h.headers(mg[0])
-	if !ok {
+	if !h.headersOK(mg[0]) {
 		return nil, false
 	}
 	redirect := slices.ContainsFunc(filters, func(f gatewayv1.HTTPRouteFilter) bool { return f.Type == gatewayv1.HTTPRouteFilterRequestRedirect })
 	if redirect {
 		var out []*document.Route
 		for _, m := range mg {
-			one, ok := h.matchRoute(httpRouteName(h.ref.Namespace, h.ref.Name, m), []matchRef{m}, filters, tags, headers)
+			one, ok := h.matchRoute(httpRouteName(h.ref.Namespace, h.ref.Name, m), []matchRef{m}, filters, tags)
 			if !ok {
 				return nil, false
 			}
@@ -101,7 +89,7 @@ func (h *httpRouteCtx) matchRoutes(firstRule int, mg []matchRef) ([]*document.Ro
 		}
 		return out, true
 	}
-	r, ok := h.matchRoute(httpRouteName(h.ref.Namespace, h.ref.Name, mg[0]), mg, filters, tags, headers)
+	r, ok := h.matchRoute(httpRouteName(h.ref.Namespace, h.ref.Name, mg[0]), mg, filters, tags)
 	if !ok {
 		return nil, false
 	}
@@ -112,95 +100,47 @@ func httpRouteName(ns, name string, m matchRef) string {
 	return "httproute." + ns + "." + name + "." + strconv.Itoa(m.rule) + "." + strconv.Itoa(m.match)
 }
 
-// matchRoute is one Kong route with the paths and methods of matches mg and the plugins of
-// filters.
-func (h *httpRouteCtx) matchRoute(name string, mg []matchRef, filters []gatewayv1.HTTPRouteFilter, tags []*string,
-	headers map[string][]string) (*document.Route, bool) {
-	r := h.base(name, tags)
-	if len(headers) > 0 {
-		r.Headers = headers
-	}
-	for _, m := range mg {
-		match := &h.r.Spec.Rules[m.rule].Matches[m.match]
-		if match.Path != nil {
-			r.Paths = appendKongPaths(r.Paths, match.Path)
-		}
-		if match.Method != nil && !slices.ContainsFunc(r.Methods, func(x *string) bool { return *x == string(*match.Method) }) {
-			r.Methods = append(r.Methods, kong.String(string(*match.Method)))
-		}
+// matchRoute is one Kong route with the paths and methods of matches mg, the headers of the
+// first, and the plugins of filters.
+func (h *httpRouteCtx) matchRoute(name string, mg []matchRef, filters []gatewayv1.HTTPRouteFilter, tags []*string) (*document.Route, bool) {
+	a := h.base(name, tags)
+	m := h.m
+	m.reset(dialectHTTPRoute, h.rs)
+	m.hosts = h.hosts
+	m.rewrite = slices.ContainsFunc(filters, isPrefixRewrite)
+	for _, mr := range mg {
+		describeHTTPMatch(m, &h.r.Spec.Rules[mr.rule].Matches[mr.match])
 	}
 	first := &h.r.Spec.Rules[mg[0].rule].Matches[mg[0].match]
+	describeHTTPValues(m, first)
+	_ = h.t.render(a, m) // traditional: what Kong refuses was checked (badHTTPMatches, headersOK)
 	path := ""
 	if first.Path != nil && first.Path.Value != nil {
 		path = *first.Path.Value
 	}
-	if !h.applyFilters(r, mg[0].rule, filters, path, tags) {
+	if !h.applyFilters(&a.r, mg[0].rule, filters, path, tags) {
 		return nil, false
 	}
-	h.finish(r)
-	return r, true
+	return &a.r, true
 }
 
-// appendKongPaths appends the Kong paths of a path match: PathPrefix /p → ~/p$ and /p/; Exact →
-// ~/p$; RegularExpression → ~ and the expression. Both paths of a prefix share one allocation.
-func appendKongPaths(dst []*string, p *gatewayv1.HTTPPathMatch) []*string {
-	if p.Value == nil {
-		return dst
-	}
-	v := *p.Value
-	t := gatewayv1.PathMatchPathPrefix
-	if p.Type != nil {
-		t = *p.Type
-	}
-	switch t {
-	case gatewayv1.PathMatchExact:
-		return append(dst, kong.String("~"+v+"$"))
-	case gatewayv1.PathMatchRegularExpression:
-		return append(dst, kong.String("~"+v))
-	}
-	prefix := v
-	if !strings.HasSuffix(prefix, "/") {
-		prefix += "/"
-	}
-	var two struct {
-		p   [2]*string
-		s   [2]string
-		buf string
-	}
-	if dst == nil {
-		dst = two.p[:0]
-	}
-	two.buf = "~" + v + "$" + prefix
-	two.s[0], two.s[1] = two.buf[:len(v)+2], two.buf[len(v)+2:]
-	return append(dst, &two.s[0], &two.s[1])
-}
-
-// headers are the header matches of a match group's first match: exact values as they are,
-// regular expressions with Kong's "~*" prefix; a name given twice is a problem.
-func (h *httpRouteCtx) headers(m matchRef) (map[string][]string, bool) {
+// headersOK reports, with a problem, header matches of a match group's first match that the
+// traditional router cannot take: a name given twice, a type other than Exact and
+// RegularExpression.
+func (h *httpRouteCtx) headersOK(m matchRef) bool {
 	match := &h.r.Spec.Rules[m.rule].Matches[m.match]
-	if len(match.Headers) == 0 {
-		return nil, true
-	}
-	out := map[string][]string{}
 	for k, x := range match.Headers {
 		field := "spec.rules[" + strconv.Itoa(m.rule) + "].matches[" + strconv.Itoa(m.match) + "].headers[" + strconv.Itoa(k) + "]"
-		name := string(x.Name)
-		if _, dup := out[name]; dup {
-			h.t.problem(h.ref, field+".name", "header %s is matched twice; the rule's Kong service is skipped", quoteShort(name))
-			return nil, false
+		if slices.ContainsFunc(match.Headers[:k], func(y gatewayv1.HTTPHeaderMatch) bool { return y.Name == x.Name }) {
+			h.t.problem(h.ref, field+".name", "header %s is matched twice; the rule's Kong service is skipped", quoteShort(string(x.Name)))
+			return false
 		}
-		switch {
-		case x.Type != nil && *x.Type == gatewayv1.HeaderMatchRegularExpression:
-			out[name] = []string{"~*" + x.Value}
-		case x.Type == nil || *x.Type == gatewayv1.HeaderMatchExact:
-			out[name] = []string{x.Value}
-		default:
+		if x.Type != nil && *x.Type != gatewayv1.HeaderMatchRegularExpression && *x.Type != gatewayv1.HeaderMatchExact {
 			h.t.problem(h.ref, field+".type", "header match type %s is not supported; the rule's Kong service is skipped", *x.Type)
-			return nil, false
+			return false
 		}
 	}
-	return out, true
+	return true
 }
 
 // applyFilters adds the plugins of a rule's filters to r (nested, tagged as the route) and
@@ -314,12 +254,7 @@ func (h *httpRouteCtx) urlRewrite(r *document.Route, tr *transformers, f *gatewa
 			} else {
 				p = strings.TrimSuffix(p, "/")
 			}
-			tr.request().setURI(prefixRewriteURI(f.Path.ReplacePrefixMatch, p))
-			sub := "~" + p + "(/.*)"
-			if p == "/" {
-				sub = "~/(.*)"
-			}
-			r.Paths = []*string{kong.String("~" + p + "$"), kong.String(sub)}
+			tr.request().setURI(prefixRewriteURI(f.Path.ReplacePrefixMatch, p)) // the route's paths capture the rest (render)
 		default:
 			h.t.problem(h.ref, field+".urlRewrite.path", "path modifier %s without its value is not supported; the rule's Kong service is skipped", f.Path.Type)
 			return false

@@ -15,7 +15,7 @@ import (
 // rule (grpc when a parent Gateway has an HTTP listener, else grpcs), one Kong route per match
 // with the path ~/<service>/<method>, and on every route a k8s-named-route-rule tag for every
 // named rule of the GRPCRoute (KIC tags them per object).
-func (t *translation) grpcRoutePiece(r *gatewayv1.GRPCRoute) *routePiece {
+func (t *translation) grpcRoutePiece(r *gatewayv1.GRPCRoute, m *routeMatch) *routePiece {
 	ref := routeRef(store.KindGRPCRoute, r)
 	b := t.bindParents(ref, r, r.Spec.ParentRefs, r.Spec.Hostnames)
 	p := &routePiece{parents: b.parents, served: b.served()}
@@ -38,8 +38,8 @@ func (t *translation) grpcRoutePiece(r *gatewayv1.GRPCRoute) *routePiece {
 	}
 	base := "grpcroute." + ref.Namespace + "." + ref.Name + "."
 	var ex *grpcExprCtx
-	if t.opts.RouterFlavor.Expressions() {
-		ex = t.newGRPCExprCtx(p, ref, r, rs, tags, protocol)
+	if t.expressions() {
+		ex = t.newGRPCExprCtx(p, ref, r, rs, tags, protocol, m)
 	}
 	var resolved refsVerdict
 	for i := range r.Spec.Rules {
@@ -64,7 +64,7 @@ func (t *translation) grpcRoutePiece(r *gatewayv1.GRPCRoute) *routePiece {
 			continue
 		}
 		name := base + strconv.Itoa(i)
-		routes := t.grpcRuleRoutes(name, rule, hosts, tags, rs)
+		routes := t.grpcRuleRoutes(name, rule, hosts, tags, rs, m)
 		t.buildRouteService(p, store.KindGRPCRoute, r, &routeService{name: name, protocol: protocol, backends: bes,
 			refs: len(rule.BackendRefs), routes: routes})
 	}
@@ -73,45 +73,25 @@ func (t *translation) grpcRoutePiece(r *gatewayv1.GRPCRoute) *routePiece {
 	return p
 }
 
-// grpcRuleRoutes are the Kong routes of one GRPCRoute rule named `<service name>.<match>`.
-func (t *translation) grpcRuleRoutes(svcName string, rule *gatewayv1.GRPCRouteRule, hosts, tags []*string, rs *routeSettings) []*document.Route {
-	mk := func(m int) *document.Route {
-		name := svcName + "." + strconv.Itoa(m)
-		return &document.Route{Route: kong.Route{ID: kong.String(t.ids.routes.id(name)), Name: kong.String(name),
-			Protocols: kong.StringSlice("grpc", "grpcs"), Hosts: hosts, Tags: tags}}
+// grpcRuleRoutes are the Kong routes of one GRPCRoute rule named `<service name>.<match>`, each
+// matching its match (a rule without matches: everything) under the route's hosts.
+func (t *translation) grpcRuleRoutes(svcName string, rule *gatewayv1.GRPCRouteRule, hosts, tags []*string, rs *routeSettings,
+	m *routeMatch) []*document.Route {
+	protocols := kong.StringSlice("grpc", "grpcs")
+	mk := func(j int, mt *gatewayv1.GRPCRouteMatch) *document.Route {
+		name := svcName + "." + strconv.Itoa(j)
+		a := &routeAlloc{name: name, id: t.ids.routes.id(name)}
+		a.r.Route = kong.Route{ID: &a.id, Name: &a.name, Protocols: protocols, Hosts: hosts, Tags: tags}
+		describeGRPC(m, rs, hosts, mt)
+		_ = t.render(a, m) // the traditional router refuses nothing here
+		return &a.r
 	}
 	var out []*document.Route
 	if len(rule.Matches) == 0 {
-		r := mk(0)
-		if len(hosts) == 0 {
-			r.Paths = kong.StringSlice("/")
-		}
-		out = append(out, r)
+		out = append(out, mk(0, nil))
 	}
-	for m := range rule.Matches {
-		match := &rule.Matches[m]
-		r := mk(m)
-		if match.Method != nil {
-			r.Paths = kong.StringSlice("~/" + grpcPathPart(match.Method.Type, match.Method.Service, ".+") + "/" +
-				grpcPathPart(match.Method.Type, match.Method.Method, ""))
-		}
-		for _, h := range match.Headers {
-			if r.Headers == nil {
-				r.Headers = map[string][]string{}
-			}
-			r.Headers[string(h.Name)] = append(r.Headers[string(h.Name)], h.Value)
-		}
-		out = append(out, r)
-	}
-	for _, r := range out {
-		rs.apply(&r.Route)
-		rs.applyHosts(&r.Route)
-		if r.HTTPSRedirectStatusCode == nil {
-			r.HTTPSRedirectStatusCode = t.defaults.code426
-		}
-		if r.PathHandling == nil {
-			r.PathHandling = t.defaults.v0
-		}
+	for j := range rule.Matches {
+		out = append(out, mk(j, &rule.Matches[j]))
 	}
 	return out
 }

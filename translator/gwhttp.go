@@ -19,7 +19,7 @@ import (
 // "Gateway API"): rules with the same backendRefs share one Kong service, named after the
 // smallest rule index; within it, matches of rules with the same filters that differ only in
 // their paths share one Kong route, named after the first of them.
-func (t *translation) httpRoutePiece(r *gatewayv1.HTTPRoute) *routePiece {
+func (t *translation) httpRoutePiece(r *gatewayv1.HTTPRoute, m *routeMatch) *routePiece {
 	ref := routeRef(store.KindHTTPRoute, r)
 	b := t.bindParents(ref, r, r.Spec.ParentRefs, r.Spec.Hostnames)
 	p := &routePiece{parents: b.parents, served: b.served()}
@@ -34,8 +34,8 @@ func (t *translation) httpRoutePiece(r *gatewayv1.HTTPRoute) *routePiece {
 	}
 	rs := t.routeSettingsFor(ref, r)
 	h := httpRouteCtx{t: t, p: p, ref: ref, r: r, rs: rs, hosts: effectiveHosts(r.Spec.Hostnames, &b),
-		protocols: t.listenerProtocols(ref, r.Spec.ParentRefs)}
-	expr := t.opts.RouterFlavor.Expressions()
+		protocols: t.listenerProtocols(ref, r.Spec.ParentRefs), m: m}
+	expr := t.expressions()
 	if expr {
 		t.reportExprIgnored(ref, r.Annotations)
 		p.ties, p.owner = h.httpTies(), tieOwner{created: r.CreationTimestamp.Time, ns: ref.Namespace, name: ref.Name}

@@ -45,7 +45,7 @@ func routePrefix(k store.Kind) string {
 // Gateway listeners the parentRefs name (TCP and UDP) or the route's hostnames as SNIs (TLS
 // passthrough). A TCP or UDP rule without backendRefs is skipped, as KIC skips it.
 func (t *translation) l4RoutePiece(kind store.Kind, obj store.Object, spec gatewayv1.CommonRouteSpec, rules []l4Rule,
-	hostnames []gatewayv1.Hostname) *routePiece {
+	hostnames []gatewayv1.Hostname, m *routeMatch) *routePiece {
 	ref := routeRef(kind, obj)
 	b := t.bindParents(ref, obj, spec.ParentRefs, hostnames)
 	p := &routePiece{parents: b.parents, served: b.served()}
@@ -65,7 +65,7 @@ func (t *translation) l4RoutePiece(kind store.Kind, obj store.Object, spec gatew
 		return p
 	}
 	rs := t.routeSettingsFor(ref, obj)
-	if t.opts.RouterFlavor.Expressions() {
+	if t.expressions() {
 		t.reportExprIgnored(ref, obj.GetAnnotations())
 	}
 	var resolved refsVerdict
@@ -80,16 +80,10 @@ func (t *translation) l4RoutePiece(kind store.Kind, obj store.Object, spec gatew
 			resolved = reason
 		}
 		name := base + strconv.Itoa(i)
-		route := t.l4Route(kind, obj, name+".0", r.name, ports, hostnames)
-		if kind == store.KindTLSRoute && passthrough(b.listeners) {
-			route.Protocols = kong.StringSlice("tls_passthrough")
-		}
-		if t.opts.RouterFlavor.Expressions() {
-			if !t.l4ExprRoute(ref, field, route, rs) {
-				continue
-			}
-		} else {
-			rs.apply(&route.Route)
+		route, ok := t.l4Route(kind, obj, name+".0", r.name, ports, hostnames, passthrough(b.listeners), rs, m)
+		if !ok {
+			t.problem(ref, field, "nothing to match under Kong's expressions router (KIC's SNI check takes no wildcard hostname); rule skipped")
+			continue
 		}
 		t.buildRouteService(p, kind, obj, &routeService{name: name, protocol: protocol, backends: bes,
 			refs: len(r.backends), routes: []*document.Route{route}})
@@ -111,29 +105,30 @@ func (t *translation) unservedL4(p *routePiece, ref store.Ref, rules []l4Rule) {
 	setResolvedRefs(p, t.unservedRefs(ref, refs))
 }
 
-// l4Route is the one Kong route of an L4 or TLS rule.
+// l4Route is the one Kong route of an L4 or TLS rule: the listener ports (TCP and UDP) or the
+// route's hostnames as SNIs (TLS), rendered for the router flavor translated for (m is the
+// build's scratch); false when nothing is left to match under expressions.
 func (t *translation) l4Route(kind store.Kind, obj store.Object, name string, rule *gatewayv1.SectionName,
-	ports []int32, hostnames []gatewayv1.Hostname) *document.Route {
-	r := &document.Route{Route: kong.Route{
-		ID:                      kong.String(t.ids.routes.id(name)),
-		Name:                    kong.String(name),
-		HTTPSRedirectStatusCode: kong.Int(426),
-		PathHandling:            kong.String("v0"),
-		Tags:                    routeTags(kind, obj, rule),
-	}}
+	ports []int32, hostnames []gatewayv1.Hostname, passthrough bool, rs *routeSettings, m *routeMatch) (*document.Route, bool) {
+	a := &routeAlloc{name: name, id: t.ids.routes.id(name)}
+	a.r.Route = kong.Route{ID: &a.id, Name: &a.name, Tags: routeTags(kind, obj, rule)}
+	m.reset(dialectStream, rs)
 	switch kind {
 	case store.KindTLSRoute:
-		r.Protocols = kong.StringSlice("tls")
+		a.r.Protocols = kong.StringSlice("tls")
+		if passthrough {
+			a.r.Protocols = kong.StringSlice("tls_passthrough")
+		}
 		for _, h := range hostnames {
-			r.SNIs = append(r.SNIs, kong.String(string(h)))
+			m.snis = append(m.snis, string(h))
 		}
 	default:
-		r.Protocols = kong.StringSlice(map[store.Kind]string{store.KindTCPRoute: "tcp", store.KindUDPRoute: "udp"}[kind])
+		a.r.Protocols = kong.StringSlice(map[store.Kind]string{store.KindTCPRoute: "tcp", store.KindUDPRoute: "udp"}[kind])
 		for _, p := range ports {
-			r.Destinations = append(r.Destinations, &kong.CIDRPort{Port: kong.Int(int(p))})
+			m.ports = append(m.ports, int(p))
 		}
 	}
-	return r
+	return &a.r, t.render(a, m) == nil
 }
 
 // routeTags are a route object's tags, with KIC's k8s-named-route-rule tag for a named rule.

@@ -312,25 +312,26 @@ func (k *gwKept) routeAt(t *gwBuild, pos int32, objs map[store.Kind][]store.Obje
 	panic("translator: a kept route position beyond the routes")
 }
 
-// routePiece translates one route of any kind.
-func (t *translation) routePiece(kind store.Kind, obj store.Object) *routePiece {
+// routePiece translates one route of any kind, with this build's match description scratch.
+func (t *gwBuild) routePiece(kind store.Kind, obj store.Object) *routePiece {
+	m := &t.match
 	switch r := obj.(type) {
 	case *gatewayv1.HTTPRoute:
-		return t.httpRoutePiece(r)
+		return t.httpRoutePiece(r, m)
 	case *gatewayv1.GRPCRoute:
-		return t.grpcRoutePiece(r)
+		return t.grpcRoutePiece(r, m)
 	case *gatewayv1.TCPRoute:
 		return t.l4RoutePiece(kind, r, r.Spec.CommonRouteSpec, l4Rules(r.Spec.Rules, func(x gatewayv1.TCPRouteRule) l4Rule {
 			return l4Rule{name: x.Name, backends: x.BackendRefs}
-		}), nil)
+		}), nil, m)
 	case *gatewayv1.UDPRoute:
 		return t.l4RoutePiece(kind, r, r.Spec.CommonRouteSpec, l4Rules(r.Spec.Rules, func(x gatewayv1.UDPRouteRule) l4Rule {
 			return l4Rule{name: x.Name, backends: x.BackendRefs}
-		}), nil)
+		}), nil, m)
 	case *gatewayv1.TLSRoute:
 		return t.l4RoutePiece(kind, r, r.Spec.CommonRouteSpec, l4Rules(r.Spec.Rules, func(x gatewayv1.TLSRouteRule) l4Rule {
 			return l4Rule{name: x.Name, backends: x.BackendRefs}
-		}), r.Spec.Hostnames)
+		}), r.Spec.Hostnames, m)
 	}
 	return &routePiece{}
 }
@@ -356,6 +357,7 @@ type gwBuild struct {
 	*translation
 	memos *gwMemos
 	tls   *certBuilder // the certificates this build claims (certtls.go)
+	match routeMatch   // the routes' match descriptions (routematch.go)
 }
 
 // gwMemos are what the Gateway API family keeps between builds.

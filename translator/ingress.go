@@ -58,15 +58,13 @@ func (t *ingressBuild) translateRules(ing *networkingv1.Ingress, p *ingressPiece
 	}
 	for i := range groups.list {
 		g := &groups.list[i]
-		if t.expressions() {
-			t.exprRuleRoute(p.rs, g)
-			p.uses = append(p.uses, ruleUse{be: g.be, route: &g.route.r})
-			continue
-		}
-		p.rs.applyHosts(&g.route.r.Route)
+		g.describe(&t.match, p.rs)
+		_ = t.render(g.route, &t.match) // what Kong refuses was checked path by path
 		u := ruleUse{be: g.be, route: &g.route.r}
-		var hb [4]uint64
-		u.setKeys(keyHashes(t.seed, &g.route.r, hb[:0]))
+		if !t.expressions() { // the ambiguity check's keys: traditional paths only (ingressoverlap.go)
+			var hb [4]uint64
+			u.setKeys(keyHashes(t.seed, &g.route.r, hb[:0]))
+		}
 		p.uses = append(p.uses, u)
 	}
 }
@@ -107,14 +105,7 @@ func (t *ingressBuild) translatePath(ing *networkingv1.Ingress, ip *ingressPiece
 	if g == nil {
 		groups, g = groups.add(routeGroup{be: be, host: host, route: t.newRuleRoute(ing, rs, &be, host)})
 	}
-	if t.expressions() {
-		g.xpaths = append(g.xpaths, exprPath{path, pt})
-		return groups
-	}
-	var buf [2]string
-	for _, kp := range ingressPaths(path, pt, rs.regexMarker, rs.legacyRegex, buf[:0]) {
-		g.route.addPath(kp, t.defaults.slash)
-	}
+	g.addPath(ingressPathKind(pt), path)
 	return groups
 }
 
@@ -126,11 +117,8 @@ func (t *ingressBuild) newRuleRoute(ing *networkingv1.Ingress, rs *routeSettings
 		name = appendFacadeRouteName(buf[:0], ing.Namespace, ing.Name, host, be.facade.Name)
 	}
 	a := t.newRoute(name, rs)
-	if host != "" && !t.expressions() {
-		a.host = host
-		a.hosts[0] = &a.host
-		a.r.Hosts = a.hosts[:]
-	}
+	a.host = host
+	a.hosts[0] = &a.host
 	if rs.opts != nil && rs.opts.rewrite != nil {
 		a.r.Plugins = []*kong.Plugin{rs.opts.rewrite}
 	}
@@ -156,12 +144,6 @@ func (t *ingressBuild) newRoute(name []byte, rs *routeSettings) *routeAlloc {
 		PathHandling:            d.v0,
 		Tags:                    rs.tags,
 	}
-	if t.expressions() {
-		r.RegexPriority, r.PathHandling = nil, nil
-		rs.applyExpr(&r.Route)
-		return a
-	}
-	rs.apply(&r.Route)
 	return a
 }
 
@@ -185,15 +167,9 @@ func (t *ingressBuild) defaultBackendPiece(ing *networkingv1.Ingress, p *ingress
 	}
 	var buf [256]byte
 	a := t.newRoute(append(append(append(buf[:0], ing.Namespace...), '.'), ing.Name...), p.rs)
-	r := &a.r
-	if t.expressions() {
-		exprDefaultRoute(a)
-		d.ok, d.be, d.route = true, be, r
-		return
-	}
-	r.Paths = []*string{t.defaults.slash}
-	p.rs.applyHosts(&r.Route)
-	d.ok, d.be, d.route = true, be, r
+	t.match.reset(dialectIngressDefault, p.rs)
+	_ = t.render(a, &t.match) // the path "/" is always taken
+	d.ok, d.be, d.route = true, be, &a.r
 }
 
 // translateDefaultBackend gives the cluster one catch-all route from the oldest Ingress that has

@@ -36,7 +36,14 @@ func (t *ingressBuild) overRouteBudget(ing *networkingv1.Ingress, rs *routeSetti
 		if g.host != "" || aliases == 0 {
 			hosts++
 		}
-		claims += hosts * (len(g.route.r.Paths) + len(g.xpaths))
+		paths := 0
+		for i := range min(g.n, len(g.first)) {
+			paths += t.ingressPathMatches(g.first[i])
+		}
+		for _, p := range g.more {
+			paths += t.ingressPathMatches(p)
+		}
+		claims += hosts * paths
 	}
 	limit := max(routeBudgetFloor, routeBudgetFactor*ingressSize(ing))
 	if copies <= limit && claims <= limit {

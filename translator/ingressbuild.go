@@ -8,7 +8,7 @@ type ingressBuild struct {
 	*translation
 	memos *ingressMemos
 	tls   *certBuilder // the certificates this build claims (certtls.go)
-	expr  matchExpr    // scratch for the routes' expressions (routeexpr.go)
+	match routeMatch   // the routes' match descriptions (routematch.go)
 }
 
 // ingressMemos are what the Ingress family keeps between builds.

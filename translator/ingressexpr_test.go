@@ -7,42 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	networkingv1 "k8s.io/api/networking/v1"
-
 	"github.com/kongsync/kongsync/store"
 )
-
-// TestExprPriority checks KIC's priority layout on hand-computed values: the regex-prefixed
-// path of KIC's corpus (host, regex of 10 bytes) and the other shapes.
-func TestExprPriority(t *testing.T) {
-	const kind = uint64(3) << 44
-	is := networkingv1.PathTypeImplementationSpecific
-	cases := []struct {
-		name                 string
-		paths                []exprPath
-		hosts, headers       int
-		plain, methods, snis bool
-		want                 uint64
-	}{
-		{"kic regex-prefixed-path", []exprPath{{`/~/foo/\d{3}`, is}}, 1, 0, true, false, false,
-			kind + 2<<41 + 1<<32 + 1<<16 + 10},
-		{"prefix without host", []exprPath{{"/foo", networkingv1.PathTypePrefix}}, 0, 0, true, false, false,
-			kind + 1<<41 + 1<<16 + 5},
-		{"prefix root and exact", []exprPath{{"/", networkingv1.PathTypePrefix}, {"/ab", networkingv1.PathTypeExact}}, 0, 0, true, false, false,
-			kind + 1<<41 + 1<<16 + 3},
-		{"plain implementation-specific, wildcard host", []exprPath{{"/static", is}}, 2, 0, false, false, false,
-			kind + 2<<41 + 7},
-		{"everything", []exprPath{{"/x", is}}, 1, 300, true, true, true,
-			kind + 5<<41 + 255<<33 + 1<<32 + 2},
-		{"path length capped", []exprPath{{"/" + string(make([]byte, 70000)), is}}, 0, 0, true, false, false,
-			kind + 1<<41 + 65535},
-	}
-	for _, c := range cases {
-		if got := exprPriority(c.paths, defaultRegexMarker, c.hosts, c.headers, c.plain, c.methods, c.snis); got != c.want {
-			t.Errorf("%s: priority %d, want %d", c.name, got, c.want)
-		}
-	}
-}
 
 // TestEngineFlavorSwitch: an Engine whose options switch between router flavors builds what a
 // cold build of the new flavor builds, both ways.

@@ -23,43 +23,6 @@ func collapseSlashes(p string) string {
 	return b.String()
 }
 
-// ingressPaths turns one Ingress path into Kong route paths, KIC's way: Prefix `/foo` gives
-// `/foo/` and `~/foo$` (Prefix `/` gives `/`), Exact gives `~/foo$` (not regex-escaped),
-// ImplementationSpecific passes the path through. The path must already have its slashes
-// collapsed and be non-empty. Each result then gets the regex marker rewritten and, with legacy
-// (the class parameters' enableLegacyRegexDetection), KIC's legacy regex detection.
-func ingressPaths(path string, pt networkingv1.PathType, marker string, legacy bool, dst []string) []string {
-	n := len(dst)
-	switch pt {
-	case networkingv1.PathTypePrefix:
-		base := strings.Trim(path, "/")
-		if base == "" {
-			dst = append(dst, "/")
-		} else {
-			dst = append(dst, "/"+base+"/", kongRegexPrefix+"/"+base+"$")
-		}
-	case networkingv1.PathTypeExact:
-		dst = append(dst, kongRegexPrefix+"/"+strings.TrimLeft(path, "/")+"$")
-	default: // ImplementationSpecific (the caller maps unknown types to a problem)
-		dst = append(dst, path)
-	}
-	for i := n; i < len(dst); i++ {
-		dst[i] = applyRegexMarker(dst[i], marker)
-		if legacy {
-			dst[i] = legacyRegexPath(dst[i])
-		}
-	}
-	return dst
-}
-
-// applyRegexMarker replaces a leading regex marker with Kong's regex prefix.
-func applyRegexMarker(p, marker string) string {
-	if strings.HasPrefix(p, marker) {
-		return kongRegexPrefix + p[len(marker):]
-	}
-	return p
-}
-
 // badKongPath reports, and returns true for, an Ingress path that would become a Kong route path
 // Kong certainly rejects — and with it the whole configuration: a regex path that does not start
 // with "~/" (a regex marker or konghq.com/regex-prefix followed by something other than a

@@ -22,15 +22,31 @@ type routeGroup struct {
 	be    backend // Service and port
 	host  string
 	route *routeAlloc
-	// xpaths are its Ingress paths as written (slashes collapsed), which the expressions
-	// router matches (ingressexpr.go); traditional routes hold Kong paths instead.
-	xpaths []exprPath
+	// paths are its Ingress paths as written (slashes collapsed), which render turns into the
+	// route's match: the first two here (groups are copied by value), the others in more.
+	first [2]matchPath
+	more  []matchPath
+	n     int
 }
 
-// exprPath is one Ingress path of a route under the expressions router.
-type exprPath struct {
-	path string
-	pt   networkingv1.PathType
+// addPath adds an Ingress path of kind k to the group.
+func (g *routeGroup) addPath(k pathKind, path string) {
+	p := matchPath{kind: k, value: path}
+	if g.n < len(g.first) {
+		g.first[g.n] = p
+	} else {
+		g.more = append(g.more, p)
+	}
+	g.n++
+}
+
+// describe puts the group's route into m: its host and paths.
+func (g *routeGroup) describe(m *routeMatch, rs *routeSettings) {
+	m.reset(dialectIngress, rs)
+	if g.host != "" {
+		m.hosts = g.route.hosts[:]
+	}
+	m.paths = append(append(m.paths, g.first[:min(g.n, len(g.first))]...), g.more...)
 }
 
 // pathPos locates an Ingress path; its field paths are built only when a problem needs one.

@@ -82,11 +82,11 @@ var layers = map[string]layer{
 	"gwexprtie.go":   family("gw"),
 	"gwgrpcexpr.go":  family("gw"),
 	"gwexprorder.go": family("gw"),
-	"gwl4expr.go":    family("gw"),
+	"gwhttpmatch.go": family("gw"),
+	"gwgrpcmatch.go": family("gw"),
 
 	"streamassemble.go": family("stream"),
 	"streamingress.go":  family("stream"),
-	"streamexpr.go":     family("stream"),
 
 	"consumer.go":            family("consumer"),
 	"consumerclaims.go":      family("consumer"),
@@ -120,6 +120,10 @@ var layers = map[string]layer{
 	"refgrant.go":         builderLayer,
 	"uniqueids.go":        builderLayer,
 	"routeexpr.go":        builderLayer,
+	"routematch.go":       builderLayer, // the flavor-neutral description of a route's match
+	"routerender.go":      builderLayer, // its rendering: traditional fields, or expression and priority
+	"routerenderexpr.go":  builderLayer,
+	"routepriority.go":    builderLayer,
 
 	"translator.go":   coreLayer,
 	"api.go":          coreLayer,

@@ -5,21 +5,20 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kong/go-kong/kong"
-
 	"github.com/kongsync/kongsync/translator/atc"
 )
 
 // Routes under Kong's expressions router (router_flavor = expressions) carry an `expression`
-// and a `priority` instead of hosts, paths, headers, methods, SNIs and destinations. A route
-// family describes what a route matches once, here, as KIC's tree of && and || over
-// predicates; matchExpr renders it the way KIC v3.5.13 renders it (translator/atc documents the
-// form: a lone operand bare, several each in parentheses) straight into a byte buffer, with no
-// node or Value allocated per predicate. translator/atc is the reference: the tests check that
-// both render the same text for the same tree, and that the text parses back.
+// and a `priority` instead of hosts, paths, headers, methods, SNIs and destinations. The
+// renderer (routerenderexpr.go) builds a route's expression here, from its match description
+// (routematch.go), as KIC's tree of && and || over predicates; matchExpr renders it the way
+// KIC v3.5.13 renders it (translator/atc documents the form: a lone operand bare, several each
+// in parentheses) straight into a byte buffer, with no node or Value allocated per predicate.
+// translator/atc is the reference: the tests check that both render the same text for the same
+// tree, and that the text parses back.
 //
-// The matchers shared by route families are below (hosts, headers, methods, SNIs, protocols,
-// ports); paths and priorities are each family's (ingressexpr.go, streamexpr.go, gw*).
+// The matchers the families' expressions share are below (hosts, headers, methods, SNIs,
+// protocols, ports); their paths are the renderer's.
 
 // exprNode is a predicate, or an And or Or of the nodes after it.
 type exprNode struct {
@@ -166,29 +165,12 @@ func (m *matchExpr) atcNode(i int) (atc.Matcher, int) {
 	return atc.And(ops...), j
 }
 
-// exprRoute holds a route's expression and priority, for the entity's pointers (the route's
-// own allocation embeds one).
+// exprRoute holds a route's expression and priority, for the entity's pointers (render
+// allocates one per route, or a family gives storage it allocated with the route).
 type exprRoute struct {
 	expr string
 	prio uint64
 }
-
-// apply renders the tree as the route's expression with the given priority.
-func (x *exprRoute) apply(r *kong.Route, m *matchExpr, priority uint64) {
-	m.out = m.appendTo(m.out[:0])
-	x.expr = string(m.out)
-	x.prio = priority
-	r.Expression, r.Priority = &x.expr, &x.prio
-}
-
-// The two highest bits of a route's priority (45-44) say which kind of object it comes from,
-// so that Ingress routes outrank HTTPRoute ones and those GRPCRoute ones (KIC's layout).
-const (
-	priorityKindShift     = 44
-	priorityKindIngress   = 3
-	priorityKindHTTPRoute = 2
-	priorityKindGRPCRoute = 1
-)
 
 // hosts adds an Or of the hosts KIC's host check accepts: `http.host == "h"`, or for a
 // wildcard `*.example.com`, `http.host =^ ".example.com"`. KIC skips the others silently; the

@@ -8,7 +8,6 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kongsync/kongsync/document"
 	"github.com/kongsync/kongsync/store"
 )
 
@@ -324,30 +323,16 @@ func normalizeProtocols(r *kong.Route) {
 	}
 }
 
-// routeAlloc is a route with the values its own pointer fields point at, so that a typical
-// route costs one allocation (plus one for its name and id) instead of one per field. Nothing
-// modifies a route after translation.
-type routeAlloc struct {
-	r              document.Route
-	name, id, host string
-	hosts          [1]*string
-	paths          [2]*string
+// options are the route annotations' options, empty when there are none.
+func (rs *routeSettings) options() *routeOptions {
+	if rs == nil || rs.opts == nil {
+		return &noRouteOptions
+	}
+	return rs.opts
 }
 
-// addPath appends a Kong path; the list's first two entries live in the route's own storage,
-// and the path "/" (the most common) points at the shared default.
-func (a *routeAlloc) addPath(p string, slash *string) {
-	v := slash
-	if p != "/" {
-		v = kong.String(p)
-	}
-	if n := len(a.r.Paths); n < len(a.paths) {
-		a.paths[n] = v
-		a.r.Paths = a.paths[:n+1]
-		return
-	}
-	a.r.Paths = append(a.r.Paths, v)
-}
+// noRouteOptions are the options of an object without route annotations (never modified).
+var noRouteOptions routeOptions
 
 // routeSettingsFor parses the route annotations KIC reads on Gateway API routes (the Ingress
 // ones, applied to each Kong route the object makes).

@@ -84,7 +84,7 @@ func (t *streamBuild) streamPart(streams []servedStream, svcs []*document.Servic
 	groups := map[string]*streamGroup{}
 	var names []string
 	for _, st := range streams {
-		p := piece(t.translation, t.memos.streams, st.obj, func() *streamPiece { return t.streamPieceFor(st.obj) })
+		p := piece(t.translation, t.memos.streams, st.obj, func() *streamPiece { return t.streamPieceFor(st.obj, &t.match) })
 		t.streamPlugins = append(t.streamPlugins, p.plugins...)
 		for i := range p.rules {
 			r := &p.rules[i]
@@ -211,6 +211,7 @@ type streamBuild struct {
 	*translation
 	memos *streamMemos
 	tls   *certBuilder // the certificates this build claims (certtls.go)
+	match routeMatch   // the routes' match descriptions (routematch.go)
 }
 
 // streamMemos are what the TCPIngress and UDPIngress family keeps between builds.

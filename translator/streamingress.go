@@ -55,7 +55,7 @@ func streamRules(obj store.Object) []kv1beta1.StreamRule {
 // streamPieceFor translates one TCPIngress or UDPIngress. A rule that cannot be translated (a
 // port out of range, a host that is not a DNS name, a missing Service or a port it does not
 // declare) is skipped with a problem; the other rules stay.
-func (t *translation) streamPieceFor(obj store.Object) *streamPiece {
+func (t *translation) streamPieceFor(obj store.Object, m *routeMatch) *streamPiece {
 	ref := streamRef(obj)
 	udp := ref.Kind == store.KindUDPIngress
 	p := &streamPiece{}
@@ -75,7 +75,7 @@ func (t *translation) streamPieceFor(obj store.Object) *streamPiece {
 		if udp {
 			name += ".udp"
 		}
-		r := t.streamRoute(name, tags, in, udp, rs)
+		r := t.streamRoute(name, tags, in, udp, rs, m)
 		svcName := fmt.Sprintf("%s.%s.%d", ref.Namespace, in.Backend.ServiceName, in.Backend.ServicePort)
 		if udp {
 			svcName += ".udp"
@@ -97,30 +97,24 @@ func (t *translation) streamPieceFor(obj store.Object) *streamPiece {
 	return p
 }
 
-// streamRoute is one rule's route, for the router flavor translated for.
-func (t *translation) streamRoute(name string, tags []*string, in kv1beta1.StreamRule, udp bool, rs *routeSettings) *document.Route {
-	r := &document.Route{Route: kong.Route{
-		ID:   kong.String(t.ids.routes.id(name)),
-		Name: kong.String(name),
-		Tags: tags,
-	}}
-	host := in.Host
+// streamRoute is one rule's route: its listener port and, for a TCPIngress rule with a host,
+// that host as SNI, rendered for the router flavor translated for (m is the build's scratch).
+func (t *translation) streamRoute(name string, tags []*string, in kv1beta1.StreamRule, udp bool, rs *routeSettings,
+	m *routeMatch) *document.Route {
+	a := &routeAlloc{name: name, id: t.ids.routes.id(name)}
+	a.r.Route = kong.Route{ID: &a.id, Name: &a.name, Tags: tags}
+	m.reset(dialectStream, rs)
+	m.ports = append(m.ports, in.Port)
 	if udp {
-		r.Protocols, host = kong.StringSlice("udp"), ""
+		a.r.Protocols = kong.StringSlice("udp")
 	} else {
-		r.Protocols = kong.StringSlice("tcp", "tls")
-	}
-	if t.expressions() {
-		streamExprRoute(r, rs, host, in.Port)
-	} else {
-		r.Destinations = []*kong.CIDRPort{{Port: kong.Int(in.Port)}}
-		if host != "" {
-			r.SNIs = kong.StringSlice(host)
+		a.r.Protocols = kong.StringSlice("tcp", "tls")
+		if in.Host != "" {
+			m.snis = append(m.snis, in.Host)
 		}
-		rs.apply(&r.Route)
-		fillStreamRouteDefaults(&r.Route)
 	}
-	return r
+	_ = t.render(a, m) // a port is always there to match
+	return &a.r
 }
 
 // streamBackend checks a rule's port, host and backend and resolves its Service and port: the
@@ -204,17 +198,4 @@ func (t *translation) streamService(name string, k8s *corev1.Service, sp *corev1
 	}
 	t.applyUpstreamPolicy(&u.Upstream, t.upstreamPolicy(k8s).policy, []*corev1.Service{k8s})
 	return &streamRule{svc: s, up: u, k8s: k8s, info: info}
-}
-
-// fillStreamRouteDefaults gives a TCPIngress or UDPIngress route the two fields KIC fills on
-// every route it sends, where nothing set them (its deck generation's fillRoute): Kong's own
-// defaults, so Kong holds the same either way, but KIC writes them and a switch must not
-// change the document.
-func fillStreamRouteDefaults(r *kong.Route) {
-	if r.HTTPSRedirectStatusCode == nil {
-		r.HTTPSRedirectStatusCode = kong.Int(426)
-	}
-	if r.PathHandling == nil {
-		r.PathHandling = kong.String("v0")
-	}
 }

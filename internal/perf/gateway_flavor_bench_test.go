@@ -2,6 +2,7 @@ package perf_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -40,18 +41,30 @@ func BenchmarkGatewayFlavors(b *testing.B) {
 		})
 	}
 	for _, f := range flavors {
-		for _, name := range []string{"route-05000", "route-00010"} {
+		for _, name := range []string{"route-05000", "route-00010", "route-00010-move"} {
 			b.Run(fmt.Sprintf("change/n=%d/%s/%s", n, name, f), func(b *testing.B) {
 				benchOptions = translator.DefaultOptions()
 				benchOptions.RouterFlavor = f
-				runIncremental(b, routesLoaded(b, n), func(st *store.Store, i int) store.Object {
-					o, _ := st.Get(store.Ref{Kind: store.KindHTTPRoute, Namespace: "default", Name: name})
-					r := o.(*gatewayv1.HTTPRoute).DeepCopy()
-					v := fmt.Sprintf("/v%d", i%2)
-					r.Spec.Rules[0].Matches[0].Path.Value = &v
-					return r
-				})
+				runIncremental(b, routesLoaded(b, n), pathChange(name))
 			})
 		}
+	}
+}
+
+// pathChange edits the path of the HTTPRoute named by the sub-benchmark: /v0 and /v1 in turn
+// (after the first op, each keeps the route's base priority), or, for "<route>-move", /v1 and
+// the workload's / in turn, so that every op moves the route into or out of the 10k tie: the
+// worst case of KIC's relative order, where ~4,085 routes after it change priority.
+func pathChange(name string) func(st *store.Store, i int) store.Object {
+	route, move := strings.CutSuffix(name, "-move")
+	return func(st *store.Store, i int) store.Object {
+		o, _ := st.Get(store.Ref{Kind: store.KindHTTPRoute, Namespace: "default", Name: route})
+		r := o.(*gatewayv1.HTTPRoute).DeepCopy()
+		v := fmt.Sprintf("/v%d", i%2)
+		if move && i%2 == 1 {
+			v = "/"
+		}
+		r.Spec.Rules[0].Matches[0].Path.Value = &v
+		return r
 	}
 }
