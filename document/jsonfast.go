@@ -68,19 +68,36 @@ func (w *objWriter) str(n string, p *string) {
 	}
 }
 
-// appendString writes s as encoding/json does; strings needing any escape go through it.
+// appendString writes s as encoding/json does (HTML characters unescaped); strings with
+// control or non-ASCII characters go through it.
 func (w *objWriter) appendString(b []byte, s string) []byte {
+	quotes := false
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+		if c := s[i]; c < 0x20 || c >= 0x7f {
 			enc, err := marshalNoEscape(s)
 			if err != nil && w.err == nil {
 				w.err = err
 			}
 			return append(b, enc...)
+		} else if c == '"' || c == '\\' {
+			quotes = true
 		}
 	}
 	b = append(b, '"')
-	b = append(b, s...)
+	if !quotes {
+		b = append(b, s...)
+		return append(b, '"')
+	}
+	// Printable ASCII with quotes or backslashes (every route expression): escaped here as
+	// encoding/json escapes them, without its encoder.
+	last := 0
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == '"' || c == '\\' {
+			b = append(append(b, s[last:i]...), '\\', c)
+			last = i + 1
+		}
+	}
+	b = append(b, s[last:]...)
 	return append(b, '"')
 }
 

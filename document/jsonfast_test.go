@@ -73,6 +73,18 @@ func encodingJSON(t *testing.T, v any) []byte {
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 }
 
+// TestFastStringsMatchEncodingJSON compares the fast writer's strings with encoding/json's,
+// those it escapes itself (quotes, backslashes) and those it hands to encoding/json.
+func TestFastStringsMatchEncodingJSON(t *testing.T) {
+	for _, s := range []string{"", "plain", `(http.host == "a.example") && (http.path ~ "^/a\\.b")`, `"`, `\`, `a"b\\c"`,
+		"tab\there", "<&>", "caf\u00e9", "\u2028", "\x7f", "bad \xff utf-8", `end\`} {
+		var w objWriter
+		if got, want := w.appendString(nil, s), encodingJSON(t, s); !bytes.Equal(got, want) {
+			t.Errorf("%q: got %s, want %s", s, got, want)
+		}
+	}
+}
+
 // TestFastJSONMatchesEncodingJSON compares appendFast with encoding/json on fully filled,
 // empty and partly filled services, upstreams and plugins, so that every field of go-kong's
 // Service, Route, Upstream, Target and Plugin, and of this package's wrappers, is covered.

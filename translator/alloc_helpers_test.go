@@ -59,7 +59,7 @@ func TestEndpointTargets(t *testing.T) {
 	for _, n := range []int{1, 2, len(refs)} {
 		var small smallTargets
 		var got []string
-		for _, tg := range endpointTargets(refs[:n], &small) {
+		for _, tg := range endpointTargets(refs[:n], &small, nil) {
 			got = append(got, *tg.Target)
 		}
 		var w []string
@@ -73,13 +73,13 @@ func TestEndpointTargets(t *testing.T) {
 		}
 	}
 	var got []string
-	for _, tg := range endpointTargets(refs, nil) {
+	for _, tg := range endpointTargets(refs, nil, nil) {
 		got = append(got, *tg.Target)
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("endpointTargets = %q, want %q", got, want)
 	}
-	if endpointTargets(nil, nil) != nil {
+	if endpointTargets(nil, nil, nil) != nil {
 		t.Error("no endpoints must give no targets")
 	}
 }

@@ -15,6 +15,11 @@ import (
 
 // serviceTargets are the targets of one Service port (see targets); small may be nil.
 func (t *translation) serviceTargets(svc *corev1.Service, port *corev1.ServicePort, small *smallTargets) []*kong.Target {
+	return t.serviceTargetsIn(svc, port, small, nil)
+}
+
+// serviceTargetsIn is serviceTargets with the target addresses in pack, when given.
+func (t *translation) serviceTargetsIn(svc *corev1.Service, port *corev1.ServicePort, small *smallTargets, pack *strPack) []*kong.Target {
 	if svc.Spec.Type == corev1.ServiceTypeExternalName && t.opts.Hardening.RefuseExternalNameServices {
 		t.problem(serviceRef(svc), "spec.type", "ExternalName Services are refused (--refuse-external-name-services): "+
 			"their externalName can be any host, another namespace's included; the upstream gets no targets")
@@ -46,7 +51,7 @@ func (t *translation) serviceTargets(svc *corev1.Service, port *corev1.ServicePo
 		}
 		refs = t.sliceTargets(es, svc, port.Name, refs)
 	}
-	return endpointTargets(refs, small)
+	return endpointTargets(refs, small, pack)
 }
 
 // endpointSliceController is the endpointslice.kubernetes.io/managed-by value of the
@@ -83,8 +88,9 @@ type smallTargets struct {
 
 // endpointTargets turns endpoints into targets sorted by "host:port", descending, without
 // duplicates. The targets take two allocations (strings and targets), whatever the number of
-// endpoints, or one when small (non-nil) has room for them.
-func endpointTargets(refs []endpointRef, small *smallTargets) []*kong.Target {
+// endpoints, or one when small (non-nil) has room for them, and none more when the strings go
+// into pack (non-nil).
+func endpointTargets(refs []endpointRef, small *smallTargets, pack *strPack) []*kong.Target {
 	if len(refs) == 0 {
 		return nil
 	}
@@ -92,8 +98,11 @@ func endpointTargets(refs []endpointRef, small *smallTargets) []*kong.Target {
 	for _, r := range refs {
 		size += len(r.addr) + 8 // brackets, colon and up to 5 digits
 	}
-	var p strPack
-	p.grow(size)
+	p := pack
+	if p == nil {
+		p = &strPack{}
+	}
+	p.reserve(size)
 	var slots []targetSlot
 	var out []*kong.Target
 	if small != nil && len(refs) <= len(small.slots) {

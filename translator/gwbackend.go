@@ -25,27 +25,25 @@ const (
 	ReasonUnsupportedValue       = "UnsupportedValue"
 )
 
-// gwBackend is one backendRef of a rule that names a Service kongsync may route to.
-type gwBackend struct {
-	svc    *corev1.Service
-	port   *corev1.ServicePort // nil: no port given, or the Service does not declare it
-	weight *int32
-}
-
 // routeRef is the ref of a route object of kind.
 func routeRef(kind store.Kind, obj store.Object) store.Ref {
 	return store.Ref{Kind: kind, Namespace: obj.GetNamespace(), Name: obj.GetName()}
 }
 
-// resolveBackendRefs resolves a rule's backendRefs as KIC does, keeping spec order. A ref
+// resolveBackendRefs resolves a rule's n backendRefs (refAt gives each) as KIC does, keeping
+// spec order; the first few live in ar, when given. A ref
 // without a kind (an API server defaults it to Service; only manifests lack it), of a kind or
 // group other than core Service, to a missing Service, or into another namespace that no
 // ReferenceGrant opens is skipped with a problem on the route. A ref whose port is missing or
 // not declared by the Service stays (its Service's tags and annotations count) without targets.
 // It returns the ResolvedRefs reason and message of the first skipped ref ("" when all
 // resolved).
-func (t *translation) resolveBackendRefs(ref store.Ref, refs []gatewayv1.BackendRef, field string) ([]gwBackend, refsVerdict) {
+func (t *translation) resolveBackendRefs(ref store.Ref, n int, refAt func(int) *gatewayv1.BackendRef, field string,
+	ar *routeArena) ([]gwBackend, refsVerdict) {
 	var out []gwBackend
+	if n > 0 && ar.take(takenBackends) {
+		out = ar.bes[:0]
+	}
 	var v refsVerdict
 	fail := func(r string) {
 		if v.reason == "" {
@@ -53,8 +51,8 @@ func (t *translation) resolveBackendRefs(ref store.Ref, refs []gatewayv1.Backend
 			v = refsVerdict{reason: r, message: p.Field + ": " + p.Reason}
 		}
 	}
-	for i := range refs {
-		br := &refs[i]
+	for i := range n {
+		br := refAt(i)
 		f := field + ".backendRefs[" + strconv.Itoa(i) + "]"
 		ns := ref.Namespace
 		if br.Namespace != nil && *br.Namespace != "" {
@@ -106,7 +104,8 @@ func (t *translation) unservedRefs(ref store.Ref, rules [][]gatewayv1.BackendRef
 	n := len(t.problems)
 	defer func() { t.problems = t.problems[:n] }()
 	for i, refs := range rules {
-		if _, v := t.resolveBackendRefs(ref, refs, "spec.rules["+strconv.Itoa(i)+"]"); v.reason != "" {
+		if _, v := t.resolveBackendRefs(ref, len(refs), func(k int) *gatewayv1.BackendRef { return &refs[k] },
+			"spec.rules["+strconv.Itoa(i)+"]", nil); v.reason != "" {
 			return v
 		}
 	}
@@ -124,42 +123,60 @@ func groupKind(g *gatewayv1.Group, k gatewayv1.Kind) string {
 	return string(k) + "." + string(*g)
 }
 
-// routeService is the Kong service (and upstream) KIC makes for some rules of a route: named
-// name, with the backends' targets weighted into one upstream. Its tags are its one Service's
-// when the backends name one Service, the route's when several, and KIC's placeholder when none
-// (no Service at all: then HTTP and gRPC services answer 500, as the Gateway API asks).
-type routeService struct {
-	name, protocol string
-	backends       []gwBackend
-	refs           int // backendRefs given (resolved or not)
-	routes         []*document.Route
-	timeout        int // an HTTPRoute rule's backendRequest timeout (ms), 0 for the default
-}
-
-// buildRouteService makes the Kong service and upstream of rs for route obj of kind. It returns
-// nils when the Services behind it disagree on konghq.com/ annotations (problems on them).
+// buildRouteService makes the Kong service and upstream of rs for route obj of kind, in the
+// piece's arena when it has one. It makes none when the Services behind it disagree on
+// konghq.com/ annotations (problems on them).
 func (t *translation) buildRouteService(p *routePiece, kind store.Kind, obj store.Object, rs *routeService) {
-	svcs := distinctServices(rs.backends)
+	var buf [2]*corev1.Service
+	svcs := distinctServices(rs.backends, buf[:0])
 	if !t.consistentAnnotations(rs.name, svcs) {
 		return
 	}
+	ar := p.arena
+	inArena := ar.take(takenService)
+	var a *routeServiceAlloc
+	var info *serviceInfo
+	if inArena {
+		a, info = &ar.svc, &ar.info
+	} else {
+		a, info = new(routeServiceAlloc), new(serviceInfo)
+	}
+	pack := ar.strings(0)
 	var tags []*string
-	info := &serviceInfo{}
 	switch len(svcs) {
 	case 0:
 		tags = unknownServiceTags()
 	case 1:
-		tags = objectTagsIn(store.KindService, svcs[0], nil, &t.nsTag)
+		tags = objectTagsPacked(store.KindService, svcs[0], &info.tagData, &t.nsTag, pack)
 	default:
 		tags = p.objTags(t, kind, obj)
 	}
 	if len(svcs) > 0 && hasKeyPrefix(svcs[0].Annotations, annPrefix) {
 		t.parseServiceOptions(svcs[0], info)
 	}
-	a := &routeServiceAlloc{name: rs.name, protocol: rs.protocol}
-	var pack strPack
-	pack.grow(36)
-	a.id = pack.addID(t.ids.services, rs.name)
+	a.name, a.protocol = rs.name, rs.protocol
+	if pack != nil {
+		a.id = pack.addID(t.ids.services, rs.name)
+	} else {
+		var own strPack
+		own.grow(36)
+		a.id = own.addID(t.ids.services, rs.name)
+	}
+	s := t.routeServiceEntity(a, rs, tags, info)
+	if len(svcs) > 0 && (info.clientCertName != "" || len(info.caCerts) > 0) {
+		p.certs = append(p.certs, routeCertUse{pos: len(p.services), svc: svcs[0], info: info})
+	}
+	var u *document.Upstream
+	if inArena {
+		p.services, p.upstreams = ar.svcs[:0], ar.ups[:0]
+		u = &ar.up
+	}
+	p.services = append(p.services, s)
+	p.upstreams = append(p.upstreams, t.routeUpstream(u, rs, svcs, tags, info, ar, inArena))
+}
+
+// routeServiceEntity is the Kong service of rs in a, with its routes.
+func (t *translation) routeServiceEntity(a *routeServiceAlloc, rs *routeService, tags []*string, info *serviceInfo) *document.Service {
 	s := &a.s
 	s.Service = kong.Service{
 		ID:             &a.id,
@@ -188,24 +205,11 @@ func (t *translation) buildRouteService(p *routePiece, kind store.Kind, obj stor
 	}
 	sortRoutes(rs.routes)
 	s.Routes = rs.routes
-	if len(svcs) > 0 && (info.clientCertName != "" || len(info.caCerts) > 0) {
-		p.certs = append(p.certs, routeCertUse{pos: len(p.services), svc: svcs[0], info: info})
-	}
-	p.services = append(p.services, s)
-	p.upstreams = append(p.upstreams, t.routeUpstream(rs, svcs, tags, info))
+	return s
 }
 
-// routeServiceAlloc is a route's Kong service with the values its pointer fields point at: one
-// allocation instead of one per field (entities are never modified after translation).
-type routeServiceAlloc struct {
-	s                  document.Service
-	name, protocol, id string
-	timeout            int
-}
-
-// distinctServices are the Services of backends, each once, in order.
-func distinctServices(bs []gwBackend) []*corev1.Service {
-	var out []*corev1.Service
+// distinctServices appends to out the Services of backends, each once, in order.
+func distinctServices(bs []gwBackend, out []*corev1.Service) []*corev1.Service {
 	for _, b := range bs {
 		dup := false
 		for _, s := range out {
@@ -224,23 +228,33 @@ func unknownServiceTags() []*string {
 		TagUID+"00000000-0000-0000-0000-000000000000", TagGroup+"core", TagVersion+"v1")
 }
 
-// routeUpstream is the upstream of a route's Kong service: every backend's targets, a
-// backend's weight split evenly over its targets (at least 1 each unless the weight is 0),
-// targets shared by backends merged with their weights summed (an unset weight counts as
-// Kong's 100), and the KongUpstreamPolicy of the (first) Service applied.
-func (t *translation) routeUpstream(rs *routeService, svcs []*corev1.Service, tags []*string, info *serviceInfo) *document.Upstream {
-	u := &document.Upstream{Upstream: kong.Upstream{
+// routeUpstream is the upstream of a route's Kong service (in u, when given): every backend's
+// targets, a backend's weight split evenly over its targets (at least 1 each unless the weight
+// is 0), targets shared by backends merged with their weights summed (an unset weight counts as
+// Kong's 100), and the KongUpstreamPolicy of the (first) Service applied. The first backend's
+// targets live in the arena's, when inArena.
+func (t *translation) routeUpstream(u *document.Upstream, rs *routeService, svcs []*corev1.Service, tags []*string, info *serviceInfo,
+	ar *routeArena, inArena bool) *document.Upstream {
+	if u == nil {
+		u = &document.Upstream{}
+	}
+	u.Upstream = kong.Upstream{
 		Name:       &rs.name,
 		Algorithm:  t.defaults.roundRobin,
 		HostHeader: info.hostHeader,
 		Tags:       tags,
-	}}
+	}
 	var ts []*kong.Target
 	for _, b := range rs.backends {
 		if b.port == nil {
 			continue
 		}
-		ts = mergeTargets(ts, weighted(t.serviceTargets(b.svc, b.port, nil), b.weight))
+		var small *smallTargets
+		var ws []int
+		if inArena {
+			small, ws, inArena = &ar.targets, ar.weights[:], false
+		}
+		ts = mergeTargets(ts, weighted(t.serviceTargetsIn(b.svc, b.port, small, ar.strings(0)), b.weight, ws))
 	}
 	scaleWeights(ts)
 	sortTargets(ts)
@@ -253,8 +267,9 @@ func (t *translation) routeUpstream(rs *routeService, svcs []*corev1.Service, ta
 }
 
 // weighted sets a backend's weight on its targets, KIC's way: split over the targets that do
-// not drain (weight 0, --enable-drain-support), which keep their 0.
-func weighted(ts []*kong.Target, w *int32) []*kong.Target {
+// not drain (weight 0, --enable-drain-support), which keep their 0. The weights live in ws
+// while it has room.
+func weighted(ts []*kong.Target, w *int32, ws []int) []*kong.Target {
 	if w == nil || len(ts) == 0 {
 		return ts
 	}
@@ -268,11 +283,16 @@ func weighted(ts []*kong.Target, w *int32) []*kong.Target {
 	if each != 0 && live > 0 {
 		each = max(each/live, 1)
 	}
-	for _, x := range ts {
+	for i, x := range ts {
 		if x.Weight != nil && *x.Weight == 0 {
 			continue
 		}
-		x.Weight = kong.Int(each)
+		if i < len(ws) {
+			ws[i] = each
+			x.Weight = &ws[i]
+		} else {
+			x.Weight = kong.Int(each)
+		}
 	}
 	return ts
 }

@@ -17,12 +17,12 @@ import (
 // orders ties). False when a filter or a match cannot be translated (a problem on the route;
 // the Kong service is skipped).
 func (h *httpRouteCtx) exprRoutes(g []int) ([]*document.Route, bool) {
-	hosts := exprHostnames(h.hosts)
-	type ruleCtx struct {
-		in, rewrite bool
-		tags        []*string
+	splits := max(len(h.hosts), 1)
+	rules := h.sc.exprRules[:0]
+	for range h.r.Spec.Rules {
+		rules = append(rules, exprRuleCtx{})
 	}
-	rules := make([]ruleCtx, len(h.r.Spec.Rules))
+	h.sc.exprRules = rules
 	n := 0
 	for _, i := range g {
 		rule := &h.r.Spec.Rules[i]
@@ -31,20 +31,21 @@ func (h *httpRouteCtx) exprRoutes(g []int) ([]*document.Route, bool) {
 		if nm := rule.Name; nm != nil && strings.TrimSpace(string(*nm)) != "" {
 			rc.tags = objectTagsWith(h.ref.Kind, h.r, TagNamedRouteRule, []string{string(*nm)})
 		}
-		n += len(hosts) * max(len(rule.Matches), 1)
+		n += splits * max(len(rule.Matches), 1)
 	}
-	out := make([]*document.Route, 0, n)
+	var out []*document.Route
+	if n == 1 && h.p.arena.take(takenRoutes) {
+		out = h.p.arena.routes[:0]
+	} else {
+		out = make([]*document.Route, 0, n)
+	}
 	for k := range h.p.ties { // by name: the routes come out sorted
 		tie := &h.p.ties[k]
 		rc := &rules[tie.rule]
 		if !rc.in {
 			continue
 		}
-		var m gatewayv1.HTTPRouteMatch
-		if ms := h.r.Spec.Rules[tie.rule].Matches; int(tie.match) < len(ms) {
-			m = ms[tie.match]
-		}
-		r, ok := h.exprRoute(tie, &m, rc.rewrite, rc.tags)
+		r, ok := h.exprRoute(tie, matchAt(h.r.Spec.Rules[tie.rule].Matches, int(tie.match)), rc.rewrite, rc.tags)
 		if !ok {
 			return nil, false
 		}
@@ -53,24 +54,20 @@ func (h *httpRouteCtx) exprRoutes(g []int) ([]*document.Route, bool) {
 	return out, true
 }
 
-// exprHostnames are the hostnames a route is split by: its effective hosts, or one empty one.
-func exprHostnames(hosts []*string) []string {
-	if len(hosts) == 0 {
-		return []string{""}
+// matchAt is match j of a rule's matches, or an empty one (never modified) for a rule without.
+func matchAt(ms []gatewayv1.HTTPRouteMatch, j int) *gatewayv1.HTTPRouteMatch {
+	if j < len(ms) {
+		return &ms[j]
 	}
-	out := make([]string, len(hosts))
-	for i, h := range hosts {
-		out[i] = *h
-	}
-	return out
+	return &noHTTPMatch
 }
 
-// exprRouteName is KIC's name of the Kong route of one split match.
-func exprRouteName(ns, name, host string, rule, match int) string {
-	return routePrefixHTTP + ns + "." + name + "." + hostLabel(host) + "." + strconv.Itoa(rule) + "." + strconv.Itoa(match)
-}
+var noHTTPMatch gatewayv1.HTTPRouteMatch
 
-const routePrefixHTTP = "httproute."
+// exprRouteName is KIC's name of the Kong route of one split match (in pack, when given).
+func exprRouteName(pack *strPack, ns, name, host string, rule, match int) string {
+	return packJoin(pack, routePrefixHTTP, ns, ".", name, ".", hostLabel(host), ".", strconv.Itoa(rule), ".", strconv.Itoa(match))
+}
 
 // hostLabel is a hostname as KIC writes it into a name: "_" for none, each '*' as '_'.
 func hostLabel(host string) string {
@@ -85,6 +82,10 @@ func (h *httpRouteCtx) exprRoute(tie *exprTie, mt *gatewayv1.HTTPRouteMatch, rew
 	rule, match := int(tie.rule), int(tie.match)
 	a := h.base(tie.name, tags)
 	h.describeSplit(tie.host, mt, rewrite)
+	if ar := h.p.arena; ar != nil && &ar.route == a {
+		h.m.xs = &ar.xs
+	}
+	h.m.pack = h.p.arena.strings(0)
 	if err := h.t.render(a, h.m); err != nil {
 		h.t.problem(h.ref, "spec.rules["+strconv.Itoa(rule)+"].matches["+strconv.Itoa(match)+"]",
 			"Kong's expressions router refuses the match (%s); the rule's Kong service is skipped", err.Error())
@@ -115,18 +116,21 @@ func (h *httpRouteCtx) describeSplit(hi int32, mt *gatewayv1.HTTPRouteMatch, rew
 // httpTies are the split matches of every rule of an HTTPRoute (those of rules whose Kong
 // service is skipped too: KIC orders them all), sorted by Kong route name.
 func (h *httpRouteCtx) httpTies() []exprTie {
-	hosts := exprHostnames(h.hosts)
+	ar := h.p.arena
 	var out []exprTie
+	if ar.take(takenTies) {
+		out = ar.ties[:0]
+	}
 	for i := range h.r.Spec.Rules {
 		rule := &h.r.Spec.Rules[i]
-		for hi, host := range hosts {
+		for hi := range max(len(h.hosts), 1) {
+			host := ""
+			if hi < len(h.hosts) {
+				host = *h.hosts[hi]
+			}
 			for j := 0; j < max(len(rule.Matches), 1); j++ {
-				var m gatewayv1.HTTPRouteMatch
-				if j < len(rule.Matches) {
-					m = rule.Matches[j]
-				}
-				h.describeSplit(int32(hi), &m, false)
-				out = append(out, exprTie{name: exprRouteName(h.ref.Namespace, h.ref.Name, host, i, j),
+				h.describeSplit(int32(hi), matchAt(rule.Matches, j), false)
+				out = append(out, exprTie{name: exprRouteName(ar.strings(0), h.ref.Namespace, h.ref.Name, host, i, j),
 					base: h.m.httpBasePriority(), rule: int32(i), match: int32(j), host: int32(hi)})
 			}
 		}

@@ -31,8 +31,9 @@ func compareRefs(a, b tieRef) int { return compareTies(&a.p.owner, a.tie(), &b.p
 
 // full groups the ties of the served pieces of all (servedPos[i] >= 0) and sets the
 // priorities of their Kong services in svcs (sorted by name, descending; piece services
-// replaced by prioritised copies where a tie is not the first of its group).
-func (o *exprOrder) full(all []*routePiece, servedPos []int32, svcs []*document.Service) {
+// replaced by prioritised copies where a tie is not the first of its group). A build that keeps
+// nothing for a next one (inPlace: no piece outlives it) sets them on the pieces' routes.
+func (o *exprOrder) full(all []*routePiece, servedPos []int32, svcs []*document.Service, inPlace bool) {
 	o.groups = nil
 	for i, p := range all {
 		if servedPos[i] < 0 || len(p.ties) == 0 {
@@ -56,7 +57,26 @@ func (o *exprOrder) full(all []*routePiece, servedPos []int32, svcs []*document.
 			touched = append(touched, r.pos)
 		}
 	}
-	o.reprioritise(all, touched, svcs)
+	if !inPlace {
+		o.reprioritise(all, touched, svcs)
+		return
+	}
+	slices.Sort(touched)
+	for _, pos := range slices.Compact(touched) {
+		o.setInPlace(all[pos])
+	}
+}
+
+// setInPlace gives a piece's own Kong routes the priorities of this order (the piece is this
+// build's alone).
+func (o *exprOrder) setInPlace(p *routePiece) {
+	for _, s := range p.services {
+		for _, r := range s.Routes {
+			if prio, ok := o.priority(p, *r.Name); ok && r.Priority != nil {
+				*r.Priority = prio
+			}
+		}
+	}
 }
 
 // patch moves the ties of the pieces at changed positions from olds to all's pieces, and

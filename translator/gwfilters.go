@@ -23,16 +23,13 @@ type httpRouteCtx struct {
 	hosts     []*string
 	protocols []*string
 	m         *routeMatch // the build's scratch for the match of the route being made
+	sc        *gwScratch
 }
-
-// matchRef is one match of a rule.
-type matchRef struct{ rule, match int }
 
 // catchAll is the Kong route of a rule without matches: its hosts (or everything), no filters
 // applied (as in KIC), no path.
 func (h *httpRouteCtx) catchAll(rule int) *document.Route {
-	name := "httproute." + h.ref.Namespace + "." + h.ref.Name + "." + strconv.Itoa(rule) + ".0"
-	a := h.base(name, h.p.objTags(h.t, h.ref.Kind, h.r))
+	a := h.base(h.routeName(rule, 0), h.p.objTags(h.t, h.ref.Kind, h.r))
 	a.r.StripPath = nil
 	h.m.reset(dialectHTTPRoute, h.rs)
 	h.m.hosts = h.hosts
@@ -40,13 +37,23 @@ func (h *httpRouteCtx) catchAll(rule int) *document.Route {
 	return &a.r
 }
 
-// base is a Kong route of the HTTPRoute with KIC's fields before matches and filters.
+// routeName is KIC's name of the Kong route of a rule's match under the traditional router.
+func (h *httpRouteCtx) routeName(rule, match int) string {
+	return packJoin(h.p.arena.strings(0), routePrefixHTTP, h.ref.Namespace, ".", h.ref.Name, ".", strconv.Itoa(rule), ".", strconv.Itoa(match))
+}
+
+// base is a Kong route of the HTTPRoute with KIC's fields before matches and filters, in the
+// piece's arena when it has room.
 func (h *httpRouteCtx) base(name string, tags []*string) *routeAlloc {
 	d := h.t.defaults
-	a := &routeAlloc{name: name}
-	var p strPack
-	p.grow(36)
-	a.id = p.addID(h.t.ids.routes, name)
+	ar := h.p.arena
+	a := ar.newRoute()
+	a.name = name
+	if pack := ar.strings(0); pack != nil {
+		a.id = pack.addID(h.t.ids.routes, name)
+	} else {
+		a.id = h.t.ids.routes.id(name)
+	}
 	a.r.Route = kong.Route{
 		ID:           &a.id,
 		Name:         &a.name,
@@ -58,10 +65,10 @@ func (h *httpRouteCtx) base(name string, tags []*string) *routeAlloc {
 	return a
 }
 
-// matchRoutes makes the Kong route of one group of matches (one per match when a filter
-// redirects: the redirect needs each match's path). Filters come from the group's first rule
-// (every rule of the group has the same).
-func (h *httpRouteCtx) matchRoutes(firstRule int, mg []matchRef) ([]*document.Route, bool) {
+// matchRoutes appends to out the Kong route of one group of matches (one per match when a
+// filter redirects: the redirect needs each match's path). Filters come from the group's first
+// rule (every rule of the group has the same).
+func (h *httpRouteCtx) matchRoutes(firstRule int, mg []matchRef, out []*document.Route) ([]*document.Route, bool) {
 	rules := h.r.Spec.Rules
 	filters := rules[firstRule].Filters
 	var names []string
@@ -78,26 +85,18 @@ func (h *httpRouteCtx) matchRoutes(firstRule int, mg []matchRef) ([]*document.Ro
 		return nil, false
 	}
 	redirect := slices.ContainsFunc(filters, func(f gatewayv1.HTTPRouteFilter) bool { return f.Type == gatewayv1.HTTPRouteFilterRequestRedirect })
-	if redirect {
-		var out []*document.Route
-		for _, m := range mg {
-			one, ok := h.matchRoute(httpRouteName(h.ref.Namespace, h.ref.Name, m), []matchRef{m}, filters, tags)
-			if !ok {
-				return nil, false
-			}
-			out = append(out, one)
+	if !redirect {
+		r, ok := h.matchRoute(h.routeName(mg[0].rule, mg[0].match), mg, filters, tags)
+		return append(out, r), ok
+	}
+	for i := range mg {
+		one, ok := h.matchRoute(h.routeName(mg[i].rule, mg[i].match), mg[i:i+1], filters, tags)
+		if !ok {
+			return nil, false
 		}
-		return out, true
+		out = append(out, one)
 	}
-	r, ok := h.matchRoute(httpRouteName(h.ref.Namespace, h.ref.Name, mg[0]), mg, filters, tags)
-	if !ok {
-		return nil, false
-	}
-	return []*document.Route{r}, true
-}
-
-func httpRouteName(ns, name string, m matchRef) string {
-	return "httproute." + ns + "." + name + "." + strconv.Itoa(m.rule) + "." + strconv.Itoa(m.match)
+	return out, true
 }
 
 // matchRoute is one Kong route with the paths and methods of matches mg, the headers of the
@@ -113,6 +112,10 @@ func (h *httpRouteCtx) matchRoute(name string, mg []matchRef, filters []gatewayv
 	}
 	first := &h.r.Spec.Rules[mg[0].rule].Matches[mg[0].match]
 	describeHTTPValues(m, first)
+	m.pack = h.p.arena.strings(0)
+	if ar := h.p.arena; ar != nil && a == &ar.route {
+		m.vals = ar.pathVals[:]
+	}
 	_ = h.t.render(a, m) // traditional: what Kong refuses was checked (badHTTPMatches, headersOK)
 	path := ""
 	if first.Path != nil && first.Path.Value != nil {

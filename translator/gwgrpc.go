@@ -15,9 +15,10 @@ import (
 // rule (grpc when a parent Gateway has an HTTP listener, else grpcs), one Kong route per match
 // with the path ~/<service>/<method>, and on every route a k8s-named-route-rule tag for every
 // named rule of the GRPCRoute (KIC tags them per object).
-func (t *translation) grpcRoutePiece(r *gatewayv1.GRPCRoute, m *routeMatch) *routePiece {
+func (t *translation) grpcRoutePiece(r *gatewayv1.GRPCRoute, sc *gwScratch) *routePiece {
 	ref := routeRef(store.KindGRPCRoute, r)
-	b := t.bindParents(ref, r, r.Spec.ParentRefs, r.Spec.Hostnames)
+	b := t.bindParents(ref, r, r.Spec.ParentRefs, r.Spec.Hostnames, nil, sc)
+	m := &sc.match
 	p := &routePiece{parents: b.parents, served: b.served()}
 	if !p.served {
 		t.unservedGRPC(p, ref, r)
@@ -48,11 +49,9 @@ func (t *translation) grpcRoutePiece(r *gatewayv1.GRPCRoute, m *routeMatch) *rou
 		if len(rule.Filters) > 0 {
 			t.problem(ref, field+".filters", "GRPCRoute filters are not applied (KIC ignores them too)")
 		}
-		refs := make([]gatewayv1.BackendRef, len(rule.BackendRefs))
-		for k := range rule.BackendRefs {
-			refs[k] = rule.BackendRefs[k].BackendRef
-		}
-		bes, reason := t.resolveBackendRefs(ref, refs, field)
+		bes, reason := t.resolveBackendRefs(ref, len(rule.BackendRefs), func(k int) *gatewayv1.BackendRef {
+			return &rule.BackendRefs[k].BackendRef
+		}, field, nil)
 		if resolved.reason == "" {
 			resolved = reason
 		}

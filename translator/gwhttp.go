@@ -18,11 +18,14 @@ import (
 // httpRoutePiece translates an HTTPRoute as KIC's traditional router does (docs/translation.md,
 // "Gateway API"): rules with the same backendRefs share one Kong service, named after the
 // smallest rule index; within it, matches of rules with the same filters that differ only in
-// their paths share one Kong route, named after the first of them.
-func (t *translation) httpRoutePiece(r *gatewayv1.HTTPRoute, m *routeMatch) *routePiece {
+// their paths share one Kong route, named after the first of them. The piece and what it is
+// made of live in one arena (gwarena.go); sc is the build's scratch.
+func (t *translation) httpRoutePiece(r *gatewayv1.HTTPRoute, sc *gwScratch) *routePiece {
 	ref := routeRef(store.KindHTTPRoute, r)
-	b := t.bindParents(ref, r, r.Spec.ParentRefs, r.Spec.Hostnames)
-	p := &routePiece{parents: b.parents, served: b.served()}
+	ar := newRouteArena()
+	b := t.bindParents(ref, r, r.Spec.ParentRefs, r.Spec.Hostnames, ar, sc)
+	p := &ar.piece
+	p.parents, p.served = b.parents, b.served()
 	if !p.served {
 		t.unservedHTTP(p, ref, r)
 		return p
@@ -32,22 +35,24 @@ func (t *translation) httpRoutePiece(r *gatewayv1.HTTPRoute, m *routeMatch) *rou
 		t.unservedHTTP(p, ref, r)
 		return p
 	}
-	rs := t.routeSettingsFor(ref, r)
-	h := httpRouteCtx{t: t, p: p, ref: ref, r: r, rs: rs, hosts: effectiveHosts(r.Spec.Hostnames, &b),
-		protocols: t.listenerProtocols(ref, r.Spec.ParentRefs), m: m}
+	rs := t.parseRouteSettingsFor(ref, r, &ar.rs)
+	h := httpRouteCtx{t: t, p: p, ref: ref, r: r, rs: rs, hosts: effectiveHosts(r.Spec.Hostnames, &b, ar),
+		protocols: t.listenerProtocols(ref, r.Spec.ParentRefs), m: &sc.match, sc: sc}
 	expr := t.expressions()
+	ar.strings(httpPackSize(r, len(h.hosts), expr))
 	if expr {
 		t.reportExprIgnored(ref, r.Annotations)
 		p.ties, p.owner = h.httpTies(), tieOwner{created: r.CreationTimestamp.Time, ns: ref.Namespace, name: ref.Name}
 	}
 	var resolved refsVerdict
-	for _, g := range groupHTTPRules(r) {
-		name := "httproute." + ref.Namespace + "." + ref.Name + "." + strconv.Itoa(slices.Min(g))
+	for _, g := range groupHTTPRules(r, sc) {
 		if len(g) > 1 {
 			kicOrder(g)
 		}
 		first := &r.Spec.Rules[g[0]]
-		bes, reason := t.resolveBackendRefs(ref, httpBackendRefs(first.BackendRefs), "spec.rules["+strconv.Itoa(g[0])+"]")
+		bes, reason := t.resolveBackendRefs(ref, len(first.BackendRefs), func(k int) *gatewayv1.BackendRef {
+			return &first.BackendRefs[k].BackendRef
+		}, "spec.rules["+strconv.Itoa(g[0])+"]", ar)
 		if resolved.reason == "" {
 			resolved = reason
 		}
@@ -59,7 +64,9 @@ func (t *translation) httpRoutePiece(r *gatewayv1.HTTPRoute, m *routeMatch) *rou
 		if !ok {
 			continue
 		}
-		rsvc := &routeService{name: name, protocol: "http", backends: bes, refs: len(first.BackendRefs), routes: rts}
+		rsvc := ar.newRouteService()
+		*rsvc = routeService{name: packJoin(ar.strings(0), routePrefixHTTP, ref.Namespace, ".", ref.Name, ".", strconv.Itoa(slices.Min(g))),
+			protocol: "http", backends: bes, refs: len(first.BackendRefs), routes: rts}
 		for _, i := range g {
 			if ms, ok := backendTimeout(r.Spec.Rules[i].Timeouts); ok {
 				rsvc.timeout = ms
@@ -70,6 +77,37 @@ func (t *translation) httpRoutePiece(r *gatewayv1.HTTPRoute, m *routeMatch) *rou
 	setResolvedRefs(p, resolved)
 	t.annotationPlugins(p, ref, r)
 	return p
+}
+
+// httpPackSize is about the bytes of the strings an HTTPRoute's entities hold, for its arena:
+// the route's tags and a Service's (its namespace's tag shared, kind, group and version
+// constant), two targets; per rule its Kong service's name and id; per match its Kong route's
+// name, id and paths or expression, per hostname under expressions. Strings beyond it take
+// their own buffers (strPack.reserve).
+func httpPackSize(r *gatewayv1.HTTPRoute, hosts int, expr bool) int {
+	name := len(routePrefixHTTP) + len(r.Namespace) + len(r.Name) + 4
+	n := 2*(len(TagName)+len(r.Name)+len(TagUID)+len(r.UID)) + 2*24
+	splits := 1
+	if expr {
+		splits = max(hosts, 1)
+	}
+	for i := range r.Spec.Rules {
+		n += name + 36
+		for _, m := range r.Spec.Rules[i].Matches {
+			path := 1
+			if m.Path != nil && m.Path.Value != nil {
+				path = len(*m.Path.Value)
+			}
+			n += splits * (name + 2 + 36 + 2*path + 4)
+		}
+		if len(r.Spec.Rules[i].Matches) == 0 {
+			n += splits * (name + 2 + 36)
+		}
+	}
+	if expr {
+		n += splits * 64 // each expression's fields and operators
+	}
+	return min(n, 4096)
 }
 
 // validHTTPRoute applies KIC's checks that refuse a whole HTTPRoute; it returns why, or "".
@@ -126,21 +164,23 @@ func backendTimeout(to *gatewayv1.HTTPRouteTimeouts) (int, bool) {
 }
 
 // groupHTTPRules groups the rule indices of r by their backendRefs (order-insensitive), each
-// group in rule order, the groups by their first rule.
-func groupHTTPRules(r *gatewayv1.HTTPRoute) [][]int {
-	idx := make([]int, len(r.Spec.Rules))
-	for i := range idx {
-		idx[i] = i
+// group in rule order, the groups by their first rule (in sc's scratch).
+func groupHTTPRules(r *gatewayv1.HTTPRoute, sc *gwScratch) [][]int {
+	idx := sc.rules[:0]
+	for i := range r.Spec.Rules {
+		idx = append(idx, i)
 	}
-	return groupByKey(idx, func(i int) string { return sortedJSONKey(r.Spec.Rules[i].BackendRefs) })
+	sc.rules = idx
+	return groupByKey(idx, func(i int) string { return sortedJSONKey(r.Spec.Rules[i].BackendRefs) }, &sc.ruleGroup)
 }
 
 // groupByKey groups items by key, each group in item order, the groups by their first item. A
-// single item is its own group without its key computed (keys are JSON, and most routes have one
-// rule and one match).
-func groupByKey[T any](items []T, key func(T) string) [][]T {
+// single item is its own group (in one) without its key computed (keys are JSON, and most
+// routes have one rule and one match).
+func groupByKey[T any](items []T, key func(T) string, one *[1][]T) [][]T {
 	if len(items) <= 1 {
-		return [][]T{items}
+		one[0] = items
+		return one[:]
 	}
 	var keys []string
 	var groups [][]T
@@ -176,30 +216,39 @@ func sortedJSONKey[T any](items []T) string {
 // effectiveHosts are the Kong route hosts of an HTTPRoute attached through b: each route
 // hostname narrowed to the listener hostname it intersects (KIC's filterHostnames); with no
 // route hostnames, the listeners' hostnames (none, meaning any host, if a listener has none).
-// With a parent assumed offline the route's hostnames are used as they are.
-func effectiveHosts(hs []gatewayv1.Hostname, b *bound) []*string {
+// With a parent assumed offline the route's hostnames are used as they are. The first lives in
+// ar, when given.
+func effectiveHosts(hs []gatewayv1.Hostname, b *bound, ar *routeArena) []*string {
 	if b.assumed {
 		return hostnamePtrs(hs)
 	}
+	var out []*string
+	inArena := ar.take(takenHosts)
+	add := func(h string) {
+		if inArena && len(out) == 0 {
+			ar.hostVals[0] = h
+			out = append(ar.hosts[:0], &ar.hostVals[0])
+			return
+		}
+		out = append(out, kong.String(h))
+	}
 	if len(hs) == 0 {
-		var out []*string
 		for _, l := range b.listeners {
 			if l.Hostname == nil {
 				return nil
 			}
-			out = append(out, kong.String(string(*l.Hostname)))
+			add(string(*l.Hostname))
 		}
 		return out
 	}
-	var out []*string
 	for _, h := range hs {
 		for _, l := range b.listeners {
 			if l.Hostname == nil {
-				out = append(out, kong.String(string(h)))
+				add(string(h))
 				break
 			}
 			if x := hostIntersection(string(h), string(*l.Hostname)); x != "" {
-				out = append(out, kong.String(x))
+				add(x)
 				break
 			}
 		}
@@ -242,9 +291,12 @@ func (h *httpRouteCtx) routes(g []int) ([]*document.Route, bool) {
 		return nil, false
 	}
 	var out []*document.Route
-	fgroups := groupByKey(g, func(i int) string { return sortedJSONKey(h.r.Spec.Rules[i].Filters) })
+	if h.p.arena.take(takenRoutes) {
+		out = h.p.arena.routes[:0]
+	}
+	fgroups := groupByKey(g, func(i int) string { return sortedJSONKey(h.r.Spec.Rules[i].Filters) }, &h.sc.fltGroup)
 	for _, fg := range fgroups {
-		var matches []matchRef
+		matches := h.sc.matches[:0]
 		for _, i := range fg {
 			if len(h.r.Spec.Rules[i].Matches) == 0 {
 				out = append(out, h.catchAll(i))
@@ -253,16 +305,16 @@ func (h *httpRouteCtx) routes(g []int) ([]*document.Route, bool) {
 				matches = append(matches, matchRef{i, j})
 			}
 		}
+		h.sc.matches = matches
 		if len(matches) == 0 {
 			continue
 		}
-		mgroups := groupByKey(matches, func(m matchRef) string { return httpMatchKey(&h.r.Spec.Rules[m.rule].Matches[m.match]) })
+		mgroups := groupByKey(matches, func(m matchRef) string { return httpMatchKey(&h.r.Spec.Rules[m.rule].Matches[m.match]) }, &h.sc.mtGroup)
 		for _, mg := range mgroups {
-			rs, ok := h.matchRoutes(fg[0], mg)
-			if !ok {
+			var ok bool
+			if out, ok = h.matchRoutes(fg[0], mg, out); !ok {
 				return nil, false
 			}
-			out = append(out, rs...)
 		}
 	}
 	return out, true
@@ -315,6 +367,12 @@ func (h *httpRouteCtx) badHTTPMatches(g []int) bool {
 	return bad
 }
 
+// plainPath reports a path of no character Kong's path checks look at: it starts with "/",
+// has no "//", and none of "%", ".", "$", "^" or the regex metacharacters.
+func plainPath(v string) bool {
+	return strings.HasPrefix(v, "/") && !strings.Contains(v, "//") && !strings.ContainsAny(v, regexMeta+"%.$^")
+}
+
 // pathMatchProblem is why Kong would refuse a Kong path of a path match (appendKongPaths), and
 // that path; "" when it takes them all. A prefix's plain path /p/ is checked as /p: adding the
 // slash makes no empty, dot or percent problem that /p does not have. One allocation at most.
@@ -326,6 +384,9 @@ func pathMatchProblem(p *gatewayv1.HTTPPathMatch) (string, string) {
 	t := gatewayv1.PathMatchPathPrefix
 	if p.Type != nil {
 		t = *p.Type
+	}
+	if plainPath(v) {
+		return "", "" // as a regex, a literal anchored at / that PCRE2 takes; as a path, normalized
 	}
 	kp := "~" + v + "$"
 	if t == gatewayv1.PathMatchRegularExpression {

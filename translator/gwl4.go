@@ -45,9 +45,9 @@ func routePrefix(k store.Kind) string {
 // Gateway listeners the parentRefs name (TCP and UDP) or the route's hostnames as SNIs (TLS
 // passthrough). A TCP or UDP rule without backendRefs is skipped, as KIC skips it.
 func (t *translation) l4RoutePiece(kind store.Kind, obj store.Object, spec gatewayv1.CommonRouteSpec, rules []l4Rule,
-	hostnames []gatewayv1.Hostname, m *routeMatch) *routePiece {
+	hostnames []gatewayv1.Hostname, sc *gwScratch) *routePiece {
 	ref := routeRef(kind, obj)
-	b := t.bindParents(ref, obj, spec.ParentRefs, hostnames)
+	b := t.bindParents(ref, obj, spec.ParentRefs, hostnames, nil, sc)
 	p := &routePiece{parents: b.parents, served: b.served()}
 	if !p.served {
 		t.unservedL4(p, ref, rules)
@@ -75,12 +75,12 @@ func (t *translation) l4RoutePiece(kind store.Kind, obj store.Object, spec gatew
 			t.problem(ref, field+".backendRefs", "a %s rule needs at least one backendRef; rule skipped", kind)
 			continue
 		}
-		bes, reason := t.resolveBackendRefs(ref, r.backends, field)
+		bes, reason := t.resolveBackendRefs(ref, len(r.backends), func(k int) *gatewayv1.BackendRef { return &r.backends[k] }, field, nil)
 		if resolved.reason == "" {
 			resolved = reason
 		}
 		name := base + strconv.Itoa(i)
-		route, ok := t.l4Route(kind, obj, name+".0", r.name, ports, hostnames, passthrough(b.listeners), rs, m)
+		route, ok := t.l4Route(kind, obj, name+".0", r.name, ports, hostnames, passthrough(b.listeners), rs, &sc.match)
 		if !ok {
 			t.problem(ref, field, "nothing to match under Kong's expressions router (KIC's SNI check takes no wildcard hostname); rule skipped")
 			continue

@@ -47,9 +47,17 @@ func routeProtocols(k store.Kind) []gatewayv1.ProtocolType {
 // selects (sectionName, port) whose protocol and allowedRoutes (kinds, namespaces) admit the
 // route and whose hostname intersects the route's. Refusals are problems naming the parentRef
 // and the spec's reason. Offline, a Gateway or GatewayClass missing from the manifests is
-// assumed to exist and be kongsync's; the checks that need it are skipped.
-func (t *translation) bindParents(ref store.Ref, obj metav1.Object, parents []gatewayv1.ParentReference, hostnames []gatewayv1.Hostname) bound {
+// assumed to exist and be kongsync's; the checks that need it are skipped. The first parent's
+// status lives in ar (nil: allocated), the listeners in sc's scratch (nil: allocated).
+func (t *translation) bindParents(ref store.Ref, obj metav1.Object, parents []gatewayv1.ParentReference, hostnames []gatewayv1.Hostname,
+	ar *routeArena, sc *gwScratch) bound {
 	var b bound
+	if ar.take(takenParents) {
+		b.parents = ar.parents[:0]
+	}
+	if sc != nil {
+		b.listeners = sc.listeners[:0]
+	}
 	for i := range parents {
 		pr := &parents[i]
 		if (pr.Group != nil && *pr.Group != store.GatewayGroup) || (pr.Kind != nil && *pr.Kind != "Gateway") {
@@ -59,21 +67,14 @@ func (t *translation) bindParents(ref store.Ref, obj metav1.Object, parents []ga
 		if pr.Namespace != nil && *pr.Namespace != "" {
 			ns = string(*pr.Namespace)
 		}
-		ps := ParentStatus{Route: ref, Index: i, Gateway: ns + "/" + string(pr.Name)}
-		if pr.SectionName != nil {
-			ps.SectionName = string(*pr.SectionName)
-		}
-		if pr.Port != nil {
-			ps.Port = int32(*pr.Port)
-		}
-		field := "spec.parentRefs[" + strconv.Itoa(i) + "]"
+		ps := parentStatus(ref, i, pr, sc.gatewayName(ns, string(pr.Name)))
 		if !t.reconciles(ns, string(pr.Name)) {
 			continue // --gateway-to-reconcile names another Gateway
 		}
 		o, ok := t.snap.Get(store.Ref{Kind: store.KindGateway, Namespace: ns, Name: string(pr.Name)})
 		if !ok {
 			if !t.opts.AssumeMissingGateways {
-				t.missingRef(ref, field, "Gateway %s not found; the route is not attached to it", ps.Gateway)
+				t.missingRef(ref, parentField(i), "Gateway %s not found; the route is not attached to it", ps.Gateway)
 				continue
 			}
 			ps.Accepted, ps.Reason, ps.Assumed = true, ReasonAccepted, true
@@ -87,24 +88,66 @@ func (t *translation) bindParents(ref store.Ref, obj metav1.Object, parents []ga
 			continue // another controller's Gateway
 		}
 		ps.Assumed = assumed
-		ls, reason, msg := t.selectListeners(ref, gw, pr, hostnames, assumed)
+		before := len(b.listeners)
+		ls, reason, msg := t.selectListeners(ref, gw, pr, hostnames, assumed, b.listeners)
 		if reason != "" {
 			ps.Reason, ps.Message = reason, msg
-			t.problem(ref, field, "%s (%s); the route is not attached to Gateway %s", msg, reason, ps.Gateway)
+			t.problem(ref, parentField(i), "%s (%s); the route is not attached to Gateway %s", msg, reason, ps.Gateway)
 		} else {
 			ps.Accepted, ps.Reason = true, ReasonAccepted
-			if b.listeners == nil {
-				b.listeners = ls // this build's own slice
-			} else {
-				b.listeners = append(b.listeners, ls...)
-			}
-			for _, l := range ls {
-				ps.Listeners = append(ps.Listeners, string(l.Name))
-			}
+			b.listeners = ls
+			ps.Listeners = attachedListenerNames(ls[before:], len(b.parents) == 0 && ar != nil && ar.taken&takenParents != 0, ar)
 		}
 		b.parents = append(b.parents, ps)
 	}
+	if sc != nil {
+		sc.listeners = b.listeners[:0]
+	}
 	return b
+}
+
+// parentStatus is the status of parentRef i of a route, not yet judged.
+func parentStatus(ref store.Ref, i int, pr *gatewayv1.ParentReference, gateway string) ParentStatus {
+	ps := ParentStatus{Route: ref, Index: i, Gateway: gateway}
+	if pr.SectionName != nil {
+		ps.SectionName = string(*pr.SectionName)
+	}
+	if pr.Port != nil {
+		ps.Port = int32(*pr.Port)
+	}
+	return ps
+}
+
+// attachedListenerNames are the names of ls, in the arena's storage when inArena and there is one.
+func attachedListenerNames(ls []*gatewayv1.Listener, inArena bool, ar *routeArena) []string {
+	var out []string
+	if inArena && len(ls) <= len(ar.listener) {
+		out = ar.listener[:0]
+	}
+	for _, l := range ls {
+		out = append(out, string(l.Name))
+	}
+	return out
+}
+
+// parentField is the field of parentRef i.
+func parentField(i int) string { return "spec.parentRefs[" + strconv.Itoa(i) + "]" }
+
+// gatewayName is "namespace/name", shared by the routes of the build naming that Gateway.
+func (sc *gwScratch) gatewayName(ns, name string) string {
+	if sc == nil {
+		return ns + "/" + name
+	}
+	k := [2]string{ns, name}
+	if s, ok := sc.gateways[k]; ok {
+		return s
+	}
+	if sc.gateways == nil {
+		sc.gateways = map[[2]string]string{}
+	}
+	s := ns + "/" + name
+	sc.gateways[k] = s
+	return s
 }
 
 // ourGateway reports whether gw's GatewayClass is kongsync's (and, with --gateway-to-reconcile,
@@ -135,15 +178,14 @@ func (t *translation) gatewayController() string {
 	return DefaultGatewayControllerName
 }
 
-// selectListeners returns the listeners of gw that parentRef pr selects and that admit the
-// route, or the reason none does.
+// selectListeners appends to matched the listeners of gw that parentRef pr selects and that
+// admit the route, or returns the reason none does.
 // With the Gateway's class assumed (offline, not among the manifests), the Gateway's own
 // admission rules (allowedRoutes) are its controller's and are not applied; protocol, section,
 // port and hostnames are.
 func (t *translation) selectListeners(ref store.Ref, gw *gatewayv1.Gateway, pr *gatewayv1.ParentReference,
-	hostnames []gatewayv1.Hostname, assumedClass bool) ([]*gatewayv1.Listener, string, string) {
-	var matched []*gatewayv1.Listener
-	picked, allowed := false, false
+	hostnames []gatewayv1.Hostname, assumedClass bool, matched []*gatewayv1.Listener) ([]*gatewayv1.Listener, string, string) {
+	picked, allowed, before := false, false, len(matched)
 	stream := ref.Kind == store.KindTCPRoute || ref.Kind == store.KindUDPRoute
 	for i := range gw.Spec.Listeners {
 		l := &gw.Spec.Listeners[i]
@@ -164,7 +206,7 @@ func (t *translation) selectListeners(ref store.Ref, gw *gatewayv1.Gateway, pr *
 		return nil, ReasonNoMatchingParent, "no listener of the Gateway matches sectionName/port"
 	case !allowed:
 		return nil, ReasonNotAllowedByListeners, "no selected listener allows " + string(ref.Kind) + "s from namespace " + ref.Namespace
-	case len(matched) == 0:
+	case len(matched) == before:
 		return nil, ReasonNoMatchingListenerHost, "no hostname of the route matches a selected listener's hostname"
 	}
 	return matched, "", ""

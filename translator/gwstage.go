@@ -89,7 +89,7 @@ func (k *gwKept) full(t *gwBuild, all []*routePiece) {
 	}
 	slices.SortFunc(k.svcs, func(a, b *document.Service) int { return strings.Compare(*b.Name, *a.Name) })
 	slices.SortFunc(k.ups, func(a, b *document.Upstream) int { return strings.Compare(*b.Name, *a.Name) })
-	k.order.full(all, k.servedPos, k.svcs)
+	k.order.full(all, k.servedPos, k.svcs, !t.keep)
 }
 
 // patch updates the kept lists in place of a full pass when the last build kept them, the
@@ -314,24 +314,24 @@ func (k *gwKept) routeAt(t *gwBuild, pos int32, objs map[store.Kind][]store.Obje
 
 // routePiece translates one route of any kind, with this build's match description scratch.
 func (t *gwBuild) routePiece(kind store.Kind, obj store.Object) *routePiece {
-	m := &t.match
+	sc := &t.scratch
 	switch r := obj.(type) {
 	case *gatewayv1.HTTPRoute:
-		return t.httpRoutePiece(r, m)
+		return t.httpRoutePiece(r, sc)
 	case *gatewayv1.GRPCRoute:
-		return t.grpcRoutePiece(r, m)
+		return t.grpcRoutePiece(r, sc)
 	case *gatewayv1.TCPRoute:
 		return t.l4RoutePiece(kind, r, r.Spec.CommonRouteSpec, l4Rules(r.Spec.Rules, func(x gatewayv1.TCPRouteRule) l4Rule {
 			return l4Rule{name: x.Name, backends: x.BackendRefs}
-		}), nil, m)
+		}), nil, sc)
 	case *gatewayv1.UDPRoute:
 		return t.l4RoutePiece(kind, r, r.Spec.CommonRouteSpec, l4Rules(r.Spec.Rules, func(x gatewayv1.UDPRouteRule) l4Rule {
 			return l4Rule{name: x.Name, backends: x.BackendRefs}
-		}), nil, m)
+		}), nil, sc)
 	case *gatewayv1.TLSRoute:
 		return t.l4RoutePiece(kind, r, r.Spec.CommonRouteSpec, l4Rules(r.Spec.Rules, func(x gatewayv1.TLSRouteRule) l4Rule {
 			return l4Rule{name: x.Name, backends: x.BackendRefs}
-		}), r.Spec.Hostnames, m)
+		}), r.Spec.Hostnames, sc)
 	}
 	return &routePiece{}
 }
@@ -355,9 +355,9 @@ func (t *gwBuild) resolvedRouteServices(p *routePiece) []*document.Service {
 // family keeps, which assemble hands it.
 type gwBuild struct {
 	*translation
-	memos *gwMemos
-	tls   *certBuilder // the certificates this build claims (certtls.go)
-	match routeMatch   // the routes' match descriptions (routematch.go)
+	memos   *gwMemos
+	tls     *certBuilder // the certificates this build claims (certtls.go)
+	scratch gwScratch    // what the pieces of this build reuse (gwarena.go)
 }
 
 // gwMemos are what the Gateway API family keeps between builds.

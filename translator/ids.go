@@ -53,10 +53,22 @@ type strPack struct {
 	off int
 }
 
-func (p *strPack) grow(n int)          { p.b.Grow(n) }
+func (p *strPack) grow(n int) { p.b.Grow(n) }
+
+// reserve makes room for n more bytes: in the current buffer when it has them, else in a new
+// buffer of n bytes (the strings taken so far keep the old one), so that a pack shared by an
+// entity's parts grows by what they need, never copying what it holds.
+func (p *strPack) reserve(n int) {
+	if p.b.Cap()-p.b.Len() >= n {
+		return
+	}
+	p.b, p.off = strings.Builder{}, 0
+	p.b.Grow(n)
+}
 func (p *strPack) writeBytes(b []byte) { p.b.Write(b) }
 func (p *strPack) add(s string) string { p.b.WriteString(s); return p.take() }
 func (p *strPack) addID(s idSpace, name string) string {
+	p.reserve(36)
 	var out [36]byte
 	s.put(&out, name)
 	p.b.Write(out[:])
@@ -68,4 +80,20 @@ func (p *strPack) take() string {
 	s := p.b.String()[p.off:]
 	p.off = p.b.Len()
 	return s
+}
+
+// packJoin is the concatenation of parts, in p when given.
+func packJoin(p *strPack, parts ...string) string {
+	if p == nil {
+		return strings.Join(parts, "")
+	}
+	n := 0
+	for _, s := range parts {
+		n += len(s)
+	}
+	p.reserve(n)
+	for _, s := range parts {
+		p.b.WriteString(s)
+	}
+	return p.take()
 }

@@ -95,10 +95,12 @@ type routeMatch struct {
 	// whole: a rule without matches, matching everything its hosts do (GRPCRoutes: without
 	// hosts either, the traditional route matches the path "/").
 	whole bool
-	// pack, when set, holds the strings render makes (the expression, Kong paths), and xs the
-	// expression and priority: a family that allocates its routes in bulk gives both.
+	// pack, when set, holds the strings render makes (the expression, Kong paths), xs the
+	// expression and priority, and vals the first Kong paths' strings: a family that allocates
+	// its routes in bulk gives them.
 	pack *strPack
 	xs   *exprRoute
+	vals []string
 
 	x     matchExpr // the expression being rendered
 	order []int     // sorting scratch (headers and queries by name)
@@ -109,7 +111,7 @@ func (m *routeMatch) reset(d matchDialect, rs *routeSettings) {
 	m.dialect, m.rs = d, rs
 	m.hosts, m.paths, m.headers, m.queries = nil, m.paths[:0], m.headers[:0], m.queries[:0]
 	m.methods, m.snis, m.ports = m.methods[:0], m.snis[:0], m.ports[:0]
-	m.rewrite, m.whole, m.pack, m.xs = false, false, nil, nil
+	m.rewrite, m.whole, m.pack, m.xs, m.vals = false, false, nil, nil, nil
 }
 
 // path adds a path of kind k.

@@ -192,10 +192,19 @@ func (m *routeMatch) packed(a, b, c string) *string {
 		return kong.String(a + b + c)
 	}
 	p := m.pack
+	p.reserve(len(a) + len(b) + len(c))
 	p.b.WriteString(a)
 	p.b.WriteString(b)
 	s := p.add(c)
-	return &s
+	if len(m.vals) == 0 {
+		v := new(string)
+		*v = s
+		return v
+	}
+	m.vals[0] = s
+	v := &m.vals[0]
+	m.vals = m.vals[1:]
+	return v
 }
 
 // headerMap is the traditional router's headers of a Gateway API route: each name's values,

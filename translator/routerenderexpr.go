@@ -69,6 +69,7 @@ func (t *translation) renderExpr(a *routeAlloc, m *routeMatch) error {
 	}
 	x.out = x.appendTo(x.out[:0])
 	if m.pack != nil {
+		m.pack.reserve(len(x.out))
 		m.pack.writeBytes(x.out)
 		xs.expr = m.pack.take()
 	} else {

@@ -38,6 +38,12 @@ func objectTags(kind store.Kind, obj metav1.Object) []*string {
 // konghq.com/tags: an entity then holds its tags in its own allocation. nsTag, when given,
 // remembers the last namespace tag made ({namespace, tag}): objects of one namespace share it.
 func objectTagsIn(kind store.Kind, obj metav1.Object, blk *tagBlock, nsTag *[2]string) []*string {
+	return objectTagsPacked(kind, obj, blk, nsTag, nil)
+}
+
+// objectTagsPacked is objectTagsIn with the tag strings in pack, when given (an entity made in
+// bulk with its strings).
+func objectTagsPacked(kind store.Kind, obj metav1.Object, blk *tagBlock, nsTag *[2]string, pack *strPack) []*string {
 	gvk := kind.GVK()
 	user := splitList(obj.GetAnnotations()[annTags])
 	fixed := [...]struct{ prefix, v string }{
@@ -54,8 +60,11 @@ func objectTagsIn(kind store.Kind, obj metav1.Object, blk *tagBlock, nsTag *[2]s
 			size += len(f.prefix) + len(f.v)
 		}
 	}
-	var p strPack
-	p.grow(size)
+	p := pack
+	if p == nil {
+		p = &strPack{}
+	}
+	p.reserve(size)
 	var vals []string
 	var tags []*string
 	if len(user) == 0 {
@@ -99,6 +108,12 @@ func constTag(prefix, v string) (string, bool) {
 		return TagKind + "Secret", true
 	case prefix == TagGroup && v == "networking.k8s.io":
 		return TagGroup + "networking.k8s.io", true
+	case prefix == TagKind && v == "HTTPRoute":
+		return TagKind + "HTTPRoute", true
+	case prefix == TagKind && v == "GRPCRoute":
+		return TagKind + "GRPCRoute", true
+	case prefix == TagGroup && v == "gateway.networking.k8s.io":
+		return TagGroup + "gateway.networking.k8s.io", true
 	case prefix == TagVersion && v == "v1":
 		return TagVersion + "v1", true
 	}
