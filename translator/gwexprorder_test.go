@@ -2,14 +2,17 @@ package translator
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"github.com/kongsync/kongsync/document"
 	"github.com/kongsync/kongsync/store"
 )
 
@@ -119,4 +122,87 @@ func firstDiff(a, b []byte) string {
 	}
 	from := max(0, i-300)
 	return fmt.Sprintf("warm: %s\ncold: %s", a[from:min(len(a), i+100)], b[from:min(len(b), i+100)])
+}
+
+// TestExprTieOrderBeyondRelativeBits ties more GRPCRoute split matches than the 8 relative bits
+// order (300 routes, one base priority), moves random routes into and out of the tie, and
+// compares every warm build with a cold one (the cold one sets the priorities on its own pieces,
+// the warm one on copies), and the cold one with KIC's rule written out: the i-th oldest takes
+// base + 255 - i, and those past the 256th take the base.
+func TestExprTieOrderBeyondRelativeBits(t *testing.T) {
+	opts := DefaultOptions()
+	opts.RouterFlavor = RouterExpressions
+	opts.AssumeMissingGateways = true
+	r := rand.New(rand.NewPCG(29, 1))
+	const n = 300
+	route := func(i int, svc string) *gatewayv1.GRPCRoute {
+		method := "M"
+		return &gatewayv1.GRPCRoute{
+			TypeMeta: metav1.TypeMeta{APIVersion: "gateway.networking.k8s.io/v1", Kind: "GRPCRoute"},
+			ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: fmt.Sprintf("g%03d", i), ResourceVersion: fmt.Sprint(r.Int()),
+				CreationTimestamp: metav1.NewTime(time.Unix(int64(i%7), 0))},
+			Spec: gatewayv1.GRPCRouteSpec{CommonRouteSpec: gatewayv1.CommonRouteSpec{ParentRefs: []gatewayv1.ParentReference{{Name: "kong"}}},
+				Rules: []gatewayv1.GRPCRouteRule{{Matches: []gatewayv1.GRPCRouteMatch{{Method: &gatewayv1.GRPCMethodMatch{Service: &svc, Method: &method}}}}}},
+		}
+	}
+	svcs := make([]string, n)
+	var objs []store.Object
+	for i := range n {
+		svcs[i] = "a.S"
+		objs = append(objs, route(i, svcs[i]))
+	}
+	st, _ := store.Load(objs)
+	eng := NewEngine(opts)
+	for step := range 60 {
+		i := r.IntN(n)
+		svcs[i] = []string{"a.S", "bb.S"}[r.IntN(2)]
+		if _, err := st.Upsert(route(i, svcs[i])); err != nil {
+			t.Fatal(err)
+		}
+		snap := st.Snapshot()
+		got, err := eng.Build(snap)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := BuildOnce(snap, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.Config.Bytes(), want.Config.Bytes()) {
+			t.Fatalf("step %d: warm build differs from a cold one:\n%s", step, firstDiff(got.Config.Bytes(), want.Config.Bytes()))
+		}
+		checkTieRule(t, step, want.Document.Services, svcs)
+	}
+}
+
+// checkTieRule checks the priorities of the routes of TestExprTieOrderBeyondRelativeBits
+// against KIC's rule: by creation (i%7), then name, each group of one service length.
+func checkTieRule(t *testing.T, step int, services []*document.Service, svcs []string) {
+	t.Helper()
+	got := map[string]uint64{}
+	for _, s := range services {
+		for _, rt := range s.Routes {
+			got[*rt.Name] = *rt.Priority
+		}
+	}
+	for _, svc := range []string{"a.S", "bb.S"} {
+		var members []int
+		for i, s := range svcs {
+			if s == svc {
+				members = append(members, i)
+			}
+		}
+		slices.SortStableFunc(members, func(a, b int) int { return cmp.Compare(a%7, b%7) })
+		base := uint64(1)<<44 + uint64(len(svc))<<24 + uint64(1)<<13
+		for k, i := range members {
+			want := base
+			if k < 255 {
+				want += 255 - uint64(k)
+			}
+			name := fmt.Sprintf("grpcroute.default.g%03d._.0.0", i)
+			if got[name] != want {
+				t.Fatalf("step %d: %s has priority %d, want %d (place %d of %d)", step, name, got[name], want, k, len(members))
+			}
+		}
+	}
 }

@@ -138,12 +138,22 @@ func (t *gwBuild) countAttached() {
 	for i, g := range t.gateways {
 		at[g.Gateway.Namespace+"/"+g.Gateway.Name] = i
 	}
+	last, li, looked := "", -1, false // routes of one Gateway share its name: most look-ups are the last one's
 	for _, p := range t.parents {
-		i, ok := at[p.Gateway]
-		if !ok || !p.Accepted {
+		if !p.Accepted {
 			continue
 		}
-		ls := t.gateways[i].Listeners
+		if !looked || p.Gateway != last {
+			i, ok := at[p.Gateway]
+			if !ok {
+				i = -1
+			}
+			last, li, looked = p.Gateway, i, true
+		}
+		if li < 0 {
+			continue
+		}
+		ls := t.gateways[li].Listeners
 		for _, name := range p.Listeners {
 			for k := range ls {
 				if ls[k].Name == name {
