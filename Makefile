@@ -3,7 +3,7 @@ GO        ?= go
 BIN       ?= bin
 CP_BIN    ?= $(HOME)/.cache/kongsync/control-plane/bin
 
-.PHONY: build image dump test test-unit test-integration test-integration-race control-plane soak bench bench-live bench-compare kic-compat fmt vet
+.PHONY: build image dump test test-unit test-integration test-integration-race control-plane soak bench bench-live bench-compare bench-flavors kic-compat fmt vet
 
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
@@ -79,6 +79,12 @@ BASE ?=
 bench-compare:
 	@test -n "$(BASE)" || { echo "usage: make bench-compare BASE=<git ref>" >&2; exit 2; }
 	BENCHSTAT="$(BENCHSTAT)" hack/bench-compare.sh $(BASE)
+
+# Issue 23's must-show: the expressions router against the traditional one at 10k Ingresses and
+# 10k HTTPRoutes (full build, one change, whole `kongsync dump`), interleaved; ROUNDS, BENCHTIME,
+# N and OUT tune it (hack/bench-flavors.sh).
+bench-flavors:
+	BENCHSTAT="$(BENCHSTAT)" hack/bench-flavors.sh
 
 # KIC's corpus offline; its fallback-config-* cases, which kic-compat.sh skips (they need a Kong
 # that rejects objects), run through the live sync loop against the Kong double (docs/sync.md,
