@@ -114,11 +114,6 @@ func (m *routeMatch) reset(d matchDialect, rs *routeSettings) {
 	m.rewrite, m.whole, m.pack, m.xs, m.vals = false, false, nil, nil, nil
 }
 
-// path adds a path of kind k.
-func (m *routeMatch) path(k pathKind, value string) {
-	m.paths = append(m.paths, matchPath{kind: k, value: value})
-}
-
 // header and query add a header or query parameter match.
 func (m *routeMatch) header(name, value string, k matchOp) {
 	m.headers = append(m.headers, matchValue{name: name, value: value, kind: k})
