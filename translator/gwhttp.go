@@ -22,8 +22,11 @@ import (
 // made of live in one arena (gwarena.go); sc is the build's scratch.
 func (t *translation) httpRoutePiece(r *gatewayv1.HTTPRoute, sc *gwScratch) *routePiece {
 	ref := routeRef(store.KindHTTPRoute, r)
-	ar := newRouteArena()
-	b := t.bindParents(ref, r, r.Spec.ParentRefs, r.Spec.Hostnames, ar, sc)
+	var ar *routeArena
+	b := t.bindParents(ref, r, r.Spec.ParentRefs, r.Spec.Hostnames, &ar, sc)
+	if ar == nil {
+		return &routePiece{} // no parent of kongsync's
+	}
 	p := &ar.piece
 	p.parents, p.served = b.parents, b.served()
 	if !p.served {
@@ -66,12 +69,7 @@ func (t *translation) httpRoutePiece(r *gatewayv1.HTTPRoute, sc *gwScratch) *rou
 		}
 		rsvc := ar.newRouteService()
 		*rsvc = routeService{name: packJoin(ar.strings(0), routePrefixHTTP, ref.Namespace, ".", ref.Name, ".", strconv.Itoa(slices.Min(g))),
-			protocol: "http", backends: bes, refs: len(first.BackendRefs), routes: rts}
-		for _, i := range g {
-			if ms, ok := backendTimeout(r.Spec.Rules[i].Timeouts); ok {
-				rsvc.timeout = ms
-			}
-		}
+			protocol: "http", backends: bes, refs: len(first.BackendRefs), routes: rts, timeout: groupTimeout(r, g)}
 		t.buildRouteService(p, store.KindHTTPRoute, r, rsvc)
 	}
 	setResolvedRefs(p, resolved)
@@ -148,6 +146,18 @@ func httpBackendRefs(refs []gatewayv1.HTTPBackendRef) []gatewayv1.BackendRef {
 		out[i] = refs[i].BackendRef
 	}
 	return out
+}
+
+// groupTimeout is the backendRequest timeout of the rules g (the last one set, in KIC's order),
+// 0 for none.
+func groupTimeout(r *gatewayv1.HTTPRoute, g []int) int {
+	ms := 0
+	for _, i := range g {
+		if v, ok := backendTimeout(r.Spec.Rules[i].Timeouts); ok {
+			ms = v
+		}
+	}
+	return ms
 }
 
 // backendTimeout is a rule's timeouts.backendRequest in milliseconds, when set and not KIC's

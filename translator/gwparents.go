@@ -47,14 +47,12 @@ func routeProtocols(k store.Kind) []gatewayv1.ProtocolType {
 // selects (sectionName, port) whose protocol and allowedRoutes (kinds, namespaces) admit the
 // route and whose hostname intersects the route's. Refusals are problems naming the parentRef
 // and the spec's reason. Offline, a Gateway or GatewayClass missing from the manifests is
-// assumed to exist and be kongsync's; the checks that need it are skipped. The first parent's
-// status lives in ar (nil: allocated), the listeners in sc's scratch (nil: allocated).
+// assumed to exist and be kongsync's; the checks that need it are skipped. With arp given,
+// the route's first parent of kongsync's makes the route's arena (*arp), which holds its
+// status: a route with none costs no arena. The listeners live in sc's scratch (nil: allocated).
 func (t *translation) bindParents(ref store.Ref, obj metav1.Object, parents []gatewayv1.ParentReference, hostnames []gatewayv1.Hostname,
-	ar *routeArena, sc *gwScratch) bound {
+	arp **routeArena, sc *gwScratch) bound {
 	var b bound
-	if ar.take(takenParents) {
-		b.parents = ar.parents[:0]
-	}
 	if sc != nil {
 		b.listeners = sc.listeners[:0]
 	}
@@ -79,6 +77,7 @@ func (t *translation) bindParents(ref store.Ref, obj metav1.Object, parents []ga
 			}
 			ps.Accepted, ps.Reason, ps.Assumed = true, ReasonAccepted, true
 			b.assumed = true
+			b.firstParent(arp)
 			b.parents = append(b.parents, ps)
 			continue
 		}
@@ -88,6 +87,7 @@ func (t *translation) bindParents(ref store.Ref, obj metav1.Object, parents []ga
 			continue // another controller's Gateway
 		}
 		ps.Assumed = assumed
+		ar := b.firstParent(arp)
 		before := len(b.listeners)
 		ls, reason, msg := t.selectListeners(ref, gw, pr, hostnames, assumed, b.listeners)
 		if reason != "" {
@@ -96,7 +96,7 @@ func (t *translation) bindParents(ref store.Ref, obj metav1.Object, parents []ga
 		} else {
 			ps.Accepted, ps.Reason = true, ReasonAccepted
 			b.listeners = ls
-			ps.Listeners = attachedListenerNames(ls[before:], len(b.parents) == 0 && ar != nil && ar.taken&takenParents != 0, ar)
+			ps.Listeners = attachedListenerNames(ls[before:], len(b.parents) == 0 && ar != nil, ar)
 		}
 		b.parents = append(b.parents, ps)
 	}
@@ -104,6 +104,20 @@ func (t *translation) bindParents(ref store.Ref, obj metav1.Object, parents []ga
 		sc.listeners = b.listeners[:0]
 	}
 	return b
+}
+
+// firstParent makes the route's arena for its first parent status, when the route gets one
+// (arp given, no arena yet), and returns it (nil without one).
+func (b *bound) firstParent(arp **routeArena) *routeArena {
+	if arp == nil {
+		return nil
+	}
+	if *arp == nil && len(b.parents) == 0 {
+		*arp = newRouteArena()
+		(*arp).taken |= takenParents
+		b.parents = (*arp).parents[:0]
+	}
+	return *arp
 }
 
 // parentStatus is the status of parentRef i of a route, not yet judged.
