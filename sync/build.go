@@ -1,6 +1,7 @@
 package sync
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -67,7 +68,15 @@ func (l *Loop) build(force bool, changed time.Time) {
 		}
 		b.took = time.Since(start)
 	}
-	b.p.changed = changed
+	if b.p.schemasPending {
+		// A custom entity type's schema is still being read (schemas.go): this translation
+		// lacks its entities, so it is handed to no replica and no status writer; the read's
+		// end builds again.
+		l.pendingChanged = cmp.Or(l.pendingChanged, changed)
+		return
+	}
+	b.p.changed = cmp.Or(l.pendingChanged, changed)
+	l.pendingChanged = time.Time{}
 	l.publish(b)
 }
 

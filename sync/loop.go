@@ -124,14 +124,17 @@ type Loop struct {
 
 	notify     chan struct{}
 	replicasCh chan struct{}
-	versionCh  chan struct{}                  // the target Kong version changed: rebuild
-	schemaCh   chan struct{}                  // a custom entity schema read ended, or a replica restarted: rebuild
-	schemas    schemaBook                     // Kong's schemas of the custom entity types (schemas.go)
-	runCtx     context.Context                // Run's, for the schema reads it starts
-	target     atomic.Pointer[semver.Version] // the lowest version the replicas report
-	applied    *semver.Version                // the version last given to SetKongVersion (loop goroutine)
-	chosen     atomic.Pointer[routerChoice]   // the router choice, nil until every replica answered GET / once
-	choiceMu   gosync.Mutex                   // serialises choosing (versionsChanged)
+	versionCh  chan struct{}   // the target Kong version changed: rebuild
+	schemaCh   chan struct{}   // a custom entity schema read ended, or a replica restarted: rebuild
+	schemas    schemaBook      // Kong's schemas of the custom entity types (schemas.go)
+	runCtx     context.Context // Run's, for the schema reads it starts
+	// pendingChanged is the first change a translation held back for a schema read included
+	// (loop goroutine): the next published one carries it.
+	pendingChanged time.Time
+	target         atomic.Pointer[semver.Version] // the lowest version the replicas report
+	applied        *semver.Version                // the version last given to SetKongVersion (loop goroutine)
+	chosen         atomic.Pointer[routerChoice]   // the router choice, nil until every replica answered GET / once
+	choiceMu       gosync.Mutex                   // serialises choosing (versionsChanged)
 	// appliedFlavor is the flavor last given to SetRouterFlavor (loop goroutine).
 	appliedFlavor translator.RouterFlavor
 	// appliedEnterprise is the edition last given to SetKongEnterprise (loop goroutine).

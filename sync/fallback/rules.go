@@ -20,9 +20,9 @@ const (
 	annIngressClass   = "kubernetes.io/ingress.class"
 )
 
-// KindKongCustomEntity is KongCustomEntity (configuration.konghq.com/v1alpha1), whose rule is in
-// the table before the store holds the kind: it acts once store.Kinds lists it.
-const KindKongCustomEntity store.Kind = "KongCustomEntity"
+// KindKongCustomEntity is KongCustomEntity (configuration.konghq.com/v1alpha1), a kind the store
+// holds (its rule reads the spec through JSON, so an unstructured object works too).
+const KindKongCustomEntity = store.KindKongCustomEntity
 
 // rule calls dep with every object obj depends on, by KIC v3.5.13's rules
 // (internal/dataplane/fallback/graph_dependencies*.go). A ref to an object snap does not hold is

@@ -5,8 +5,10 @@ import (
 	"strings"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	configurationv1alpha1 "github.com/kongsync/kongsync/internal/apis/configuration/v1alpha1"
 	"github.com/kongsync/kongsync/store"
 )
 
@@ -320,6 +322,15 @@ func TestRuleKongCustomEntity(t *testing.T) {
 		{"another kind: none", ce("a", map[string]any{"group": grp, "kind": "KongConsumer", "name": "p"}), nil},
 		{"no parentRef", ce("a", nil), nil},
 	}
+	kind, group := "KongPlugin", grp
+	typed := &configurationv1alpha1.KongCustomEntity{ObjectMeta: metav1.ObjectMeta{Name: "ce", Namespace: "a"},
+		Spec: configurationv1alpha1.KongCustomEntitySpec{EntityType: "degraphql_routes", ControllerName: "kong",
+			ParentRef: &configurationv1alpha1.ObjectReference{Group: &group, Kind: &kind, Name: "p"}}}
+	cases = append(cases, struct {
+		name string
+		obj  store.Object
+		want []string
+	}{"the store's typed object", typed, []string{"KongPlugin a/p"}})
 	for _, c := range cases {
 		if got := refStrings(Dependencies(snap, c.obj)); !slices.Equal(got, c.want) {
 			t.Errorf("%s: got %q, want %q", c.name, got, c.want)
