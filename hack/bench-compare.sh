@@ -72,7 +72,7 @@ dumpRun() { # side
 
 {
 	echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(go version | cut -d' ' -f3)"
-	echo "base $baserev, head $headrev; $rounds interleaved rounds of -bench '$bench' -benchtime $benchtime${n:+ and dump of $n Ingresses}"
+	echo "base $baserev, head $headrev; $rounds interleaved rounds of -bench '$bench' -benchtime $benchtime$([[ $n -gt 0 ]] && echo " and dump of $n Ingresses")"
 } | tee "$out/header.txt"
 for r in $(seq "$rounds"); do
 	echo "round $r/$rounds (load $(cut -d' ' -f1 /proc/loadavg))" >&2
