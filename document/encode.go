@@ -45,36 +45,19 @@ func joined(pieces [][]byte, size int, err error) ([]byte, error) {
 }
 
 // EncodeConfig is JSON as a hashed Config, never joined into one buffer: what the sync loop
-// posts, without the copy of the whole config that JSON's result is.
+// posts, without the copy of the whole config that JSON's result is. The md5 runs while the
+// items are encoded (encodePieces).
 func EncodeConfig(d *Document) (*Config, error) {
-	pieces, size, err := jsonPieces(d)
+	h := md5.New()
+	pieces, size, err := encodePieces(d, h)
 	if err != nil {
 		return nil, err
-	}
-	h := md5.New()
-	for _, p := range pieces {
-		h.Write(p)
 	}
 	return hashedConfig(&Config{pieces: pieces, size: size, extra: -1}, hex.EncodeToString(h.Sum(nil))), nil
 }
 
 // jsonPieces returns the pieces of JSON(d) and their total size.
-func jsonPieces(d *Document) ([][]byte, int, error) {
-	pieces := [][]byte{{'{'}} // "name":, then the value's runs
-	for k, f := range emittedFields(d) {
-		p, err := encodeField(f.name, f.value, k > 0)
-		if err != nil {
-			return nil, 0, fmt.Errorf("encode config as JSON: %w", err)
-		}
-		pieces = append(pieces, p...)
-	}
-	pieces = append(pieces, []byte{'}'})
-	size := 0
-	for _, p := range pieces {
-		size += len(p)
-	}
-	return pieces, size, nil
-}
+func jsonPieces(d *Document) ([][]byte, int, error) { return encodePieces(d, nil) }
 
 // emittedField is a Document field encoding/json writes: its index, JSON name and value.
 type emittedField struct {
@@ -117,40 +100,6 @@ func jsonName(f reflect.StructField) (string, bool) {
 	return name, strings.Contains(","+opts+",", ",omitempty,")
 }
 
-// encodeField returns the pieces of [,]"name":value; a list is encoded in parallel runs, each
-// a piece, with the commas and brackets as pieces between them.
-func encodeField(name string, f reflect.Value, comma bool) ([][]byte, error) {
-	head, err := marshalNoEscape(name)
-	if err != nil {
-		return nil, err
-	}
-	if comma {
-		head = append([]byte{','}, head...)
-	}
-	head = append(head, ':')
-	if f.Kind() != reflect.Slice || f.IsNil() {
-		b, err := marshalNoEscape(f.Interface())
-		return [][]byte{head, b}, err
-	}
-	var runs [][][]byte
-	err = inRuns(f.Len(), func(workers int) { runs = make([][][]byte, workers) },
-		func(w, from, to int) (err error) {
-			runs[w], err = encodeRun(f, from, to)
-			return err
-		})
-	if err != nil {
-		return nil, err
-	}
-	pieces := [][]byte{append(head, '[')}
-	for w, r := range runs {
-		if w > 0 && len(r) > 0 && len(r[0]) > 0 {
-			pieces = append(pieces, []byte{','})
-		}
-		pieces = append(pieces, r...)
-	}
-	return append(pieces, []byte{']'}), nil
-}
-
 // inRuns splits n items into contiguous runs, one per CPU (at least 64 items each), and calls
 // run for each concurrently, after setup learned how many runs there are.
 func inRuns(n int, setup func(workers int), run func(w, from, to int) error) error {
@@ -169,30 +118,6 @@ func inRuns(n int, setup func(workers int), run func(w, from, to int) error) err
 	}
 	wg.Wait()
 	return errors.Join(errs...)
-}
-
-// encodeRun encodes items [from, to) of a list, comma-separated, as a series of pieces of about
-// runPiece bytes: the pieces are joined once, so the run never grows (and copies) a large buffer.
-func encodeRun(list reflect.Value, from, to int) ([][]byte, error) {
-	var pieces [][]byte
-	cur := make([]byte, 0, runPiece+runPiece/4)
-	var scratch bytes.Buffer
-	enc := json.NewEncoder(&scratch)
-	enc.SetEscapeHTML(false)
-	for i := from; i < to; i++ {
-		if i > from {
-			cur = append(cur, ',')
-		}
-		var err error
-		if cur, err = appendItem(cur, &scratch, enc, list.Index(i).Interface()); err != nil {
-			return nil, err
-		}
-		if len(cur) >= runPiece && i+1 < to {
-			pieces = append(pieces, cur)
-			cur = make([]byte, 0, runPiece+runPiece/4)
-		}
-	}
-	return append(pieces, cur), nil
 }
 
 // appendItem is encodeItem appending to a byte slice; scratch and enc (which writes to
