@@ -34,6 +34,7 @@ type Engine struct {
 	keep     bool         // false for BuildOnce: nothing is kept for a next build
 	memos    *memos
 	enc      *document.JSONCache // nil for BuildOnce: document.EncodeConfig
+	par      parallelism         // used by BuildOnce, whose loops need no memo (parallel.go)
 }
 
 // NewEngine returns an Engine with nothing built yet.
@@ -46,7 +47,8 @@ func NewEngine(opts Options) *Engine {
 func newEngine(opts Options) *Engine {
 	opts = normalOptions(opts)
 	d := newDefaultValues()
-	return &Engine{opts: opts, defaults: &d, ids: newIDSpaces(), seed: maphash.MakeSeed(), memos: &memos{ingressMemos: ingressMemos{idents: identTable{m: map[string]*ksIdent{}}}}}
+	return &Engine{opts: opts, defaults: &d, ids: newIDSpaces(), seed: maphash.MakeSeed(), par: coldParallelism(),
+		memos: &memos{ingressMemos: ingressMemos{idents: identTable{m: map[string]*ksIdent{}}}}}
 }
 
 // normalOptions fills in the defaults an Options value leaves unset.
@@ -150,6 +152,7 @@ func (e *Engine) newTranslation(snap *store.Snapshot) *translation {
 		keep:     e.keep,
 		defaults: e.defaults,
 		ids:      e.ids,
+		par:      e.par,
 	}
 	if snap != nil {
 		t.defaultClass = snap.IsDefaultClass(e.opts.IngressClass)

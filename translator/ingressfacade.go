@@ -136,6 +136,8 @@ func (id *ksIdent) mergedService(fc *kic.KongServiceFacade, svc *corev1.Service)
 // internFacade returns the identity of a facade's Kong service, `<ns>.<facade>.svc.facade`,
 // whose host (and upstream name) is the same.
 func (t *ingressBuild) internFacade(ns, name string) *ksIdent {
+	t.memos.idents.mu.Lock()
+	defer t.memos.idents.mu.Unlock()
 	var buf [256]byte
 	n := appendFacadeName(buf[:0], ns, name)
 	if id, ok := t.memos.idents.m[string(n)]; ok {

@@ -3,6 +3,7 @@ package translator
 import (
 	"slices"
 	"strings"
+	gosync "sync"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -50,6 +51,7 @@ func (id *ksIdent) current(groupGen uint64) *kongService {
 // document lists them in (services by name, upstreams by host), so that a build emits them in
 // order without sorting; identities new since the last build are merged in.
 type identTable struct {
+	mu             gosync.Mutex // held by intern: the pieces of a cold build are made in parallel (parallel.go)
 	m              map[string]*ksIdent
 	epoch          uint64 // counts the sweeps that dropped identities
 	used           int
@@ -118,6 +120,7 @@ type kongService struct {
 	routes     []*document.Route
 	routeBuf   [1]*document.Route // routes' first backing array: most Kong services have one route
 	upstream   *document.Upstream // set once the service is emitted
+	prepared   *serviceInfo       // its settings piece, when computed ahead (servicePiecesInParallel)
 }
 
 // serviceInputs is what a Kong service entity is made from besides its identity and routes.

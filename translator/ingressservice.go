@@ -133,18 +133,28 @@ func (t *ingressBuild) buildServices() (svcs []*document.Service, ups []*documen
 	tb := &t.memos.idents
 	tb.ordered()
 	svcs = make([]*document.Service, 0, len(tb.byName))
+	if t.splits(len(tb.byName)) {
+		t.servicePiecesInParallel(tb.byName)
+	}
 	for _, id := range tb.byName {
 		ks := id.current(t.groupGen)
 		if ks == nil {
 			continue
 		}
-		ks.upstream = nil // a kept grouping's Kong service may have lost its routes
+		info, up := ks.prepared, ks.upstream // computed ahead when prepared is set
+		ks.prepared, ks.upstream = nil, nil  // a kept grouping's Kong service may have lost its routes
 		if len(ks.routes) == 0 || !t.consistentAnnotations(ks.ident.name, []*corev1.Service{ks.svc}) {
 			continue
 		}
-		info := t.serviceInfoFor(ks)
+		prepared := info != nil
+		if !prepared {
+			info = t.serviceInfoFor(ks)
+		}
 		svcs = append(svcs, t.serviceFor(ks, info))
-		ks.upstream = t.upstreamFor(ks, info)
+		if !prepared {
+			up = t.upstreamFor(ks, info)
+		}
+		ks.upstream = up
 		if t.keep {
 			byName = append(byName, id)
 		}
@@ -160,6 +170,21 @@ func (t *ingressBuild) buildServices() (svcs []*document.Service, ups []*documen
 		}
 	}
 	return svcs, ups, byName, byHost
+}
+
+// servicePiecesInParallel computes, in a build that keeps nothing, the settings and upstream
+// pieces of every Kong service with routes split across the CPUs (parallel.go), and leaves them
+// on the Kong service (prepared, upstream) for buildServices, which emits in order.
+func (t *ingressBuild) servicePiecesInParallel(ids []*ksIdent) {
+	t.inParallel(len(ids), func(w *translation, from, to int) {
+		wb := ingressBuild{translation: w, memos: t.memos, tls: t.tls}
+		for _, id := range ids[from:to] {
+			if ks := id.current(t.groupGen); ks != nil && len(ks.routes) > 0 {
+				ks.prepared = wb.serviceInfoFor(ks)
+				ks.upstream = wb.upstreamFor(ks, ks.prepared)
+			}
+		}
+	})
 }
 
 // serviceFor is buildService, reusing the last build's entity of the same name while its inputs
@@ -319,6 +344,8 @@ func (t *ingressBuild) noteReads(id *ksIdent, r *reads, computed bool) {
 
 // intern returns the identity of Kong service `<ns>.<backend>.<port>`.
 func (t *ingressBuild) intern(ns, backend string, pd portDef) *ksIdent {
+	t.memos.idents.mu.Lock()
+	defer t.memos.idents.mu.Unlock()
 	var buf [256]byte
 	name := appendServiceName(buf[:0], ns, backend, pd)
 	if id, ok := t.memos.idents.m[string(name)]; ok {

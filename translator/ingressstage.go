@@ -67,6 +67,15 @@ func (t *ingressBuild) allPieces(ings []*networkingv1.Ingress) []*ingressPiece {
 	st := &t.memos.stages
 	ps := make([]*ingressPiece, len(ings))
 	st.probs = st.probs[:0]
+	if t.splits(len(ings)) {
+		t.inParallel(len(ings), func(w *translation, from, to int) {
+			wb := ingressBuild{translation: w, memos: t.memos, tls: t.tls}
+			for i := from; i < to; i++ {
+				ps[i] = wb.ingressPiece(ings[i])
+			}
+		})
+		return ps
+	}
 	for i, ing := range ings {
 		before := len(t.problems)
 		ps[i] = t.ingressPiece(ing)

@@ -128,6 +128,7 @@ var layers = map[string]layer{
 	"translator.go":   coreLayer,
 	"api.go":          coreLayer,
 	"memo.go":         coreLayer,
+	"parallel.go":     coreLayer,
 	"memoreaders.go":  coreLayer,
 	"memoview.go":     coreLayer,
 	"memokinds.go":    coreLayer,

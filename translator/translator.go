@@ -14,6 +14,7 @@ package translator
 
 import (
 	"hash/maphash"
+	"runtime"
 
 	networkingv1 "k8s.io/api/networking/v1"
 
@@ -41,7 +42,8 @@ type translation struct {
 	defaults      *defaultValues
 	ids           *idSpaces
 	seed          maphash.Seed
-	nsTag         [2]string // the last namespace tag made, shared by objects of that namespace
+	nsTag         [2]string   // the last namespace tag made, shared by objects of that namespace
+	par           parallelism // how the per-object loops of a build that keeps nothing split (parallel.go)
 	cp            classParamsRead
 
 	groupGen uint64 // the build whose grouping of routes the identities hold (ingressstage.go)
@@ -52,6 +54,20 @@ type translation struct {
 	dropped  bool   // dropAmbiguousPaths dropped paths
 
 	defaultRoute *document.Route // the default backend route, if any
+}
+
+// parallelism is how a build's per-object loops split: over workers goroutines, once a loop
+// has at least min objects (below that, starting workers costs more than the loop).
+type parallelism struct {
+	workers, min int
+}
+
+// defaultParallelMin is the fewest objects a loop splits for by default.
+const defaultParallelMin = 256
+
+// coldParallelism is what a build that keeps nothing uses: one worker per CPU.
+func coldParallelism() parallelism {
+	return parallelism{workers: runtime.GOMAXPROCS(0), min: defaultParallelMin}
 }
 
 // classParamsRead is this build's lookup of the IngressClass and its parameters, done once
