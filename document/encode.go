@@ -123,8 +123,8 @@ func inRuns(n int, setup func(workers int), run func(w, from, to int) error) err
 // appendItem is encodeItem appending to a byte slice; scratch and enc (which writes to
 // scratch) serve the items encoding/json encodes.
 func appendItem(dst []byte, scratch *bytes.Buffer, enc *json.Encoder, item any) ([]byte, error) {
-	if b, ok, err := appendFast(dst, item); ok {
-		if yamlUnsafe(b[len(dst):]) >= 0 {
+	if b, ok, plain, err := appendFastPlain(dst, item); ok {
+		if !plain && yamlUnsafe(b[len(dst):]) >= 0 {
 			b = append(b[:len(dst)], appendYAMLSafe(nil, b[len(dst):])...)
 		}
 		return b, err

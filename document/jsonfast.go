@@ -1,7 +1,9 @@
 package document
 
 import (
+	"encoding/binary"
 	"strconv"
+	"unsafe"
 
 	"github.com/kong/go-kong/kong"
 )
@@ -15,81 +17,78 @@ import (
 // these types by reflection and compares, so a field added to go-kong or to this package's
 // types fails the test until it is handled here. ok is false for other item types.
 func appendFast(b []byte, item any) ([]byte, bool, error) {
-	var w objWriter
+	b, ok, _, err := appendFastPlain(b, item)
+	return b, ok, err
+}
+
+// appendFastPlain is appendFast, also reporting whether every string was printable ASCII and
+// nothing went through encoding/json: then the bytes hold nothing yamlUnsafe looks for.
+//
+// The buffer travels by value (b = f(b, …)), never through a pointer: an append that stores
+// the grown slice into memory reached by pointer pays a write barrier while a GC cycle runs,
+// which a large config's encoding mostly overlaps.
+func appendFastPlain(b []byte, item any) (out []byte, ok, plain bool, err error) {
+	var e fastState
 	switch v := item.(type) {
 	case *Service:
 		if v == nil {
-			return b, false, nil
+			return b, false, false, nil
 		}
-		w.b = b
-		w.service(v)
+		b = appendService(b, &e, v)
 	case *Upstream:
 		if v == nil {
-			return b, false, nil
+			return b, false, false, nil
 		}
-		w.b = b
-		w.upstream(v)
+		b = appendUpstream(b, &e, v)
 	case *Plugin:
 		if v == nil {
-			return b, false, nil
+			return b, false, false, nil
 		}
-		w.b = b
-		w.plugin(v)
+		b = appendPlugin(b, &e, v)
 	default:
-		return b, false, nil
+		return b, false, false, nil
 	}
-	return w.b, true, w.err
+	return b, true, !e.slow, e.err
 }
 
-// objWriter appends one JSON object's fields; the first error sticks.
-type objWriter struct {
-	b     []byte
-	first bool
-	err   error
+// fastState is what an item's encoding notes besides its bytes: the first error, and whether
+// any value went the slow way (escaped strings, encoding/json).
+type fastState struct {
+	err  error
+	slow bool
 }
 
-func (w *objWriter) open()  { w.b, w.first = append(w.b, '{'), true }
-func (w *objWriter) close() { w.b, w.first = append(w.b, '}'), false }
-
-func (w *objWriter) name(n string) {
-	if !w.first {
-		w.b = append(w.b, ',')
+// field starts member key (quoted, with its colon: `"name":`) of the object opened at open.
+func field(b []byte, open int, key string) []byte {
+	if len(b) > open {
+		b = append(b, ',')
 	}
-	w.first = false
-	w.b = append(w.b, '"')
-	w.b = append(w.b, n...)
-	w.b = append(w.b, '"', ':')
+	return append(b, key...)
 }
 
-func (w *objWriter) str(n string, p *string) {
-	if p != nil {
-		w.name(n)
-		w.b = w.appendString(w.b, *p)
+func str(b []byte, e *fastState, open int, key string, p *string) []byte {
+	if p == nil {
+		return b
 	}
+	return appendString(field(b, open, key), e, *p)
 }
 
 // appendString writes s as encoding/json does (HTML characters unescaped); strings with
 // control or non-ASCII characters go through it.
-func (w *objWriter) appendString(b []byte, s string) []byte {
-	quotes := false
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f {
-			enc, err := marshalNoEscape(s)
-			if err != nil && w.err == nil {
-				w.err = err
-			}
-			return append(b, enc...)
-		} else if c == '"' || c == '\\' {
-			quotes = true
-		}
-	}
-	b = append(b, '"')
-	if !quotes {
+func appendString(b []byte, e *fastState, s string) []byte {
+	if plainString(s) {
+		b = append(b, '"')
 		b = append(b, s...)
 		return append(b, '"')
 	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f {
+			return appendSlow(b, e, s)
+		}
+	}
 	// Printable ASCII with quotes or backslashes (every route expression): escaped here as
 	// encoding/json escapes them, without its encoder.
+	b = append(b, '"')
 	last := 0
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c == '"' || c == '\\' {
@@ -101,223 +100,251 @@ func (w *objWriter) appendString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-func (w *objWriter) int(n string, p *int) {
-	if p != nil {
-		w.name(n)
-		w.b = strconv.AppendInt(w.b, int64(*p), 10)
+// plainString reports whether s is printable ASCII without '"' and '\\': what encoding/json
+// writes between quotes as it is. Eight bytes are tested at a time.
+func plainString(s string) bool {
+	bs := unsafe.Slice(unsafe.StringData(s), len(s))
+	i := 0
+	for ; i+8 <= len(bs); i += 8 {
+		const ones, highs = 0x0101010101010101, 0x8080808080808080
+		x := binary.LittleEndian.Uint64(bs[i:])
+		q, bsl := x^(ones*'"'), x^(ones*'\\')
+		// a byte < 0x20; a byte ≥ 0x7f; a zero byte in q or bsl (a '"' or '\\' in x)
+		if ((x-ones*0x20)&^x|(x+ones)|x|(q-ones)&^q|(bsl-ones)&^bsl)&highs != 0 {
+			return false
+		}
 	}
+	for ; i < len(bs); i++ {
+		if c := bs[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
-func (w *objWriter) int64(n string, p *int64) {
-	if p != nil {
-		w.name(n)
-		w.b = strconv.AppendInt(w.b, *p, 10)
+// appendSlow appends v as encoding/json encodes it (HTML unescaped).
+func appendSlow(b []byte, e *fastState, v any) []byte {
+	e.slow = true
+	enc, err := marshalNoEscape(v)
+	if err != nil && e.err == nil {
+		e.err = err
 	}
+	return append(b, enc...)
 }
 
-func (w *objWriter) uint64(n string, p *uint64) {
-	if p != nil {
-		w.name(n)
-		w.b = strconv.AppendUint(w.b, *p, 10)
+func intField(b []byte, open int, key string, p *int) []byte {
+	if p == nil {
+		return b
 	}
+	return strconv.AppendInt(field(b, open, key), int64(*p), 10)
 }
 
-func (w *objWriter) bool(n string, p *bool) {
-	if p != nil {
-		w.name(n)
-		w.b = strconv.AppendBool(w.b, *p)
+func int64Field(b []byte, open int, key string, p *int64) []byte {
+	if p == nil {
+		return b
 	}
+	return strconv.AppendInt(field(b, open, key), *p, 10)
 }
 
-func (w *objWriter) strs(n string, list []*string) {
+func uint64Field(b []byte, open int, key string, p *uint64) []byte {
+	if p == nil {
+		return b
+	}
+	return strconv.AppendUint(field(b, open, key), *p, 10)
+}
+
+func boolField(b []byte, open int, key string, p *bool) []byte {
+	if p == nil {
+		return b
+	}
+	return strconv.AppendBool(field(b, open, key), *p)
+}
+
+func strs(b []byte, e *fastState, open int, key string, list []*string) []byte {
 	if len(list) == 0 {
-		return
+		return b
 	}
-	w.name(n)
-	w.b = append(w.b, '[')
+	b = append(field(b, open, key), '[')
 	for i, p := range list {
 		if i > 0 {
-			w.b = append(w.b, ',')
+			b = append(b, ',')
 		}
 		if p == nil {
-			w.b = append(w.b, "null"...)
+			b = append(b, "null"...)
 		} else {
-			w.b = w.appendString(w.b, *p)
+			b = appendString(b, e, *p)
 		}
 	}
-	w.b = append(w.b, ']')
+	return append(b, ']')
 }
 
 // other writes a field encoding/json encodes, unless it is empty (omitempty).
-func (w *objWriter) other(n string, v any, empty bool) {
+func other(b []byte, e *fastState, open int, key string, v any, empty bool) []byte {
 	if empty {
-		return
+		return b
 	}
-	w.name(n)
-	enc, err := marshalNoEscape(v)
-	if err != nil && w.err == nil {
-		w.err = err
-	}
-	w.b = append(w.b, enc...)
+	return appendSlow(field(b, open, key), e, v)
 }
 
-// service mirrors Service.MarshalJSON: kong.Service's fields, routes, plugins, and the client
-// certificate as its id after them (shadowing kong.Service's object form).
-// writeList writes a non-empty list of nested entities as the member n, omitted when empty
+// list writes a non-empty list of nested entities as the member key, omitted when empty
 // (as encoding/json's omitempty does).
-func writeList[T any](w *objWriter, n string, items []T, write func(T)) {
+func list[T any](b []byte, e *fastState, open int, key string, items []T, write func([]byte, *fastState, T) []byte) []byte {
 	if len(items) == 0 {
-		return
+		return b
 	}
-	w.name(n)
-	w.b = append(w.b, '[')
+	b = append(field(b, open, key), '[')
 	for i, it := range items {
 		if i > 0 {
-			w.b = append(w.b, ',')
+			b = append(b, ',')
 		}
-		write(it)
+		b = write(b, e, it)
 	}
-	w.b = append(w.b, ']')
+	return append(b, ']')
 }
 
-func (w *objWriter) service(s *Service) {
-	w.open()
+// appendService mirrors Service.MarshalJSON: kong.Service's fields, routes, plugins, and the
+// client certificate as its id after them (shadowing kong.Service's object form).
+func appendService(b []byte, e *fastState, s *Service) []byte {
+	b = append(b, '{')
+	o := len(b)
 	k := &s.Service
-	w.int("connect_timeout", k.ConnectTimeout)
-	w.int("created_at", k.CreatedAt)
-	w.bool("enabled", k.Enabled)
-	w.str("host", k.Host)
-	w.str("id", k.ID)
-	w.str("name", k.Name)
-	w.str("path", k.Path)
-	w.int("port", k.Port)
-	w.str("protocol", k.Protocol)
-	w.int("read_timeout", k.ReadTimeout)
-	w.int("retries", k.Retries)
-	w.int("updated_at", k.UpdatedAt)
-	w.str("url", k.URL)
-	w.int("write_timeout", k.WriteTimeout)
-	w.strs("tags", k.Tags)
-	w.other("tls_sans", k.TLSSANs, k.TLSSANs == nil)
-	w.bool("tls_verify", k.TLSVerify)
-	w.int("tls_verify_depth", k.TLSVerifyDepth)
-	w.strs("ca_certificates", k.CACertificates)
-	writeList(w, "routes", s.Routes, w.route)
-	w.other("plugins", s.Plugins, len(s.Plugins) == 0)
+	b = intField(b, o, `"connect_timeout":`, k.ConnectTimeout)
+	b = intField(b, o, `"created_at":`, k.CreatedAt)
+	b = boolField(b, o, `"enabled":`, k.Enabled)
+	b = str(b, e, o, `"host":`, k.Host)
+	b = str(b, e, o, `"id":`, k.ID)
+	b = str(b, e, o, `"name":`, k.Name)
+	b = str(b, e, o, `"path":`, k.Path)
+	b = intField(b, o, `"port":`, k.Port)
+	b = str(b, e, o, `"protocol":`, k.Protocol)
+	b = intField(b, o, `"read_timeout":`, k.ReadTimeout)
+	b = intField(b, o, `"retries":`, k.Retries)
+	b = intField(b, o, `"updated_at":`, k.UpdatedAt)
+	b = str(b, e, o, `"url":`, k.URL)
+	b = intField(b, o, `"write_timeout":`, k.WriteTimeout)
+	b = strs(b, e, o, `"tags":`, k.Tags)
+	b = other(b, e, o, `"tls_sans":`, k.TLSSANs, k.TLSSANs == nil)
+	b = boolField(b, o, `"tls_verify":`, k.TLSVerify)
+	b = intField(b, o, `"tls_verify_depth":`, k.TLSVerifyDepth)
+	b = strs(b, e, o, `"ca_certificates":`, k.CACertificates)
+	b = list(b, e, o, `"routes":`, s.Routes, appendRoute)
+	b = other(b, e, o, `"plugins":`, s.Plugins, len(s.Plugins) == 0)
 	if k.ClientCertificate != nil {
-		w.str("client_certificate", k.ClientCertificate.ID)
+		b = str(b, e, o, `"client_certificate":`, k.ClientCertificate.ID)
 	}
-	w.close()
+	return append(b, '}')
 }
 
-func (w *objWriter) route(r *Route) {
+func appendRoute(b []byte, e *fastState, r *Route) []byte {
 	if r == nil {
-		w.b = append(w.b, "null"...)
-		return
+		return append(b, "null"...)
 	}
-	w.open()
+	b = append(b, '{')
+	o := len(b)
 	k := &r.Route
-	w.int("created_at", k.CreatedAt)
-	w.str("expression", k.Expression)
-	w.strs("hosts", k.Hosts)
-	w.other("headers", k.Headers, len(k.Headers) == 0)
-	w.str("id", k.ID)
-	w.str("name", k.Name)
-	w.strs("methods", k.Methods)
-	w.strs("paths", k.Paths)
-	w.str("path_handling", k.PathHandling)
-	w.bool("preserve_host", k.PreserveHost)
-	w.uint64("priority", k.Priority)
-	w.strs("protocols", k.Protocols)
-	w.int("regex_priority", k.RegexPriority)
-	w.other("service", k.Service, k.Service == nil)
-	w.bool("strip_path", k.StripPath)
-	w.int("updated_at", k.UpdatedAt)
-	w.strs("snis", k.SNIs)
-	w.other("sources", k.Sources, len(k.Sources) == 0)
-	w.other("destinations", k.Destinations, len(k.Destinations) == 0)
-	w.strs("tags", k.Tags)
-	w.int("https_redirect_status_code", k.HTTPSRedirectStatusCode)
-	w.bool("request_buffering", k.RequestBuffering)
-	w.bool("response_buffering", k.ResponseBuffering)
-	w.other("plugins", r.Plugins, len(r.Plugins) == 0)
-	w.close()
+	b = intField(b, o, `"created_at":`, k.CreatedAt)
+	b = str(b, e, o, `"expression":`, k.Expression)
+	b = strs(b, e, o, `"hosts":`, k.Hosts)
+	b = other(b, e, o, `"headers":`, k.Headers, len(k.Headers) == 0)
+	b = str(b, e, o, `"id":`, k.ID)
+	b = str(b, e, o, `"name":`, k.Name)
+	b = strs(b, e, o, `"methods":`, k.Methods)
+	b = strs(b, e, o, `"paths":`, k.Paths)
+	b = str(b, e, o, `"path_handling":`, k.PathHandling)
+	b = boolField(b, o, `"preserve_host":`, k.PreserveHost)
+	b = uint64Field(b, o, `"priority":`, k.Priority)
+	b = strs(b, e, o, `"protocols":`, k.Protocols)
+	b = intField(b, o, `"regex_priority":`, k.RegexPriority)
+	b = other(b, e, o, `"service":`, k.Service, k.Service == nil)
+	b = boolField(b, o, `"strip_path":`, k.StripPath)
+	b = intField(b, o, `"updated_at":`, k.UpdatedAt)
+	b = strs(b, e, o, `"snis":`, k.SNIs)
+	b = other(b, e, o, `"sources":`, k.Sources, len(k.Sources) == 0)
+	b = other(b, e, o, `"destinations":`, k.Destinations, len(k.Destinations) == 0)
+	b = strs(b, e, o, `"tags":`, k.Tags)
+	b = intField(b, o, `"https_redirect_status_code":`, k.HTTPSRedirectStatusCode)
+	b = boolField(b, o, `"request_buffering":`, k.RequestBuffering)
+	b = boolField(b, o, `"response_buffering":`, k.ResponseBuffering)
+	b = other(b, e, o, `"plugins":`, r.Plugins, len(r.Plugins) == 0)
+	return append(b, '}')
 }
 
-// plugin mirrors Plugin.MarshalJSON: kong.Plugin's fields but its references, then the
+// appendPlugin mirrors Plugin.MarshalJSON: kong.Plugin's fields but its references, then the
 // references as names (config, ordering, partials and model by encoding/json).
-func (w *objWriter) plugin(p *Plugin) {
-	w.open()
+func appendPlugin(b []byte, e *fastState, p *Plugin) []byte {
+	b = append(b, '{')
+	o := len(b)
 	k := &p.Plugin
-	w.int("created_at", k.CreatedAt)
-	w.str("id", k.ID)
-	w.str("name", k.Name)
-	w.str("instance_name", k.InstanceName)
-	w.other("config", k.Config, len(k.Config) == 0)
-	w.bool("enabled", k.Enabled)
-	w.str("run_on", k.RunOn)
-	w.str("condition", k.Condition)
-	w.other("ordering", k.Ordering, k.Ordering == nil)
-	w.strs("protocols", k.Protocols)
-	w.strs("tags", k.Tags)
-	w.other("partials", k.Partials, len(k.Partials) == 0)
-	w.other("model", k.Model, k.Model == nil)
+	b = intField(b, o, `"created_at":`, k.CreatedAt)
+	b = str(b, e, o, `"id":`, k.ID)
+	b = str(b, e, o, `"name":`, k.Name)
+	b = str(b, e, o, `"instance_name":`, k.InstanceName)
+	b = other(b, e, o, `"config":`, k.Config, len(k.Config) == 0)
+	b = boolField(b, o, `"enabled":`, k.Enabled)
+	b = str(b, e, o, `"run_on":`, k.RunOn)
+	b = str(b, e, o, `"condition":`, k.Condition)
+	b = other(b, e, o, `"ordering":`, k.Ordering, k.Ordering == nil)
+	b = strs(b, e, o, `"protocols":`, k.Protocols)
+	b = strs(b, e, o, `"tags":`, k.Tags)
+	b = other(b, e, o, `"partials":`, k.Partials, len(k.Partials) == 0)
+	b = other(b, e, o, `"model":`, k.Model, k.Model == nil)
 	if k.Consumer != nil {
-		w.str("consumer", firstSet(k.Consumer.Username, k.Consumer.CustomID, k.Consumer.ID))
+		b = str(b, e, o, `"consumer":`, firstSet(k.Consumer.Username, k.Consumer.CustomID, k.Consumer.ID))
 	}
 	if k.ConsumerGroup != nil {
-		w.str("consumer_group", firstSet(k.ConsumerGroup.Name, k.ConsumerGroup.ID))
+		b = str(b, e, o, `"consumer_group":`, firstSet(k.ConsumerGroup.Name, k.ConsumerGroup.ID))
 	}
 	if k.Route != nil {
-		w.str("route", firstSet(k.Route.Name, k.Route.ID))
+		b = str(b, e, o, `"route":`, firstSet(k.Route.Name, k.Route.ID))
 	}
 	if k.Service != nil {
-		w.str("service", firstSet(k.Service.Name, k.Service.ID))
+		b = str(b, e, o, `"service":`, firstSet(k.Service.Name, k.Service.ID))
 	}
-	w.close()
+	return append(b, '}')
 }
 
-func (w *objWriter) upstream(u *Upstream) {
-	w.open()
+func appendUpstream(b []byte, e *fastState, u *Upstream) []byte {
+	b = append(b, '{')
+	o := len(b)
 	k := &u.Upstream
-	w.str("id", k.ID)
-	w.str("name", k.Name)
-	w.str("host_header", k.HostHeader)
-	w.other("client_certificate", k.ClientCertificate, k.ClientCertificate == nil)
-	w.str("algorithm", k.Algorithm)
-	w.int("slots", k.Slots)
-	w.other("healthchecks", k.Healthchecks, k.Healthchecks == nil)
-	w.int64("created_at", k.CreatedAt)
-	w.str("hash_on", k.HashOn)
-	w.str("hash_fallback", k.HashFallback)
-	w.str("hash_on_header", k.HashOnHeader)
-	w.str("hash_fallback_header", k.HashFallbackHeader)
-	w.str("hash_on_cookie", k.HashOnCookie)
-	w.str("hash_on_cookie_path", k.HashOnCookiePath)
-	w.str("hash_on_query_arg", k.HashOnQueryArg)
-	w.str("hash_fallback_query_arg", k.HashFallbackQueryArg)
-	w.str("hash_on_uri_capture", k.HashOnURICapture)
-	w.str("hash_fallback_uri_capture", k.HashFallbackURICapture)
-	w.bool("use_srv_name", k.UseSrvName)
-	w.str("sticky_sessions_cookie", k.StickySessionsCookie)
-	w.str("sticky_sessions_cookie_path", k.StickySessionsCookiePath)
-	w.strs("tags", k.Tags)
-	writeList(w, "targets", u.Targets, w.target)
-	w.close()
+	b = str(b, e, o, `"id":`, k.ID)
+	b = str(b, e, o, `"name":`, k.Name)
+	b = str(b, e, o, `"host_header":`, k.HostHeader)
+	b = other(b, e, o, `"client_certificate":`, k.ClientCertificate, k.ClientCertificate == nil)
+	b = str(b, e, o, `"algorithm":`, k.Algorithm)
+	b = intField(b, o, `"slots":`, k.Slots)
+	b = other(b, e, o, `"healthchecks":`, k.Healthchecks, k.Healthchecks == nil)
+	b = int64Field(b, o, `"created_at":`, k.CreatedAt)
+	b = str(b, e, o, `"hash_on":`, k.HashOn)
+	b = str(b, e, o, `"hash_fallback":`, k.HashFallback)
+	b = str(b, e, o, `"hash_on_header":`, k.HashOnHeader)
+	b = str(b, e, o, `"hash_fallback_header":`, k.HashFallbackHeader)
+	b = str(b, e, o, `"hash_on_cookie":`, k.HashOnCookie)
+	b = str(b, e, o, `"hash_on_cookie_path":`, k.HashOnCookiePath)
+	b = str(b, e, o, `"hash_on_query_arg":`, k.HashOnQueryArg)
+	b = str(b, e, o, `"hash_fallback_query_arg":`, k.HashFallbackQueryArg)
+	b = str(b, e, o, `"hash_on_uri_capture":`, k.HashOnURICapture)
+	b = str(b, e, o, `"hash_fallback_uri_capture":`, k.HashFallbackURICapture)
+	b = boolField(b, o, `"use_srv_name":`, k.UseSrvName)
+	b = str(b, e, o, `"sticky_sessions_cookie":`, k.StickySessionsCookie)
+	b = str(b, e, o, `"sticky_sessions_cookie_path":`, k.StickySessionsCookiePath)
+	b = strs(b, e, o, `"tags":`, k.Tags)
+	b = list(b, e, o, `"targets":`, u.Targets, appendTarget)
+	return append(b, '}')
 }
 
-func (w *objWriter) target(t *kong.Target) {
+func appendTarget(b []byte, e *fastState, t *kong.Target) []byte {
 	if t == nil {
-		w.b = append(w.b, "null"...)
-		return
+		return append(b, "null"...)
 	}
-	w.open()
-	w.other("created_at", t.CreatedAt, t.CreatedAt == nil)
-	w.str("id", t.ID)
-	w.str("target", t.Target)
-	w.other("upstream", t.Upstream, t.Upstream == nil)
-	w.int("weight", t.Weight)
-	w.strs("tags", t.Tags)
-	w.bool("failover", t.Failover)
-	w.close()
+	b = append(b, '{')
+	o := len(b)
+	b = other(b, e, o, `"created_at":`, t.CreatedAt, t.CreatedAt == nil)
+	b = str(b, e, o, `"id":`, t.ID)
+	b = str(b, e, o, `"target":`, t.Target)
+	b = other(b, e, o, `"upstream":`, t.Upstream, t.Upstream == nil)
+	b = intField(b, o, `"weight":`, t.Weight)
+	b = strs(b, e, o, `"tags":`, t.Tags)
+	b = boolField(b, o, `"failover":`, t.Failover)
+	return append(b, '}')
 }

@@ -78,8 +78,8 @@ func encodingJSON(t *testing.T, v any) []byte {
 func TestFastStringsMatchEncodingJSON(t *testing.T) {
 	for _, s := range []string{"", "plain", `(http.host == "a.example") && (http.path ~ "^/a\\.b")`, `"`, `\`, `a"b\\c"`,
 		"tab\there", "<&>", "caf\u00e9", "\u2028", "\x7f", "bad \xff utf-8", `end\`} {
-		var w objWriter
-		if got, want := w.appendString(nil, s), encodingJSON(t, s); !bytes.Equal(got, want) {
+		var e fastState
+		if got, want := appendString(nil, &e, s), encodingJSON(t, s); !bytes.Equal(got, want) {
 			t.Errorf("%q: got %s, want %s", s, got, want)
 		}
 	}
@@ -122,5 +122,32 @@ func TestFastJSONMatchesEncodingJSON(t *testing.T) {
 	}
 	if _, ok, _ := appendFast(nil, (*Service)(nil)); ok {
 		t.Error("appendFast must decline nil items (encoding/json writes null)")
+	}
+}
+
+// TestPlainString checks plainString's word-at-a-time test against the byte-by-byte rule:
+// every byte value at every position of strings around the word size, next to plain bytes
+// and to the bytes whose neighbours a carry or borrow could disturb.
+func TestPlainString(t *testing.T) {
+	plain := func(s string) bool {
+		for i := 0; i < len(s); i++ {
+			if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+				return false
+			}
+		}
+		return true
+	}
+	for _, fill := range []byte{'a', ' ', '~', '!', '#', '[', ']', 0x1f, 0x7f, 0x80, 0xff} {
+		for n := 0; n <= 19; n++ {
+			for at := 0; at < n; at++ {
+				for c := 0; c < 256; c++ {
+					b := bytes.Repeat([]byte{fill}, n)
+					b[at] = byte(c)
+					if got, want := plainString(string(b)), plain(string(b)); got != want {
+						t.Fatalf("plainString(%q) = %v, want %v", b, got, want)
+					}
+				}
+			}
+		}
 	}
 }
