@@ -9,6 +9,15 @@ type ingressBuild struct {
 	memos *ingressMemos
 	tls   *certBuilder // the certificates this build claims (certtls.go)
 	match routeMatch   // the routes' match descriptions (routematch.go)
+	local *identTable  // where a worker of a parallel build interns (piecesInParallel); nil: memos.idents
+}
+
+// idents is the table intern uses: the worker's own in a parallel build, else the build's.
+func (t *ingressBuild) idents() *identTable {
+	if t.local != nil {
+		return t.local
+	}
+	return &t.memos.idents
 }
 
 // ingressMemos are what the Ingress family keeps between builds.

@@ -105,7 +105,11 @@ func (t *ingressBuild) resolveFacade(ing *networkingv1.Ingress, name string, fie
 		return backend{}, false
 	}
 	id := t.internFacade(fc.Namespace, fc.Name)
-	return backend{ident: id, port: pd, svc: id.mergedService(fc, svc), svcPort: sp, facade: fc}, true
+	tb := t.idents()
+	tb.mu.Lock() // the identity keeps the merged Service
+	merged := id.mergedService(fc, svc)
+	tb.mu.Unlock()
+	return backend{ident: id, port: pd, svc: merged, svcPort: sp, facade: fc}, true
 }
 
 // servesFacade is KIC's class filter for facades (its controller's, the annotation's); with no
@@ -136,11 +140,10 @@ func (id *ksIdent) mergedService(fc *kic.KongServiceFacade, svc *corev1.Service)
 // internFacade returns the identity of a facade's Kong service, `<ns>.<facade>.svc.facade`,
 // whose host (and upstream name) is the same.
 func (t *ingressBuild) internFacade(ns, name string) *ksIdent {
-	t.memos.idents.mu.Lock()
-	defer t.memos.idents.mu.Unlock()
 	var buf [256]byte
 	n := appendFacadeName(buf[:0], ns, name)
-	if id, ok := t.memos.idents.m[string(n)]; ok {
+	tb := t.idents()
+	if id := tb.lookup(n); id != nil {
 		return id
 	}
 	var p strPack
@@ -149,8 +152,5 @@ func (t *ingressBuild) internFacade(ns, name string) *ksIdent {
 	id := &ksIdent{name: p.take(), svcPos: -1, upPos: -1}
 	id.host = id.name
 	id.id = p.addID(t.ids.services, id.name)
-	tb := &t.memos.idents
-	tb.m[id.name] = id
-	tb.pending = append(tb.pending, id)
-	return id
+	return tb.add(id)
 }

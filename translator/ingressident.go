@@ -51,12 +51,32 @@ func (id *ksIdent) current(groupGen uint64) *kongService {
 // document lists them in (services by name, upstreams by host), so that a build emits them in
 // order without sorting; identities new since the last build are merged in.
 type identTable struct {
-	mu             gosync.Mutex // held by intern: the pieces of a cold build are made in parallel (parallel.go)
+	mu             gosync.Mutex // guards m, pending and the identities' merged Services
 	m              map[string]*ksIdent
 	epoch          uint64 // counts the sweeps that dropped identities
 	used           int
 	byName, byHost []*ksIdent
 	pending        []*ksIdent // interned, not yet in byName and byHost
+}
+
+// lookup returns the identity named name, or nil.
+func (tb *identTable) lookup(name []byte) *ksIdent {
+	tb.mu.Lock()
+	defer tb.mu.Unlock()
+	return tb.m[string(name)]
+}
+
+// add interns id, unless an identity of its name was added since the caller's lookup (by
+// another worker of a parallel build): that one is returned instead.
+func (tb *identTable) add(id *ksIdent) *ksIdent {
+	tb.mu.Lock()
+	defer tb.mu.Unlock()
+	if prev, ok := tb.m[id.name]; ok {
+		return prev
+	}
+	tb.m[id.name] = id
+	tb.pending = append(tb.pending, id)
+	return id
 }
 
 // ordered merges the pending identities into byName and byHost.

@@ -176,7 +176,7 @@ func (t *ingressBuild) buildServices() (svcs []*document.Service, ups []*documen
 // pieces of every Kong service with routes split across the CPUs (parallel.go), and leaves them
 // on the Kong service (prepared, upstream) for buildServices, which emits in order.
 func (t *ingressBuild) servicePiecesInParallel(ids []*ksIdent) {
-	t.inParallel(len(ids), func(w *translation, from, to int) {
+	t.inParallel(len(ids), func(w *translation, _, from, to int) {
 		wb := ingressBuild{translation: w, memos: t.memos, tls: t.tls}
 		for _, id := range ids[from:to] {
 			if ks := id.current(t.groupGen); ks != nil && len(ks.routes) > 0 {
@@ -342,13 +342,13 @@ func (t *ingressBuild) noteReads(id *ksIdent, r *reads, computed bool) {
 	}
 }
 
-// intern returns the identity of Kong service `<ns>.<backend>.<port>`.
+// intern returns the identity of Kong service `<ns>.<backend>.<port>`. A new identity is made
+// outside the table's lock (identTable.add), which the parallel pieces of a cold build share.
 func (t *ingressBuild) intern(ns, backend string, pd portDef) *ksIdent {
-	t.memos.idents.mu.Lock()
-	defer t.memos.idents.mu.Unlock()
 	var buf [256]byte
 	name := appendServiceName(buf[:0], ns, backend, pd)
-	if id, ok := t.memos.idents.m[string(name)]; ok {
+	tb := t.idents()
+	if id := tb.lookup(name); id != nil {
 		return id
 	}
 	n := len(name)
@@ -360,10 +360,7 @@ func (t *ingressBuild) intern(ns, backend string, pd portDef) *ksIdent {
 	p.writeBytes(all[n:])
 	id.host = p.take()
 	id.id = p.addID(t.ids.services, id.name)
-	tb := &t.memos.idents
-	tb.m[id.name] = id
-	tb.pending = append(tb.pending, id)
-	return id
+	return tb.add(id)
 }
 
 // kongServiceTags are the tags of a Kong service and its upstream: its facade's, or its Service's.

@@ -68,12 +68,7 @@ func (t *ingressBuild) allPieces(ings []*networkingv1.Ingress) []*ingressPiece {
 	ps := make([]*ingressPiece, len(ings))
 	st.probs = st.probs[:0]
 	if t.splits(len(ings)) {
-		t.inParallel(len(ings), func(w *translation, from, to int) {
-			wb := ingressBuild{translation: w, memos: t.memos, tls: t.tls}
-			for i := from; i < to; i++ {
-				ps[i] = wb.ingressPiece(ings[i])
-			}
-		})
+		t.piecesInParallel(ings, ps)
 		return ps
 	}
 	for i, ing := range ings {
@@ -84,6 +79,59 @@ func (t *ingressBuild) allPieces(ings []*networkingv1.Ingress) []*ingressPiece {
 		}
 	}
 	return ps
+}
+
+// piecesInParallel makes the pieces of a build that keeps nothing split across the CPUs
+// (parallel.go). Each worker interns the identities its pieces name in a table of its own, so
+// that the workers share no lock; adoptIdents then makes one table of them.
+func (t *ingressBuild) piecesInParallel(ings []*networkingv1.Ingress, ps []*ingressPiece) {
+	locals := make([]*identTable, t.par.workers)
+	runs := t.inParallel(len(ings), func(w *translation, run, from, to int) {
+		locals[run] = &identTable{m: make(map[string]*ksIdent, to-from)}
+		wb := ingressBuild{translation: w, memos: t.memos, tls: t.tls, local: locals[run]}
+		for i := from; i < to; i++ {
+			ps[i] = wb.ingressPiece(ings[i])
+		}
+	})
+	t.adoptIdents(locals[:runs], ps)
+}
+
+// adoptIdents interns the workers' identities in the build's table, in run order: a name a
+// run or the table already has keeps its first identity, and the pieces naming a later one
+// are pointed at it (a facade's merged Service they hold is made from the same objects).
+func (t *ingressBuild) adoptIdents(locals []*identTable, ps []*ingressPiece) {
+	tb := &t.memos.idents
+	if len(tb.m) == 0 {
+		n := 0
+		for _, l := range locals {
+			n += len(l.pending)
+		}
+		tb.m = make(map[string]*ksIdent, n)
+	}
+	var dup map[*ksIdent]*ksIdent
+	for _, l := range locals {
+		for _, id := range l.pending {
+			if first := tb.add(id); first != id {
+				if dup == nil {
+					dup = map[*ksIdent]*ksIdent{}
+				}
+				dup[id] = first
+			}
+		}
+	}
+	if dup == nil {
+		return
+	}
+	for _, p := range ps {
+		for j := range p.uses {
+			if first, ok := dup[p.uses[j].be.ident]; ok {
+				p.uses[j].be.ident = first
+			}
+		}
+		if p.def != nil && dup[p.def.be.ident] != nil {
+			p.def.be.ident = dup[p.def.be.ident]
+		}
+	}
 }
 
 // replayPieceProblems reports the kept pieces' problems again, those at the changed positions

@@ -35,11 +35,11 @@ func (t *translation) fork() *translation {
 	}
 }
 
-// inParallel runs f over [0, n) in contiguous runs, one per worker, each with a fork of t
-// (the caller's goroutine takes the last run); the forks' problems are appended to t's in run
-// order. A panic in a worker is raised again in the caller, where the sync loop's recovery
-// sees it.
-func (t *translation) inParallel(n int, f func(w *translation, from, to int)) {
+// inParallel runs f over [0, n) in contiguous runs (numbered from 0), one per worker, each
+// with a fork of t (the caller's goroutine takes the last run); the forks' problems are
+// appended to t's in run order. A panic in a worker is raised again in the caller, where the
+// sync loop's recovery sees it. It returns the number of runs.
+func (t *translation) inParallel(n int, f func(w *translation, run, from, to int)) int {
 	workers := min(t.par.workers, n)
 	forks := make([]*translation, workers)
 	panics := make([]any, workers)
@@ -51,7 +51,7 @@ func (t *translation) inParallel(n int, f func(w *translation, from, to int)) {
 			}
 		}()
 		forks[i] = t.fork()
-		f(forks[i], i*n/workers, (i+1)*n/workers)
+		f(forks[i], i, i*n/workers, (i+1)*n/workers)
 	}
 	for i := range workers - 1 {
 		wg.Add(1)
@@ -70,4 +70,5 @@ func (t *translation) inParallel(n int, f func(w *translation, from, to int)) {
 	for _, w := range forks {
 		t.problems = append(t.problems, w.problems...)
 	}
+	return workers
 }
