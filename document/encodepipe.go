@@ -123,21 +123,28 @@ func plan(d *Document) ([]encSegment, []*encRun, error) {
 	return append(segs, encSegment{fixed: []byte{'}'}}), runs, nil
 }
 
-// encode encodes the run's items, publishing each piece once full.
+// encode encodes the run's items, publishing each piece once full. A new piece's buffer is sized
+// from the items so far (their largest, and what the rest of the run needs), so that pieces
+// neither grow while filled nor end with much unused room.
 func (r *encRun) encode() {
-	cur := make([]byte, 0, runPiece+runPiece/4)
+	cur := make([]byte, 0, runPiece+runPiece/16)
 	var scratch bytes.Buffer
 	enc := json.NewEncoder(&scratch)
 	enc.SetEscapeHTML(false)
 	var err error
+	done, largest := 0, 0 // bytes of the items before cur, the largest item
 	for i := r.from; i < r.to && err == nil; i++ {
 		if i > 0 {
 			cur = append(cur, ',')
 		}
+		at := len(cur)
 		cur, err = appendItem(cur, &scratch, enc, r.list.Index(i).Interface())
+		largest = max(largest, len(cur)-at)
 		if len(cur) >= runPiece && i+1 < r.to {
 			r.publish(cur, false, nil)
-			cur = make([]byte, 0, runPiece+runPiece/4)
+			done += len(cur)
+			rest := (done/(i+1-r.from) + 1) * (r.to - i - 1) // the mean item's size times the items left
+			cur = make([]byte, 0, min(runPiece+min(runPiece/4, max(2*largest, 2048)), rest+largest+64))
 		}
 	}
 	r.publish(cur, true, err)

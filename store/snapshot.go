@@ -3,8 +3,11 @@ package store
 import (
 	"cmp"
 	"maps"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -48,6 +51,7 @@ func newSnapshot(version uint64, kinds map[Kind]map[nsName]Object, prev *Snapsho
 	dirty map[Kind]map[nsName]struct{},
 ) *Snapshot {
 	snap := &Snapshot{version: version, views: make(map[Kind]*kindView, len(kinds))}
+	var rebuild []Kind
 	for _, k := range Kinds {
 		switch {
 		case prev != nil && shared[k]:
@@ -55,11 +59,54 @@ func newSnapshot(version uint64, kinds map[Kind]map[nsName]Object, prev *Snapsho
 		case prev != nil && len(dirty[k]) <= patchLimit:
 			snap.views[k] = patchView(k, prev.views[k], kinds[k], dirty[k])
 		default:
-			snap.views[k] = buildView(k, kinds[k])
+			rebuild = append(rebuild, k)
 		}
+	}
+	for i, v := range buildViews(rebuild, kinds) {
+		snap.views[rebuild[i]] = v
 	}
 	return snap.cacheViews()
 }
+
+// buildViews is buildView of each kind, the kinds split across the CPUs once they hold enough
+// objects between them (a first snapshot, or one after every kind changed: 10,000 Ingresses
+// with their Services and EndpointSlices sort in about half the time on two CPUs).
+func buildViews(ks []Kind, kinds map[Kind]map[nsName]Object) []*kindView {
+	views := make([]*kindView, len(ks))
+	total := 0
+	for _, k := range ks {
+		total += len(kinds[k])
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(ks))
+	if total < parallelViews || workers < 2 {
+		for i, k := range ks {
+			views[i] = buildView(k, kinds[k])
+		}
+		return views
+	}
+	order := make([]int, len(ks)) // the largest kinds first, so that the workers end together
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(len(kinds[ks[b]]), len(kinds[ks[a]])) })
+	var next atomic.Int32
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := int(next.Add(1)) - 1; j < len(order); j = int(next.Add(1)) - 1 {
+				i := order[j]
+				views[i] = buildView(ks[i], kinds[ks[i]])
+			}
+		}()
+	}
+	wg.Wait()
+	return views
+}
+
+// parallelViews is the number of objects to sort from which buildViews splits the kinds.
+const parallelViews = 4096
 
 // patchLimit is the number of changed keys up to which a kind's view is patched (binary search
 // and insert per key) rather than rebuilt (sort of the whole kind).

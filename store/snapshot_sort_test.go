@@ -9,6 +9,9 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // TestSortKeys checks the integer-keyed sort against a plain sort by namespace, then name, on
@@ -77,4 +80,59 @@ func BenchmarkBuildView(b *testing.B) {
 			}
 		})
 	}
+}
+
+// TestBuildViewsSplit checks that kinds sorted across the CPUs (buildViews, from parallelViews
+// objects on) give each kind the view buildView gives it alone: the same sorted list and, for
+// EndpointSlices, the same index.
+func TestBuildViewsSplit(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	kinds := map[Kind]map[nsName]Object{}
+	ks := []Kind{KindService, KindEndpointSlice, KindIngress, KindSecret}
+	for i, k := range ks {
+		kinds[k] = map[nsName]Object{}
+		for n := range parallelViews / (i + 1) {
+			key := nsName{ns: fmt.Sprintf("ns-%d", rng.IntN(7)), name: fmt.Sprintf("obj-%06d", rng.IntN(1<<20))}
+			obj := newObjectOf(t, k, key.ns, key.name, fmt.Sprintf("svc-%d", n%50))
+			kinds[k][key] = obj
+		}
+	}
+	if runtime.GOMAXPROCS(0) < 2 {
+		t.Skip("one CPU: buildViews does not split")
+	}
+	got := buildViews(ks, kinds)
+	for i, k := range ks {
+		want := buildView(k, kinds[k])
+		if !slices.Equal(got[i].sorted, want.sorted) {
+			t.Errorf("%s: sorted list differs from buildView's", k)
+		}
+		if len(got[i].bySvc) != len(want.bySvc) {
+			t.Errorf("%s: index of %d Services, buildView's %d", k, len(got[i].bySvc), len(want.bySvc))
+		}
+		for key, l := range want.bySvc {
+			if !slices.Equal(got[i].bySvc[key], l) {
+				t.Errorf("%s: index entry %v differs", k, key)
+			}
+		}
+	}
+}
+
+// newObjectOf returns an empty object of kind k named ns/name; an EndpointSlice belongs to
+// Service svc.
+func newObjectOf(t *testing.T, k Kind, ns, name, svc string) Object {
+	t.Helper()
+	meta := metav1.ObjectMeta{Namespace: ns, Name: name}
+	switch k {
+	case KindService:
+		return &corev1.Service{ObjectMeta: meta}
+	case KindEndpointSlice:
+		meta.Labels = map[string]string{discoveryv1.LabelServiceName: svc}
+		return &discoveryv1.EndpointSlice{ObjectMeta: meta}
+	case KindIngress:
+		return &networkingv1.Ingress{ObjectMeta: meta}
+	case KindSecret:
+		return &corev1.Secret{ObjectMeta: meta}
+	}
+	t.Fatalf("no object of kind %s", k)
+	return nil
 }
