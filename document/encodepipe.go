@@ -144,7 +144,7 @@ func (r *encRun) encode() {
 			r.publish(cur, false, nil)
 			done += len(cur)
 			rest := (done/(i+1-r.from) + 1) * (r.to - i - 1) // the mean item's size times the items left
-			cur = make([]byte, 0, min(runPiece+min(runPiece/4, max(2*largest, 2048)), rest+largest+64))
+			cur = make([]byte, 0, min(runPiece+min(runPiece/4, largest+512), rest+largest+64))
 		}
 	}
 	r.publish(cur, true, err)

@@ -188,14 +188,34 @@ func buildView(k Kind, objs map[nsName]Object) *kindView {
 		keys = append(keys, key)
 		vals = append(vals, o)
 	}
-	v := &kindView{objs: objs, sorted: make([]Object, len(keys))}
-	for i, e := range sortKeys(keys) {
-		v.sorted[i] = vals[e.idx]
-	}
+	v := &kindView{objs: objs, sorted: permute(vals, sortKeys(keys))}
 	if k == KindEndpointSlice {
 		v.bySvc = indexByService(v.sorted)
 	}
 	return v
+}
+
+// permute reorders vals in place so that vals[i] is the value that was at recs[i].idx, following
+// each cycle of the permutation (no second array: a full snapshot at 10,000 Ingresses sorts
+// 30,000 objects). recs' indexes are spent.
+func permute(vals []Object, recs []sortRec) []Object {
+	const done = ^uint32(0)
+	for i := range recs {
+		if recs[i].idx == done {
+			continue
+		}
+		first, j := vals[i], i
+		for {
+			k := int(recs[j].idx)
+			recs[j].idx = done
+			if k == i {
+				vals[j] = first
+				break
+			}
+			vals[j], j = vals[k], k
+		}
+	}
+	return vals
 }
 
 // sortRec is one key in sortKeys: its namespace's rank, 8 bytes of its name as a number, and

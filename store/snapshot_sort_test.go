@@ -1,7 +1,9 @@
 package store
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -105,6 +107,12 @@ func TestBuildViewsSplit(t *testing.T) {
 		want := buildView(k, kinds[k])
 		if !slices.Equal(got[i].sorted, want.sorted) {
 			t.Errorf("%s: sorted list differs from buildView's", k)
+		}
+		byKey := slices.SortedFunc(maps.Values(kinds[k]), func(a, b Object) int {
+			return cmp.Or(strings.Compare(a.GetNamespace(), b.GetNamespace()), strings.Compare(a.GetName(), b.GetName()))
+		})
+		if !slices.Equal(got[i].sorted, byKey) {
+			t.Errorf("%s: not sorted by namespace and name", k)
 		}
 		if len(got[i].bySvc) != len(want.bySvc) {
 			t.Errorf("%s: index of %d Services, buildView's %d", k, len(got[i].bySvc), len(want.bySvc))

@@ -124,8 +124,8 @@ func (t *ingressBuild) servesFacade(fc *kic.KongServiceFacade) bool {
 // mergedService is svc with fc's annotations over its own, made once per pair and kept on the
 // identity, so that the Kong service's pieces see the same input while neither changes.
 func (id *ksIdent) mergedService(fc *kic.KongServiceFacade, svc *corev1.Service) *corev1.Service {
-	if id.merged != nil && id.mergedOf == [2]any{fc, svc} {
-		return id.merged
+	if m := id.merged; m != nil && m.of == [2]any{fc, svc} {
+		return m.svc
 	}
 	m := *svc
 	m.Annotations = maps.Clone(svc.Annotations)
@@ -133,7 +133,7 @@ func (id *ksIdent) mergedService(fc *kic.KongServiceFacade, svc *corev1.Service)
 		m.Annotations = make(map[string]string, len(fc.Annotations))
 	}
 	maps.Copy(m.Annotations, fc.Annotations)
-	id.merged, id.mergedOf = &m, [2]any{fc, svc}
+	id.merged = &facadeMerge{svc: &m, of: [2]any{fc, svc}}
 	return &m
 }
 
@@ -149,7 +149,7 @@ func (t *ingressBuild) internFacade(ns, name string) *ksIdent {
 	var p strPack
 	p.grow(len(n) + 36)
 	p.writeBytes(n)
-	id := &ksIdent{name: p.take(), svcPos: -1, upPos: -1}
+	id := newIdent(p.take(), t.keep)
 	id.host = id.name
 	id.id = p.addID(t.ids.services, id.name)
 	return tb.add(id)

@@ -15,17 +15,24 @@ import (
 // piece that routes to it, which is how assemble groups Ingress routes into Kong services.
 
 // ksIdent is one Kong service name with the host and id derived from it, made once and shared
-// by every piece that routes to it; assemble groups routes into Kong services through it. It
-// also keeps the entity the last build made for that name, and what it was made from.
+// by every piece that routes to it; assemble groups routes into Kong services through it. In an
+// Engine that keeps its builds it also keeps (identKept) the entity the last build made for
+// that name, and what it was made from.
 type ksIdent struct {
 	name, host, id string
-	gen            uint64      // the grouping (build) whose Kong service ks holds
-	dead           bool        // dropped from the table: pieces holding it are recomputed
-	ks             kongService // its Kong service in grouping gen, storage reused
-	out            *document.Service
-	in             serviceInputs
-	route0         *document.Route // out.Routes[0] and len(out.Routes), read without touching out
-	nroutes        int
+	gen            uint64       // the grouping (build) whose Kong service ks holds
+	dead           bool         // dropped from the table: pieces holding it are recomputed
+	ks             kongService  // its Kong service in grouping gen, storage reused
+	*identKept                  // nil in a build that keeps nothing (BuildOnce)
+	merged         *facadeMerge // a facade's Kong service: its merged Service (ingressfacade.go)
+}
+
+// identKept is what an Engine keeps per Kong service identity for the next build.
+type identKept struct {
+	out     *document.Service
+	in      serviceInputs
+	route0  *document.Route // out.Routes[0] and len(out.Routes), read without touching out
+	nroutes int
 	// info and up are the pieces of the Kong service's Service settings and upstream.
 	info slot[*corev1.Service, *serviceInfo]
 	up   slot[upstreamIn, *document.Upstream]
@@ -33,10 +40,29 @@ type ksIdent struct {
 	// last build that emitted it again without walking every Kong service (ingressstage.go).
 	svcPos, upPos int
 	emitGen       uint64
-	// merged is a facade's Service with the facade's annotations over its own, made from
-	// (mergedOf) and kept while both stay (ingressfacade.go).
-	merged   *corev1.Service
-	mergedOf [2]any
+}
+
+// facadeMerge is a facade's Service with the facade's annotations over its own, made from
+// (of) and kept while both stay.
+type facadeMerge struct {
+	svc *corev1.Service
+	of  [2]any
+}
+
+// newIdent returns the identity of Kong service name, with what an Engine keeps when keep
+// (in the same allocation): a build that keeps nothing allocates less than half as much.
+func newIdent(name string, keep bool) *ksIdent {
+	if !keep {
+		return &ksIdent{name: name}
+	}
+	k := &struct {
+		ksIdent
+		kept identKept
+	}{}
+	k.name = name
+	k.kept.svcPos, k.kept.upPos = -1, -1
+	k.identKept = &k.kept
+	return &k.ksIdent
 }
 
 // current is the identity's Kong service in the grouping of build groupGen, or nil.

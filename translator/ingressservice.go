@@ -196,7 +196,7 @@ func (t *ingressBuild) serviceFor(ks *kongService, info *serviceInfo) *document.
 	}
 	in := serviceInputs{svc: ks.svc, info: info, portNum: ks.portNumber, fromRules: ks.fromRules}
 	id := ks.ident
-	if id.out != nil && id.in == in && sameRoutes(id, ks.routes) {
+	if t.keep && id.out != nil && id.in == in && sameRoutes(id, ks.routes) {
 		return id.out
 	}
 	out := t.buildService(ks, info)
@@ -220,6 +220,9 @@ func (t *ingressBuild) upstreamFor(ks *kongService, info *serviceInfo) *document
 	in := upstreamIn{svc: ks.svc, info: info}
 	if ks.svcPort != nil {
 		in.svcPort, in.hasPort = *ks.svcPort, true
+	}
+	if !t.keep {
+		return t.buildUpstream(ks, info, t.upstreamPolicy(ks.svc))
 	}
 	id := ks.ident
 	before := id.up.e
@@ -302,17 +305,23 @@ func (t *ingressBuild) buildUpstream(ks *kongService, info *serviceInfo, pr poli
 // reported and ignored, keeping KIC's defaults.
 func (t *ingressBuild) serviceInfoFor(ks *kongService) *serviceInfo {
 	svc, id := ks.svc, ks.ident
+	if !t.keep {
+		return t.newServiceInfo(ks)
+	}
 	before := id.info.e
-	info := slotPiece(t.translation, &id.info, svc, func() *serviceInfo {
-		info := &serviceInfo{}
-		info.tags = t.kongServiceTags(ks, info)
-		if hasKeyPrefix(svc.Annotations, annPrefix) {
-			t.parseServiceOptions(svc, info)
-		}
-		return info
-	})
+	info := slotPiece(t.translation, &id.info, svc, func() *serviceInfo { return t.newServiceInfo(ks) })
 	if e := id.info.e; e != nil {
 		t.noteReads(id, &e.reads, e != before)
+	}
+	return info
+}
+
+// newServiceInfo computes a Kong service's settings piece.
+func (t *ingressBuild) newServiceInfo(ks *kongService) *serviceInfo {
+	info := &serviceInfo{}
+	info.tags = t.kongServiceTags(ks, info)
+	if hasKeyPrefix(ks.svc.Annotations, annPrefix) {
+		t.parseServiceOptions(ks.svc, info)
 	}
 	return info
 }
@@ -356,7 +365,7 @@ func (t *ingressBuild) intern(ns, backend string, pd portDef) *ksIdent {
 	var p strPack
 	p.grow(len(all) + 36)
 	p.writeBytes(all[:n])
-	id := &ksIdent{name: p.take(), svcPos: -1, upPos: -1}
+	id := newIdent(p.take(), t.keep)
 	p.writeBytes(all[n:])
 	id.host = p.take()
 	id.id = p.addID(t.ids.services, id.name)

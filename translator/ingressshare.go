@@ -39,7 +39,7 @@ func slicesEqual(a, b []*ingressPiece) bool {
 // count counts every piece's keys afresh.
 func (sh *shareTable) count(ps []*ingressPiece) bool {
 	if sh.m == nil {
-		sh.m = map[uint64]shareCount{}
+		sh.m = make(map[uint64]shareCount, len(ps)) // about one key per piece: no rehashing as it fills
 	}
 	clear(sh.m)
 	sh.seq, sh.answer, sh.valid = ps, false, true

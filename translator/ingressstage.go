@@ -87,7 +87,11 @@ func (t *ingressBuild) allPieces(ings []*networkingv1.Ingress) []*ingressPiece {
 func (t *ingressBuild) piecesInParallel(ings []*networkingv1.Ingress, ps []*ingressPiece) {
 	locals := make([]*identTable, t.par.workers)
 	runs := t.inParallel(len(ings), func(w *translation, run, from, to int) {
-		locals[run] = &identTable{m: make(map[string]*ksIdent, to-from)}
+		n := to - from // about one identity per Ingress; the first run's table may become the build's
+		if run == 0 && len(t.memos.idents.m) == 0 {
+			n = len(ings)
+		}
+		locals[run] = &identTable{m: make(map[string]*ksIdent, n), pending: make([]*ksIdent, 0, n)}
 		wb := ingressBuild{translation: w, memos: t.memos, tls: t.tls, local: locals[run]}
 		for i := from; i < to; i++ {
 			ps[i] = wb.ingressPiece(ings[i])
@@ -101,12 +105,8 @@ func (t *ingressBuild) piecesInParallel(ings []*networkingv1.Ingress, ps []*ingr
 // are pointed at it (a facade's merged Service they hold is made from the same objects).
 func (t *ingressBuild) adoptIdents(locals []*identTable, ps []*ingressPiece) {
 	tb := &t.memos.idents
-	if len(tb.m) == 0 {
-		n := 0
-		for _, l := range locals {
-			n += len(l.pending)
-		}
-		tb.m = make(map[string]*ksIdent, n)
+	if len(tb.m) == 0 && len(tb.pending) == 0 { // the first run's table, sized for all, is the build's
+		tb.m, tb.pending, locals = locals[0].m, locals[0].pending, locals[1:]
 	}
 	var dup map[*ksIdent]*ksIdent
 	for _, l := range locals {
