@@ -123,11 +123,11 @@ func plan(d *Document) ([]encSegment, []*encRun, error) {
 	return append(segs, encSegment{fixed: []byte{'}'}}), runs, nil
 }
 
-// encode encodes the run's items, publishing each piece once full. A new piece's buffer is sized
-// from the items so far (their largest, and what the rest of the run needs), so that pieces
-// neither grow while filled nor end with much unused room.
+// encode encodes the run's items, publishing each piece once full. Pieces are runPiece bytes of
+// capacity (whole pages: the heap rounds large objects up to them), published once the room
+// left is less than the largest item so far needs; the last one is sized from the mean item.
 func (r *encRun) encode() {
-	cur := make([]byte, 0, runPiece+runPiece/16)
+	cur := make([]byte, 0, runPiece)
 	var scratch bytes.Buffer
 	enc := json.NewEncoder(&scratch)
 	enc.SetEscapeHTML(false)
@@ -140,15 +140,18 @@ func (r *encRun) encode() {
 		at := len(cur)
 		cur, err = appendItem(cur, &scratch, enc, r.list.Index(i).Interface())
 		largest = max(largest, len(cur)-at)
-		if len(cur) >= runPiece && i+1 < r.to {
+		if cap(cur)-len(cur) < largest+64 && i+1 < r.to {
 			r.publish(cur, false, nil)
 			done += len(cur)
 			rest := (done/(i+1-r.from) + 1) * (r.to - i - 1) // the mean item's size times the items left
-			cur = make([]byte, 0, min(runPiece+min(runPiece/4, largest+512), rest+largest+64))
+			cur = make([]byte, 0, min(runPiece, (rest+rest/8+largest+pageSize)/pageSize*pageSize))
 		}
 	}
 	r.publish(cur, true, err)
 }
+
+// pageSize is the heap's page: a large allocation takes a whole number of them.
+const pageSize = 8 << 10
 
 func (r *encRun) publish(piece []byte, done bool, err error) {
 	r.mu.Lock()
