@@ -31,11 +31,12 @@ type encRun struct {
 	list     reflect.Value
 	from, to int
 
-	mu     sync.Mutex
-	ready  sync.Cond
-	pieces [][]byte
-	done   bool
-	err    error
+	mu      sync.Mutex
+	ready   sync.Cond
+	pieces  [][]byte
+	done    bool
+	err     error
+	waiting bool // the hasher waits for the next piece
 }
 
 // minRunItems is the fewest items a run gets; runsPerWorker runs per CPU let the workers share
@@ -153,12 +154,20 @@ func (r *encRun) encode() {
 // pageSize is the heap's page: a large allocation takes a whole number of them.
 const pageSize = 8 << 10
 
+// publish hands the hasher a piece. A hasher waiting for it is the build's critical path (the
+// md5 is sequential, the encoding is not): the worker yields its CPU to it rather than keep
+// encoding while the hasher waits for a CPU (up to a scheduler time slice when every CPU runs a
+// worker).
 func (r *encRun) publish(piece []byte, done bool, err error) {
 	r.mu.Lock()
 	r.pieces = append(r.pieces, piece)
 	r.done, r.err = done, err
+	waiting := r.waiting
 	r.mu.Unlock()
-	r.ready.Signal()
+	if waiting {
+		r.ready.Signal()
+		runtime.Gosched()
+	}
 }
 
 // follow appends the run's pieces to pieces as the worker publishes them, hashing each, until
@@ -167,7 +176,9 @@ func (r *encRun) follow(pieces [][]byte, size int, h hash.Hash) ([][]byte, int) 
 	for taken := 0; ; {
 		r.mu.Lock()
 		for taken == len(r.pieces) && !r.done {
+			r.waiting = true
 			r.ready.Wait()
+			r.waiting = false
 		}
 		fresh, done := r.pieces[taken:len(r.pieces):len(r.pieces)], r.done
 		taken = len(r.pieces)
