@@ -1,7 +1,6 @@
 package translator
 
 import (
-	"regexp"
 	"strings"
 
 	networkingv1 "k8s.io/api/networking/v1"
@@ -88,14 +87,25 @@ func (t *translation) classParamsProblems() {
 	}
 }
 
-// legacyPlainPath matches the paths Kong 2.x took for plain (not regex) paths.
-var legacyPlainPath = regexp.MustCompile(`^[a-zA-Z0-9.\-_~/%]*$`)
+// legacyPlainPath reports whether Kong 2.x took p for a plain (not regex) path: only the
+// characters of `^[a-zA-Z0-9.\-_~/%]*$`, tested without a regexp (every Ingress path is).
+func legacyPlainPath(p string) bool {
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		case c == '.', c == '-', c == '_', c == '~', c == '/', c == '%':
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 // legacyRegexPath applies KIC's legacy regex detection (enableLegacyRegexDetection) to a Kong
 // route path already through the regex marker: a path that is not already a regex and that
 // Kong 2.x would have read as one gets Kong 3's "~" prefix.
 func legacyRegexPath(p string) string {
-	if strings.HasPrefix(p, kongRegexPrefix) || legacyPlainPath.MatchString(p) {
+	if strings.HasPrefix(p, kongRegexPrefix) || legacyPlainPath(p) {
 		return p
 	}
 	return kongRegexPrefix + p
@@ -109,7 +119,7 @@ func legacySensitive(ing *networkingv1.Ingress) bool {
 	for i := range ing.Spec.Rules {
 		if h := ing.Spec.Rules[i].HTTP; h != nil {
 			for j := range h.Paths {
-				if !legacyPlainPath.MatchString(h.Paths[j].Path) {
+				if !legacyPlainPath(h.Paths[j].Path) {
 					return true
 				}
 			}

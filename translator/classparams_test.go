@@ -1,6 +1,7 @@
 package translator
 
 import (
+	"regexp"
 	"testing"
 
 	networkingv1 "k8s.io/api/networking/v1"
@@ -90,6 +91,19 @@ func TestParamsRef(t *testing.T) {
 		gotNS, gotName, reason := paramsRef(ic)
 		if gotNS != c.ns || gotName != c.ref || (reason != "") != c.wantFail {
 			t.Errorf("%s: got %q %q %q", c.name, gotNS, gotName, reason)
+		}
+	}
+}
+
+// TestLegacyPlainPath checks the regexp-free test against the expression it stands for, on
+// every byte alone and inside plain paths.
+func TestLegacyPlainPath(t *testing.T) {
+	re := regexp.MustCompile(`^[a-zA-Z0-9.\-_~/%]*$`)
+	for c := 0; c < 256; c++ {
+		for _, p := range []string{string([]byte{byte(c)}), "/a/" + string([]byte{byte(c)}) + "/b", ""} {
+			if got, want := legacyPlainPath(p), re.MatchString(p); got != want {
+				t.Errorf("legacyPlainPath(%q) = %v, the expression says %v", p, got, want)
+			}
 		}
 	}
 }
