@@ -62,7 +62,7 @@ func encodePieces(d *Document, h hash.Hash) ([][]byte, int, error) {
 		go func() {
 			defer wg.Done()
 			for i := next.Add(1) - 1; i < int64(len(runs)); i = next.Add(1) - 1 {
-				runs[i].encode()
+				runs[i].encodeRecovering()
 			}
 		}()
 	}
@@ -122,6 +122,18 @@ func plan(d *Document) ([]encSegment, []*encRun, error) {
 		segs = append(segs, encSegment{fixed: []byte{']'}})
 	}
 	return append(segs, encSegment{fixed: []byte{'}'}}), runs, nil
+}
+
+// encodeRecovering is encode on a worker goroutine, where a panic would end the process: it
+// ends the run with an error instead, which the caller's goroutine returns (and the hasher,
+// waiting for the run to be done, is released).
+func (r *encRun) encodeRecovering() {
+	defer func() {
+		if v := recover(); v != nil {
+			r.publish(nil, true, fmt.Errorf("items %d to %d: panic: %v", r.from, r.to-1, v))
+		}
+	}()
+	r.encode()
 }
 
 // encode encodes the run's items, publishing each piece once full. Pieces are runPiece bytes of

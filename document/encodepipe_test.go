@@ -3,6 +3,7 @@ package document
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/kong/go-kong/kong"
@@ -47,4 +48,17 @@ func TestEncodeConfigHashesWhileEncoding(t *testing.T) {
 		}
 		d.Services[at] = saved
 	}
+	saved := d.Services[15000]
+	bad := *saved
+	bad.Plugins = []*kong.Plugin{{Name: kong.String("x"), Config: kong.Configuration{"c": panicky{}}}}
+	d.Services[15000] = &bad
+	if _, err := EncodeConfig(d); err == nil || !strings.Contains(err.Error(), "panic") {
+		t.Errorf("an item panicking on a worker: err %v, want the panic as an error", err)
+	}
+	d.Services[15000] = saved
 }
+
+// panicky panics when encoded: a worker goroutine must not take the process down with it.
+type panicky struct{}
+
+func (panicky) MarshalJSON() ([]byte, error) { panic("boom") }
