@@ -81,8 +81,14 @@ func (e *Engine) SetOptions(opts Options) {
 		e.opts.Now = opts.Now
 		return
 	}
-	n := newEngine(opts)
-	e.opts, e.defaults, e.ids, e.seed = n.opts, n.defaults, n.ids, n.seed
+	e.opts = opts
+	e.startOver()
+}
+
+// startOver drops everything built so far, as a new Engine with the same options would have.
+func (e *Engine) startOver() {
+	n := newEngine(e.opts)
+	e.defaults, e.ids, e.seed = n.defaults, n.ids, n.seed
 	if e.keep {
 		e.memos, e.enc = newMemos(), document.NewJSONCache()
 	} else {
@@ -128,8 +134,16 @@ func (e *Engine) Translate(snap *store.Snapshot) Result {
 	return e.translate(snap)
 }
 
-// translate is one build's translation, memos updated and swept. Called with mu held.
+// translate is one build's translation, memos updated and swept. Called with mu held. A panic
+// (a defect; the sync loop turns it into a failed build) may leave the memos half updated, so
+// it makes the Engine start over before it goes on: the next Build is a cold one.
 func (e *Engine) translate(snap *store.Snapshot) Result {
+	defer func() {
+		if v := recover(); v != nil {
+			e.startOver()
+			panic(v)
+		}
+	}()
 	e.gen++
 	if e.keep {
 		e.memos.kinds.update(snap, e.gen)
