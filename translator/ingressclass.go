@@ -47,7 +47,8 @@ func (t *ingressBuild) patchServed() (*servedIngresses, bool) {
 		return nil, false
 	}
 	prev := e.val
-	si := &servedIngresses{list: slices.Clone(prev.list), plugins: prev.plugins, tls: prev.tls, defs: prev.defs}
+	st := &t.memos.stages
+	si := &servedIngresses{list: st.copyServed(prev.list), plugins: prev.plugins, tls: prev.tls, defs: prev.defs}
 	for _, c := range k.changes[i] {
 		old, _ := c.old.(*networkingv1.Ingress)
 		cur, _ := c.cur.(*networkingv1.Ingress)
@@ -64,6 +65,7 @@ func (t *ingressBuild) patchServed() (*servedIngresses, bool) {
 	}
 	e.val, e.gen, e.checked = si, t.gen, t.gen
 	e.reads.kinds[0].list = t.snap.snap.Objects(store.KindIngress)
+	st.droppedServed = prev.list // no memo holds it now; this build still reads it
 	return si, true
 }
 

@@ -40,7 +40,7 @@ func (t *ingressBuild) servedPieces(served *servedIngresses) (ps []*ingressPiece
 			return st.ps, nil, false
 		}
 		t.memos.ingresses.takeMask()
-		ps = make([]*ingressPiece, len(ings))
+		ps = st.reusePS(len(ings))
 		for i, ing := range ings {
 			if ing == prev[i] {
 				ps[i] = st.ps[i]
@@ -235,14 +235,14 @@ func (t *ingressBuild) emit(dirty []*ksIdent, regrouped bool) ([]*document.Servi
 	if !ok {
 		return t.fullEmit()
 	}
-	svcs, ups := slices.Clone(st.svcs), slices.Clone(st.ups)
+	lists := emitLists{svcs: st.svcs, ups: st.ups}
 	var again, certs []*ksIdent
 	for _, list := range [][]*ksIdent{dirty, readDirty, st.always} {
 		for _, id := range list {
 			if id.emitGen == t.gen {
 				continue
 			}
-			if !t.reemit(id, svcs, ups) {
+			if !t.reemit(id, &lists) {
 				return t.fullEmit()
 			}
 			id.emitGen = t.gen
@@ -259,9 +259,38 @@ func (t *ingressBuild) emit(dirty []*ksIdent, regrouped bool) ([]*document.Servi
 		st.always = append(st.always, id)
 	}
 	t.replaySlotProblems(again)
-	st.svcs, st.ups = svcs, ups
+	st.svcs, st.ups = lists.svcs, lists.ups
 	t.emitted = true
-	return svcs, ups
+	return lists.svcs, lists.ups
+}
+
+// emitLists are the last build's emitted lists, copied on the first write: the last document
+// holds them, and an edit that changes a route but not its upstream leaves the upstreams as
+// they were (10k Ingresses: 80 KB per such build not copied).
+type emitLists struct {
+	svcs        []*document.Service
+	ups         []*document.Upstream
+	svcsC, upsC bool // copied
+}
+
+func (l *emitLists) setService(i int, s *document.Service) {
+	if l.svcs[i] == s {
+		return
+	}
+	if !l.svcsC {
+		l.svcs, l.svcsC = slices.Clone(l.svcs), true
+	}
+	l.svcs[i] = s
+}
+
+func (l *emitLists) setUpstream(i int, u *document.Upstream) {
+	if l.ups[i] == u {
+		return
+	}
+	if !l.upsC {
+		l.ups, l.upsC = slices.Clone(l.ups), true
+	}
+	l.ups[i] = u
 }
 
 // replaySlotProblems reports again the problems of the Service-settings and upstream pieces of
@@ -292,7 +321,7 @@ func slotProblems[V any](e *entry[V]) []Problem {
 }
 
 // reemit replaces one Kong service's entities in place; false when it appears or disappears.
-func (t *ingressBuild) reemit(id *ksIdent, svcs []*document.Service, ups []*document.Upstream) bool {
+func (t *ingressBuild) reemit(id *ksIdent, lists *emitLists) bool {
 	ks := id.current(t.groupGen)
 	present := ks != nil && len(ks.routes) > 0
 	if present != (id.svcPos >= 0) || (present && !t.consistentAnnotations(ks.ident.name, []*corev1.Service{ks.svc})) {
@@ -302,9 +331,9 @@ func (t *ingressBuild) reemit(id *ksIdent, svcs []*document.Service, ups []*docu
 		return true
 	}
 	info := t.serviceInfoFor(ks)
-	svcs[id.svcPos] = t.serviceFor(ks, info)
+	lists.setService(id.svcPos, t.serviceFor(ks, info))
 	ks.upstream = t.upstreamFor(ks, info)
-	ups[id.upPos] = ks.upstream
+	lists.setUpstream(id.upPos, ks.upstream)
 	return true
 }
 
@@ -378,6 +407,10 @@ func (t *ingressBuild) settle(served *servedIngresses, ps []*ingressPiece, regro
 		st.svcMask = 0
 	}
 	prevPS, prevServed = st.ps, st.served
+	st.sparePS, st.spareServed, st.droppedServed = nil, st.droppedServed, nil
+	if len(prevPS) > 0 && (len(ps) == 0 || &prevPS[0] != &ps[0]) {
+		st.sparePS = prevPS // the plugin stage reads it in this build only
+	}
 	st.gen, st.served, st.ps, st.epoch = t.gen, served, ps, t.memos.idents.epoch
 	st.groupGen, st.defaultRoute = t.groupGen, t.defaultRoute
 	st.svcMask |= t.svcMask
