@@ -240,8 +240,7 @@ func (w *crdWatcher) startWatch(ctx context.Context, s watchSpec, quiet bool) (*
 		lw := w.c.opts.CustomResources.ListerWatcher(s.gvr, s.namespace, func(raw []byte) runtime.Object { return decodeCustom(r, raw) })
 		// No example object: the reflector would drop what is not of its type, and an object
 		// that does not decode must reach the handler (as undecodable) to leave the store.
-		inf = cache.NewSharedIndexInformer(lw, nil, w.c.opts.Resync,
-			cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+		inf = cache.NewSharedIndexInformer(lw, nil, w.c.opts.Resync, cache.Indexers{}) // no index: the store answers lookups
 	}
 	gate := &watchGate{quiet: quiet}
 	reg, err := inf.AddEventHandler(handlerFuncs(&handler{c: w.c, kind: s.kind, gate: gate}))

@@ -311,7 +311,8 @@ func procStats(pid int) (hwm, rss int64, cpu time.Duration, err error) {
 }
 
 // BenchmarkLiveStart10k measures exec → first complete push (the double answered a POST
-// holding all N services), then the controller's peak RSS and the CPU it uses over 10 idle s.
+// holding all N services), then the controller's peak RSS, the CPU it uses over 10 idle s and its
+// RSS after them (steady).
 //
 // KONGSYNC_BENCH_VARIANTS runs several variants side by side on the one loaded cluster, as
 // sub-benchmarks, interleaved per iteration: "name|binary|K=V K=V;name2|...", where an empty
@@ -398,7 +399,7 @@ func (r *liveStartResult) report(b *testing.B) {
 	// The same, to the moment the double had the whole body: without its own validation.
 	b.ReportMetric(percentile(r.received, 50), "start-received-p50-s")
 	b.ReportMetric(float64(r.hwm)/(1<<20), "VmHWM-MiB")
-	b.ReportMetric(float64(r.rss)/(1<<20), "VmRSS-MiB")
+	b.ReportMetric(float64(r.rss)/(1<<20), "steady-VmRSS-MiB") // after the 10 idle s
 	b.ReportMetric(float64(r.idle.Milliseconds()), "idle-cpu-ms/10s")
 	b.ReportMetric(0, "ns/op")
 }
@@ -440,11 +441,12 @@ func liveStartOnce(b *testing.B, n int, v liveVariant, i int) liveStartResult {
 	}
 	idleWindow := time.NewTimer(10 * time.Second)
 	<-idleWindow.C
-	_, _, c1, err := procStats(p.cmd.Process.Pid)
+	_, steady, c1, err := procStats(p.cmd.Process.Pid)
 	if err != nil {
 		b.Fatal(err)
 	}
-	r.hwm, r.rss, r.idle = h, rss, c1-c0
+	fmt.Fprintf(os.Stderr, "%s: VmRSS %.1f MiB at the push, %.1f MiB after 10 idle s\n", v.name, float64(rss)/(1<<20), float64(steady)/(1<<20))
+	r.hwm, r.rss, r.idle = h, steady, c1-c0
 	p.stop()
 	return r
 }
