@@ -9,7 +9,8 @@ import (
 	"reflect"
 	"runtime"
 	"sync"
-	"sync/atomic"
+
+	"github.com/kongsync/kongsync/internal/parallel"
 )
 
 // A cold encoding of a large config is two jobs of similar size: encoding the list items, which
@@ -54,18 +55,7 @@ func encodePieces(d *Document, h hash.Hash) ([][]byte, int, error) {
 	if err != nil {
 		return nil, 0, fmt.Errorf("encode config as JSON: %w", err)
 	}
-	workers := min(runtime.GOMAXPROCS(0), len(runs))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := next.Add(1) - 1; i < int64(len(runs)); i = next.Add(1) - 1 {
-				runs[i].encodeRecovering()
-			}
-		}()
-	}
+	wait := parallel.Start(len(runs), runtime.GOMAXPROCS(0), func(i int) { runs[i].encodeRecovering() })
 	var pieces [][]byte
 	size := 0
 	var errs []error
@@ -81,7 +71,7 @@ func encodePieces(d *Document, h hash.Hash) ([][]byte, int, error) {
 		pieces, size = s.run.follow(pieces, size, h)
 		errs = append(errs, s.run.err)
 	}
-	wg.Wait()
+	wait()
 	if err := errors.Join(errs...); err != nil {
 		return nil, 0, fmt.Errorf("encode config as JSON: %w", err)
 	}

@@ -9,7 +9,6 @@ import (
 	"runtime"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"unicode/utf8"
 
 	corev1 "k8s.io/api/core/v1"
@@ -22,6 +21,7 @@ import (
 	configurationv1beta1 "github.com/kongsync/kongsync/internal/apis/configuration/v1beta1"
 	incubatorv1alpha1 "github.com/kongsync/kongsync/internal/apis/incubator/v1alpha1"
 	"github.com/kongsync/kongsync/internal/boundedyaml"
+	"github.com/kongsync/kongsync/internal/parallel"
 )
 
 // MaxDocumentBytes bounds one YAML/JSON document in a manifest file. Kubernetes itself refuses
@@ -255,29 +255,19 @@ type decoded struct {
 // that the memory of their parse trees does not grow with the number of CPUs.
 func decodeBatchParallel(docs []rawDoc, cache *metaCache, heavy *sync.Mutex) []decoded {
 	out := make([]decoded, len(docs))
-	workers := min(runtime.GOMAXPROCS(0), len(docs))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := int(next.Add(1) - 1); i < len(docs); i = int(next.Add(1) - 1) {
-				if docs[i].skip != "" {
-					out[i].notes = []Note{{Err: true, Msg: docs[i].skip}}
-					continue
-				}
-				out[i].objs, out[i].notes = decodeDocument(docs[i].data, heavy)
-				if cache != nil {
-					out[i].checkObjects(cache)
-				}
-				for _, o := range out[i].objs {
-					storeStringData(o)
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	parallel.Each(len(docs), runtime.GOMAXPROCS(0), func(i int) {
+		if docs[i].skip != "" {
+			out[i].notes = []Note{{Err: true, Msg: docs[i].skip}}
+			return
+		}
+		out[i].objs, out[i].notes = decodeDocument(docs[i].data, heavy)
+		if cache != nil {
+			out[i].checkObjects(cache)
+		}
+		for _, o := range out[i].objs {
+			storeStringData(o)
+		}
+	})
 	return out
 }
 

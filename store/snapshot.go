@@ -6,8 +6,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -17,6 +15,7 @@ import (
 	configurationv1alpha1 "github.com/kongsync/kongsync/internal/apis/configuration/v1alpha1"
 	configurationv1beta1 "github.com/kongsync/kongsync/internal/apis/configuration/v1beta1"
 	incubatorv1alpha1 "github.com/kongsync/kongsync/internal/apis/incubator/v1alpha1"
+	"github.com/kongsync/kongsync/internal/parallel"
 )
 
 // DefaultClassAnnotation marks an IngressClass as the cluster default.
@@ -89,19 +88,10 @@ func buildViews(ks []Kind, kinds map[Kind]map[nsName]Object) []*kindView {
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(len(kinds[ks[b]]), len(kinds[ks[a]])) })
-	var next atomic.Int32
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := int(next.Add(1)) - 1; j < len(order); j = int(next.Add(1)) - 1 {
-				i := order[j]
-				views[i] = buildView(ks[i], kinds[ks[i]])
-			}
-		}()
-	}
-	wg.Wait()
+	parallel.Each(len(order), workers, func(j int) {
+		i := order[j]
+		views[i] = buildView(ks[i], kinds[ks[i]])
+	})
 	return views
 }
 

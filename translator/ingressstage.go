@@ -273,24 +273,19 @@ type emitLists struct {
 	svcsC, upsC bool // copied
 }
 
-func (l *emitLists) setService(i int, s *document.Service) {
-	if l.svcs[i] == s {
-		return
-	}
-	if !l.svcsC {
-		l.svcs, l.svcsC = slices.Clone(l.svcs), true
-	}
-	l.svcs[i] = s
-}
+func (l *emitLists) setService(i int, s *document.Service) { setCopied(&l.svcs, &l.svcsC, i, s) }
 
-func (l *emitLists) setUpstream(i int, u *document.Upstream) {
-	if l.ups[i] == u {
+func (l *emitLists) setUpstream(i int, u *document.Upstream) { setCopied(&l.ups, &l.upsC, i, u) }
+
+// setCopied writes v at i of *list, copying the list first unless *copied (then setting it).
+func setCopied[T comparable](list *[]T, copied *bool, i int, v T) {
+	if (*list)[i] == v {
 		return
 	}
-	if !l.upsC {
-		l.ups, l.upsC = slices.Clone(l.ups), true
+	if !*copied {
+		*list, *copied = slices.Clone(*list), true
 	}
-	l.ups[i] = u
+	(*list)[i] = v
 }
 
 // replaySlotProblems reports again the problems of the Service-settings and upstream pieces of
