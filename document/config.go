@@ -17,8 +17,9 @@ type Config struct {
 	pieces [][]byte
 	size   int
 
-	// The md5 may be computed after the Config is handed out (JSONCache defers it for a
-	// changed config, so that a push can start first): hashFn runs once, on the first Hash.
+	// The md5 may be computed after the Config is handed out (JSONCache computes a changed
+	// config's behind it, so that a push can start first): hashFn runs once, on the first Hash,
+	// unless the goroutine computing it got there first (hashedLater).
 	hashOnce sync.Once
 	hashFn   func() string
 	hash     string
@@ -40,11 +41,26 @@ func hashedConfig(c *Config, hash string) *Config {
 	return c
 }
 
+// hashedLater makes c's hash come from another goroutine, which calls set once with it: Hash
+// waits for it, HashReady reports it from then on.
+func hashedLater(c *Config) (set func(hash string)) {
+	ch := make(chan string, 1)
+	c.hashFn = func() string { return <-ch }
+	return func(hash string) {
+		ch <- hash
+		c.hashOnce.Do(func() {
+			c.hash = <-ch
+			c.hashFn = nil
+			c.hashed.Store(true)
+		})
+	}
+}
+
 // Len is the config's size in bytes.
 func (c *Config) Len() int { return c.size }
 
 // Hash is Hash of the config's bytes: the configuration_hash Kong reports once it loaded them.
-// It computes the md5 on the first call if that was deferred, so it may take a few
+// It waits for the md5 while another goroutine computes it, so it may take a few
 // milliseconds; HashReady never waits.
 func (c *Config) Hash() string {
 	if c.hashed.Load() {

@@ -2,14 +2,9 @@ package document
 
 import (
 	"bytes"
-	"crypto/md5"
-	"encoding"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"reflect"
 	"slices"
-	"sort"
 	"sync"
 	"unsafe"
 
@@ -111,21 +106,40 @@ func (c *JSONCache) Encode(d *Document) ([]byte, string, error) {
 }
 
 // EncodeConfig returns JSON(d) as a Config, reusing the bytes of items seen in earlier calls.
-// When the config differs from the previous call's, its md5 is left to its first Hash call, so
-// that a caller can start sending it first; the next EncodeConfig completes it if nobody did.
+// When the config differs from the previous call's, its md5 is computed by a goroutine that
+// follows the encoding of the misses (fragmentpipe.go) and goes on after EncodeConfig returns,
+// so that a caller can start sending the config first; Hash waits for it, and so does the next
+// EncodeConfig (the marks it resumes from depend on it).
 func (c *JSONCache) EncodeConfig(d *Document) (*Config, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.pending != nil {
-		c.pending.Hash() // it resumes from and updates c.marks, which this call reads
+		c.pending.Hash()
 		c.pending = nil
 	}
 	lp, misses, lists, err := c.layout(d)
 	if err != nil {
 		return nil, fmt.Errorf("encode config as JSON: %w", err)
 	}
-	if err := c.encodeMisses(lp, misses); err != nil {
-		return nil, fmt.Errorf("encode config as JSON: %w", err)
+	cfg := &Config{pieces: lp.b}
+	bound := len(lp.b) // a miss's piece is not known yet, so the same prefix ends before it
+	if len(misses) > 0 {
+		bound = misses[0].at
+	}
+	head := c.samePrefix(lp.b[:bound])
+	if len(misses) == 0 && head == len(lp.b) && head == len(c.prevPieces) {
+		hashedConfig(cfg, c.hash(lp.b, head)) // unchanged: a few KiB to hash since the last mark
+	} else {
+		var p *missPipe
+		if len(misses) > 0 {
+			p = newMissPipe(lp, misses)
+		}
+		c.hashBehind(cfg, head, p)
+		if err := c.encodeMisses(p); err != nil {
+			cfg.Hash() // the hasher stops, c.marks as they were
+			return nil, fmt.Errorf("encode config as JSON: %w", err)
+		}
+		c.pending = cfg
 	}
 	c.prevLists = make(map[int]listItems, len(lists))
 	for _, l := range lists {
@@ -135,17 +149,9 @@ func (c *JSONCache) EncodeConfig(d *Document) (*Config, error) {
 		}
 		c.prevLists[l.field] = li
 	}
-	cfg := &Config{pieces: lp.b, extra: lp.totalExtra()}
+	cfg.extra = lp.totalExtra()
 	for _, p := range lp.b {
 		cfg.size += len(p)
-	}
-	head := c.samePrefix(lp.b)
-	if head == len(lp.b) && head == len(c.prevPieces) {
-		hashedConfig(cfg, c.hash(lp.b, head)) // unchanged: a few KiB to hash since the last mark
-	} else {
-		pieces := lp.b
-		cfg.hashFn = func() string { return c.hash(pieces, head) }
-		c.pending = cfg
 	}
 	c.sweep()
 	c.prevPieces = lp.b
@@ -240,41 +246,19 @@ func (c *JSONCache) pointerItems(field int, f reflect.Value, lp *layoutPieces, m
 	return misses, ptrs
 }
 
-// encodeMisses encodes the items not in the cache, in parallel runs as JSON does, and caches
-// the pointer items among them.
-func (c *JSONCache) encodeMisses(lp *layoutPieces, misses []itemSlot) error {
-	err := inRuns(len(misses), nil, func(_, from, to int) error {
-		return encodeSlots(lp, misses[from:to])
-	})
-	if err != nil {
+// encodeMisses encodes the items not in the cache (p's misses; nil: none) and caches the
+// pointer items among them.
+func (c *JSONCache) encodeMisses(p *missPipe) error {
+	if p == nil {
+		return nil
+	}
+	if err := p.encode(); err != nil {
 		return err
 	}
-	for _, m := range misses {
+	for _, m := range p.misses {
 		if m.key != nil {
-			c.frags[m.key] = fragment{b: lp.b[m.at], extra: lp.extra[m.at]}
+			c.frags[m.key] = fragment{b: p.lp.b[m.at], extra: p.lp.extra[m.at]}
 		}
-	}
-	return nil
-}
-
-// encodeSlots encodes items into shared buffers of about runPiece bytes; each item's bytes are
-// a capacity-limited slice of one buffer, never written again.
-func encodeSlots(lp *layoutPieces, slots []itemSlot) error {
-	var buf *bytes.Buffer
-	var enc *json.Encoder
-	for _, s := range slots {
-		if buf == nil || buf.Len() >= runPiece {
-			buf = bytes.NewBuffer(make([]byte, 0, runPiece+runPiece/4))
-			enc = json.NewEncoder(buf)
-			enc.SetEscapeHTML(false)
-		}
-		start := buf.Len()
-		if err := encodeItem(buf, enc, s.item); err != nil {
-			return err
-		}
-		end := buf.Len()
-		lp.b[s.at] = buf.Bytes()[start:end:end]
-		lp.extra[s.at] = jsonstr.Extra(lp.b[s.at])
 	}
 	return nil
 }
@@ -299,33 +283,6 @@ func (c *JSONCache) sweep() {
 			delete(c.frags, p)
 		}
 	}
-}
-
-// hash returns the md5 of the pieces, resuming from the last mark within the first head pieces
-// (those that are the previous call's), and records the marks for the next call. It reads and
-// writes only c.marks, without c.mu: EncodeConfig runs it, or waits for it, before it reads them.
-func (c *JSONCache) hash(pieces [][]byte, head int) string {
-	k := sort.Search(len(c.marks), func(i int) bool { return c.marks[i].piece > head })
-	h, from := md5.New(), 0
-	if k > 0 {
-		if err := h.(encoding.BinaryUnmarshaler).UnmarshalBinary(c.marks[k-1].state); err == nil {
-			from = c.marks[k-1].piece
-		} else {
-			h, k = md5.New(), 0
-		}
-	}
-	marks, since := c.marks[:k:k], 0
-	for i := from; i < len(pieces); i++ {
-		h.Write(pieces[i])
-		if since += len(pieces[i]); since < hashMarkEvery {
-			continue
-		}
-		if state, err := h.(encoding.BinaryMarshaler).MarshalBinary(); err == nil {
-			marks, since = append(marks, hashMark{piece: i + 1, state: state}), 0
-		}
-	}
-	c.marks = marks
-	return hex.EncodeToString(h.Sum(nil))
 }
 
 // samePiece reports whether two pieces are the same bytes: the same memory, or short and equal
