@@ -10,8 +10,9 @@ import (
 
 // TestJSONCacheHashesWhileEncoding moves thousands of items at once, as a route moved into or
 // out of a large tie does, so that the misses split into many chunks the hasher follows: the
-// bytes and hash must be JSON's and Hash's. An item that fails or panics on a worker fails
-// the call with an error, and the cache goes on from the call before it.
+// bytes and hash must be JSON's and Hash's. An item that fails or panics on a worker, among
+// many misses or alone, fails the call with an error, and the cache goes on from the call
+// before it.
 func TestJSONCacheHashesWhileEncoding(t *testing.T) {
 	c := NewJSONCache()
 	d := bigDoc(3000)
@@ -36,7 +37,9 @@ func TestJSONCacheHashesWhileEncoding(t *testing.T) {
 			s := *saved
 			s.Plugins = []*kong.Plugin{{Name: kong.String("x"), Config: bad}}
 			d.Services[at] = &s
-			move(0, 3000, 83+at)
+			if at != 1500 { // one miss alone (encoded before the hash) or all of them (followed)
+				move(0, 3000, 83+at)
+			}
 			if _, err := c.EncodeConfig(d); err == nil {
 				t.Fatalf("service %d cannot be encoded, but EncodeConfig succeeded", at)
 			} else if _, isPanic := bad["c"].(panicky); isPanic && !strings.Contains(err.Error(), "panic") {

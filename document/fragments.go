@@ -106,10 +106,10 @@ func (c *JSONCache) Encode(d *Document) ([]byte, string, error) {
 }
 
 // EncodeConfig returns JSON(d) as a Config, reusing the bytes of items seen in earlier calls.
-// When the config differs from the previous call's, its md5 is computed by a goroutine that
-// follows the encoding of the misses (fragmentpipe.go) and goes on after EncodeConfig returns,
-// so that a caller can start sending the config first; Hash waits for it, and so does the next
-// EncodeConfig (the marks it resumes from depend on it).
+// When the config differs from the previous call's, its md5 is left to its first Hash, or,
+// when many items changed, computed by a goroutine that follows their encoding (fragmentpipe.go)
+// and goes on after EncodeConfig returns: either way a caller can start sending the config
+// first. The next EncodeConfig completes or waits for it (the marks it resumes from depend on it).
 func (c *JSONCache) EncodeConfig(d *Document) (*Config, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -122,24 +122,8 @@ func (c *JSONCache) EncodeConfig(d *Document) (*Config, error) {
 		return nil, fmt.Errorf("encode config as JSON: %w", err)
 	}
 	cfg := &Config{pieces: lp.b}
-	bound := len(lp.b) // a miss's piece is not known yet, so the same prefix ends before it
-	if len(misses) > 0 {
-		bound = misses[0].at
-	}
-	head := c.samePrefix(lp.b[:bound])
-	if len(misses) == 0 && head == len(lp.b) && head == len(c.prevPieces) {
-		hashedConfig(cfg, c.hash(lp.b, head)) // unchanged: a few KiB to hash since the last mark
-	} else {
-		var p *missPipe
-		if len(misses) > 0 {
-			p = newMissPipe(lp, misses)
-		}
-		c.hashBehind(cfg, head, p)
-		if err := c.encodeMisses(p); err != nil {
-			cfg.Hash() // the hasher stops, c.marks as they were
-			return nil, fmt.Errorf("encode config as JSON: %w", err)
-		}
-		c.pending = cfg
+	if err := c.encodeAndHash(cfg, lp, misses); err != nil {
+		return nil, fmt.Errorf("encode config as JSON: %w", err)
 	}
 	c.prevLists = make(map[int]listItems, len(lists))
 	for _, l := range lists {
@@ -156,6 +140,44 @@ func (c *JSONCache) EncodeConfig(d *Document) (*Config, error) {
 	c.sweep()
 	c.prevPieces = lp.b
 	return cfg, nil
+}
+
+// pipeMin is the fewest misses whose encoding the hasher follows: below it, encoding them
+// first costs little, and lets short ones found equal to the previous call's bytes count as
+// unchanged (a config rebuilt from new items of the same bytes is then not pushed again).
+const pipeMin = 256
+
+// encodeAndHash encodes the misses into cfg's pieces and hashes cfg: at once if it is the
+// previous call's; else on its first Hash when the misses are few (the md5 resumes from a mark,
+// and a caller can start sending first), or behind the caller, following the encoding of many
+// misses (hashBehind).
+func (c *JSONCache) encodeAndHash(cfg *Config, lp *layoutPieces, misses []itemSlot) error {
+	var p *missPipe
+	if len(misses) > 0 {
+		p = newMissPipe(lp, misses)
+	}
+	if len(misses) < pipeMin {
+		if err := c.encodeMisses(p); err != nil {
+			return err
+		}
+		head := c.samePrefix(lp.b)
+		if head == len(lp.b) && head == len(c.prevPieces) {
+			hashedConfig(cfg, c.hash(lp.b, head)) // unchanged: a few KiB to hash since the last mark
+			return nil
+		}
+		pieces := lp.b
+		cfg.hashFn = func() string { return c.hash(pieces, head) } // on the first Hash
+		c.pending = cfg
+		return nil
+	}
+	// A miss's bytes are not known before it is encoded: the same prefix ends before the first.
+	c.hashBehind(cfg, c.samePrefix(lp.b[:misses[0].at]), p)
+	if err := c.encodeMisses(p); err != nil {
+		cfg.Hash() // the hasher stops, c.marks as they were
+		return err
+	}
+	c.pending = cfg
+	return nil
 }
 
 // samePrefix counts the pieces at the start that are the previous call's.
