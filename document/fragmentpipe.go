@@ -33,6 +33,8 @@ type missPipe struct {
 	misses []itemSlot
 	per    int // misses per chunk
 	next   atomic.Int64
+	// repriced counts the services written from the bytes they replace (reprice.go).
+	repriced atomic.Int64
 
 	mu      sync.Mutex
 	ready   sync.Cond
@@ -76,7 +78,7 @@ func (p *missPipe) encode() error {
 
 // work encodes the next chunk not taken until none is left.
 func (p *missPipe) work() {
-	var e slotEncoder
+	e := slotEncoder{repriced: &p.repriced}
 	for k := int(p.next.Add(1) - 1); k < len(p.done); k = int(p.next.Add(1) - 1) {
 		from, to := p.bounds(k)
 		p.finish(k, e.encodeRecovering(p.lp, p.misses[from:to]))
@@ -113,8 +115,11 @@ func (p *missPipe) wait(k int) bool {
 // slotEncoder encodes items into shared buffers of about runPiece bytes, kept from one chunk
 // to the next; each item's bytes are a capacity-limited slice of a buffer, never written again.
 type slotEncoder struct {
-	buf *bytes.Buffer
-	enc *json.Encoder
+	buf  *bytes.Buffer
+	enc  *json.Encoder
+	slab []int32 // where the priorities are of the services encoded
+	// repriced counts the services written from the bytes they replace.
+	repriced *atomic.Int64
 }
 
 // encodeRecovering is encode on a worker goroutine, where a panic would end the process: it
@@ -130,21 +135,66 @@ func (e *slotEncoder) encodeRecovering(lp *layoutPieces, slots []itemSlot) (err 
 }
 
 func (e *slotEncoder) encode(lp *layoutPieces, slots []itemSlot) error {
-	for _, s := range slots {
+	for i := range slots {
+		s := &slots[i]
 		if e.buf == nil || e.buf.Len() >= runPiece {
 			e.buf = bytes.NewBuffer(make([]byte, 0, runPiece+runPiece/4))
 			e.enc = json.NewEncoder(e.buf)
 			e.enc.SetEscapeHTML(false)
 		}
-		start := e.buf.Len()
-		if err := encodeItem(e.buf, e.enc, s.item); err != nil {
+		if len(e.slab) > slabSize-64 {
+			e.slab = make([]int32, 0, slabSize)
+		}
+		start, extra := e.buf.Len(), -1
+		var prios []int32
+		var err error
+		if svc, ok := s.item.(*Service); ok && svc != nil {
+			extra, prios, err = e.service(s, svc)
+		} else {
+			err = encodeItem(e.buf, e.enc, s.item)
+		}
+		if err != nil {
 			return err
 		}
 		end := e.buf.Len()
 		lp.b[s.at] = e.buf.Bytes()[start:end:end]
-		lp.extra[s.at] = jsonstr.Extra(lp.b[s.at])
+		if extra < 0 {
+			extra = jsonstr.Extra(lp.b[s.at])
+		}
+		lp.extra[s.at] = extra
+		if s.out != nil {
+			*s.out = fragment{b: lp.b[s.at], extra: extra, prios: prios}
+		}
 	}
 	return nil
+}
+
+// slabSize is the int32s a slotEncoder allocates at once for the services' priority offsets.
+const slabSize = 4096
+
+// service writes a service: from the bytes of the item it replaces when only its routes'
+// priorities differ (then its escaping adds what theirs does: the extra returned), else
+// encoded, noting where its priorities are unless escaping moved them.
+func (e *slotEncoder) service(s *itemSlot, svc *Service) (int, []int32, error) {
+	dst := e.buf.AvailableBuffer()
+	if s.base != nil {
+		if b, prios, slab, ok := appendRepriced(dst, svc, (*Service)(s.base), *s.baseF, e.slab); ok {
+			e.buf.Write(b)
+			e.slab = slab
+			e.repriced.Add(1)
+			return s.baseF.extra, prios, nil
+		}
+	}
+	b, prios, slab, plain, err := appendServiceMarked(dst, svc, e.slab)
+	if err != nil {
+		return -1, nil, err
+	}
+	if !plain && yamlUnsafe(b) >= 0 {
+		b, prios = appendYAMLSafe(nil, b), nil
+	}
+	e.buf.Write(b)
+	e.slab = slab
+	return -1, prios, nil
 }
 
 // markedHash is an md5 over a call's pieces that keeps its state every hashMarkEvery bytes.

@@ -33,12 +33,17 @@ type JSONCache struct {
 	// prevPieces are the previous call's pieces; prevLists the items of each list field.
 	prevPieces [][]byte
 	prevLists  map[int]listItems
+	// repriced is how many services the last call wrote from the bytes of those they replace
+	// (reprice.go), for the tests.
+	repriced int
 }
 
-// fragment is a cached item's bytes and what escaping them as a JSON string adds.
+// fragment is a cached item's bytes, what escaping them as a JSON string adds, and for a
+// service, where its routes' priorities are (reprice.go).
 type fragment struct {
 	b     []byte
 	extra int
+	prios []int32
 }
 
 // listItems are a list field's item pointers and their fragments.
@@ -83,17 +88,22 @@ func (l *layoutPieces) totalExtra() int {
 	return n
 }
 
-// itemSlot is a list item whose bytes go to pieces[at]; key is its cache key (nil: uncached).
+// itemSlot is a list item whose bytes go to pieces[at] and, for an item of a list of pointers,
+// to out; key is its cache key (nil: uncached); base the item it replaces at its index, with
+// its bytes, when they note priorities.
 type itemSlot struct {
-	at   int
-	item any
-	key  unsafe.Pointer
+	at    int
+	item  any
+	key   unsafe.Pointer
+	out   *fragment
+	base  unsafe.Pointer
+	baseF *fragment
 }
 
-// listSlot is where a list field's items start in the pieces (item j at at+2j).
+// listSlot is a list field's items, as the next call reads them.
 type listSlot struct {
-	field, at int
-	ptrs      []unsafe.Pointer
+	field int
+	items listItems
 }
 
 // Encode returns JSON(d) and Hash of it as one buffer; EncodeConfig without the join.
@@ -127,11 +137,7 @@ func (c *JSONCache) EncodeConfig(d *Document) (*Config, error) {
 	}
 	c.prevLists = make(map[int]listItems, len(lists))
 	for _, l := range lists {
-		li := listItems{ptrs: l.ptrs, frags: make([]fragment, len(l.ptrs))}
-		for j := range l.ptrs {
-			li.frags[j] = fragment{b: lp.b[l.at+2*j], extra: lp.extra[l.at+2*j]}
-		}
-		c.prevLists[l.field] = li
+		c.prevLists[l.field] = l.items
 	}
 	cfg.extra = lp.totalExtra()
 	for _, p := range lp.b {
@@ -228,8 +234,9 @@ func (c *JSONCache) layout(d *Document) (*layoutPieces, []itemSlot, []listSlot, 
 		}
 		lp.add(pieceOpen, 0)
 		if f.Type().Elem().Kind() == reflect.Pointer {
-			lists = append(lists, listSlot{field: i, at: len(lp.b)})
-			misses, lists[len(lists)-1].ptrs = c.pointerItems(i, f, lp, misses)
+			var items listItems
+			misses, items = c.pointerItems(i, f, lp, misses)
+			lists = append(lists, listSlot{field: i, items: items})
 		} else {
 			for j := range f.Len() {
 				if j > 0 {
@@ -247,39 +254,49 @@ func (c *JSONCache) layout(d *Document) (*layoutPieces, []itemSlot, []listSlot, 
 
 // pointerItems appends the items of a list of pointers: the previous call's piece when the
 // item at that index is the same pointer, else the cached bytes, else a miss.
-func (c *JSONCache) pointerItems(field int, f reflect.Value, lp *layoutPieces, misses []itemSlot) ([]itemSlot, []unsafe.Pointer) {
+func (c *JSONCache) pointerItems(field int, f reflect.Value, lp *layoutPieces, misses []itemSlot) ([]itemSlot, listItems) {
 	ptrs := slices.Clone(unsafe.Slice((*unsafe.Pointer)(f.UnsafePointer()), f.Len()))
+	frags := make([]fragment, len(ptrs))
 	prev := c.prevLists[field]
 	for j, p := range ptrs {
 		if j > 0 {
 			lp.add(pieceComma, 0)
 		}
 		if j < len(prev.ptrs) && p == prev.ptrs[j] && p != nil {
-			lp.add(prev.frags[j].b, prev.frags[j].extra)
+			frags[j] = prev.frags[j]
+			lp.add(frags[j].b, frags[j].extra)
 			continue
 		}
 		if fr, ok := c.frags[p]; ok && p != nil {
+			frags[j] = fr
 			lp.add(fr.b, fr.extra)
 			continue
 		}
-		misses = append(misses, itemSlot{at: len(lp.b), item: f.Index(j).Interface(), key: p})
+		m := itemSlot{at: len(lp.b), item: f.Index(j).Interface(), key: p, out: &frags[j]}
+		if j < len(prev.ptrs) && prev.ptrs[j] != nil && prev.frags[j].prios != nil {
+			m.base, m.baseF = prev.ptrs[j], &prev.frags[j]
+		}
+		misses = append(misses, m)
 		lp.add(nil, -1)
 	}
-	return misses, ptrs
+	return misses, listItems{ptrs: ptrs, frags: frags}
 }
 
 // encodeMisses encodes the items not in the cache (p's misses; nil: none) and caches the
 // pointer items among them.
 func (c *JSONCache) encodeMisses(p *missPipe) error {
+	c.repriced = 0
 	if p == nil {
 		return nil
 	}
-	if err := p.encode(); err != nil {
+	err := p.encode()
+	c.repriced = int(p.repriced.Load())
+	if err != nil {
 		return err
 	}
 	for _, m := range p.misses {
 		if m.key != nil {
-			c.frags[m.key] = fragment{b: p.lp.b[m.at], extra: p.lp.extra[m.at]}
+			c.frags[m.key] = *m.out
 		}
 	}
 	return nil

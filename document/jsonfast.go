@@ -56,6 +56,12 @@ func appendFastPlain(b []byte, item any) (out []byte, ok, plain bool, err error)
 type fastState struct {
 	err  error
 	slow bool
+	// prios, when marking, collects where each route's priority digits are, relative to
+	// markAt (reprice.go); noPrio notes a route without one.
+	marking bool
+	noPrio  bool
+	markAt  int
+	prios   []int32
 }
 
 // field starts member key (quoted, with its colon: `"name":`) of the object opened at open.
@@ -252,7 +258,11 @@ func appendRoute(b []byte, e *fastState, r *Route) []byte {
 	b = strs(b, e, o, `"paths":`, k.Paths)
 	b = str(b, e, o, `"path_handling":`, k.PathHandling)
 	b = boolField(b, o, `"preserve_host":`, k.PreserveHost)
+	at := len(b)
 	b = uint64Field(b, o, `"priority":`, k.Priority)
+	if e.marking {
+		e.notePriority(b, at, k.Priority != nil)
+	}
 	b = strs(b, e, o, `"protocols":`, k.Protocols)
 	b = intField(b, o, `"regex_priority":`, k.RegexPriority)
 	b = other(b, e, o, `"service":`, k.Service, k.Service == nil)
