@@ -13,6 +13,7 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/kongsync/kongsync/internal/jsonstr"
 )
@@ -32,6 +33,7 @@ type missPipe struct {
 	lp     *layoutPieces
 	misses []itemSlot
 	per    int // misses per chunk
+	cached map[unsafe.Pointer]fragment
 	next   atomic.Int64
 	// repriced counts the services written from the bytes they replace (reprice.go).
 	repriced atomic.Int64
@@ -50,9 +52,11 @@ const (
 	chunksPerWorker = 16
 )
 
-func newMissPipe(lp *layoutPieces, misses []itemSlot) *missPipe {
+// newMissPipe plans the encoding of misses; cached, the bytes of items seen before, is only
+// read until the workers are done.
+func newMissPipe(lp *layoutPieces, misses []itemSlot, cached map[unsafe.Pointer]fragment) *missPipe {
 	per := max(minChunk, len(misses)/(chunksPerWorker*runtime.GOMAXPROCS(0)))
-	p := &missPipe{lp: lp, misses: misses, per: per, done: make([]bool, (len(misses)+per-1)/per), waiting: -1}
+	p := &missPipe{lp: lp, misses: misses, per: per, cached: cached, done: make([]bool, (len(misses)+per-1)/per), waiting: -1}
 	p.ready.L = &p.mu
 	return p
 }
@@ -78,7 +82,7 @@ func (p *missPipe) encode() error {
 
 // work encodes the next chunk not taken until none is left.
 func (p *missPipe) work() {
-	e := slotEncoder{repriced: &p.repriced}
+	e := slotEncoder{cached: p.cached, repriced: &p.repriced}
 	for k := int(p.next.Add(1) - 1); k < len(p.done); k = int(p.next.Add(1) - 1) {
 		from, to := p.bounds(k)
 		p.finish(k, e.encodeRecovering(p.lp, p.misses[from:to]))
@@ -112,12 +116,16 @@ func (p *missPipe) wait(k int) bool {
 	return p.err == nil
 }
 
-// slotEncoder encodes items into shared buffers of about runPiece bytes, kept from one chunk
-// to the next; each item's bytes are a capacity-limited slice of a buffer, never written again.
+// slotEncoder encodes items into shared buffers of runPiece bytes (whole pages), kept from one
+// chunk to the next and replaced once the room left is less than the largest item so far
+// needs; each item's bytes are a capacity-limited slice of a buffer, never written again.
 type slotEncoder struct {
-	buf  *bytes.Buffer
-	enc  *json.Encoder
-	slab []int32 // where the priorities are of the services encoded
+	buf     *bytes.Buffer
+	enc     *json.Encoder
+	largest int
+	slab    []int32 // where the priorities are of the services encoded
+	// cached are the bytes of items seen before (missPipe.cached).
+	cached map[unsafe.Pointer]fragment
 	// repriced counts the services written from the bytes they replace.
 	repriced *atomic.Int64
 }
@@ -137,8 +145,13 @@ func (e *slotEncoder) encodeRecovering(lp *layoutPieces, slots []itemSlot) (err 
 func (e *slotEncoder) encode(lp *layoutPieces, slots []itemSlot) error {
 	for i := range slots {
 		s := &slots[i]
-		if e.buf == nil || e.buf.Len() >= runPiece {
-			e.buf = bytes.NewBuffer(make([]byte, 0, runPiece+runPiece/4))
+		if fr, ok := e.cached[s.key]; ok && s.key != nil {
+			lp.b[s.at], lp.extra[s.at], *s.out = fr.b, fr.extra, fr
+			s.key = nil // cached already
+			continue
+		}
+		if e.buf == nil || e.buf.Available() < e.largest+64 {
+			e.buf = bytes.NewBuffer(make([]byte, 0, runPiece))
 			e.enc = json.NewEncoder(e.buf)
 			e.enc.SetEscapeHTML(false)
 		}
@@ -157,6 +170,7 @@ func (e *slotEncoder) encode(lp *layoutPieces, slots []itemSlot) error {
 			return err
 		}
 		end := e.buf.Len()
+		e.largest = max(e.largest, end-start)
 		lp.b[s.at] = e.buf.Bytes()[start:end:end]
 		if extra < 0 {
 			extra = jsonstr.Extra(lp.b[s.at])

@@ -25,7 +25,7 @@ func TestJSONCacheHashesWhileEncoding(t *testing.T) {
 		}
 	}
 	move(10, 2500, 81)
-	if p := newMissPipe(&layoutPieces{}, make([]itemSlot, 2490)); len(p.done) < 4 {
+	if p := newMissPipe(&layoutPieces{}, make([]itemSlot, 2490), nil); len(p.done) < 4 {
 		t.Fatalf("2,490 misses make %d chunks: the hasher follows nothing", len(p.done))
 	}
 	checkEncode(t, c, d, "2,490 services moved")

@@ -89,8 +89,8 @@ func (l *layoutPieces) totalExtra() int {
 }
 
 // itemSlot is a list item whose bytes go to pieces[at] and, for an item of a list of pointers,
-// to out; key is its cache key (nil: uncached); base the item it replaces at its index, with
-// its bytes, when they note priorities.
+// to out; key is its cache key (nil: uncached, or found cached by the worker); base the item
+// it replaces at its index, with its bytes, when they note priorities.
 type itemSlot struct {
 	at    int
 	item  any
@@ -160,7 +160,7 @@ const pipeMin = 256
 func (c *JSONCache) encodeAndHash(cfg *Config, lp *layoutPieces, misses []itemSlot) error {
 	var p *missPipe
 	if len(misses) > 0 {
-		p = newMissPipe(lp, misses)
+		p = newMissPipe(lp, misses, c.frags)
 	}
 	if len(misses) < pipeMin {
 		if err := c.encodeMisses(p); err != nil {
@@ -253,7 +253,9 @@ func (c *JSONCache) layout(d *Document) (*layoutPieces, []itemSlot, []listSlot, 
 }
 
 // pointerItems appends the items of a list of pointers: the previous call's piece when the
-// item at that index is the same pointer, else the cached bytes, else a miss.
+// item at that index is the same pointer, else a miss, which the workers look up in the cache
+// before they encode it (that takes a random access per item, which the hasher need not wait
+// for).
 func (c *JSONCache) pointerItems(field int, f reflect.Value, lp *layoutPieces, misses []itemSlot) ([]itemSlot, listItems) {
 	ptrs := slices.Clone(unsafe.Slice((*unsafe.Pointer)(f.UnsafePointer()), f.Len()))
 	frags := make([]fragment, len(ptrs))
@@ -265,11 +267,6 @@ func (c *JSONCache) pointerItems(field int, f reflect.Value, lp *layoutPieces, m
 		if j < len(prev.ptrs) && p == prev.ptrs[j] && p != nil {
 			frags[j] = prev.frags[j]
 			lp.add(frags[j].b, frags[j].extra)
-			continue
-		}
-		if fr, ok := c.frags[p]; ok && p != nil {
-			frags[j] = fr
-			lp.add(fr.b, fr.extra)
 			continue
 		}
 		m := itemSlot{at: len(lp.b), item: f.Index(j).Interface(), key: p, out: &frags[j]}
