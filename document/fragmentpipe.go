@@ -175,9 +175,9 @@ func (e *slotEncoder) encode(lp *layoutPieces, slots []itemSlot) error {
 		if extra < 0 {
 			extra = jsonstr.Extra(lp.b[s.at])
 		}
-		lp.extra[s.at] = extra
+		lp.extra[s.at] = int32(extra)
 		if s.out != nil {
-			*s.out = fragment{b: lp.b[s.at], extra: extra, prios: prios}
+			*s.out = newFragment(lp.b[s.at], extra, prios)
 		}
 	}
 	return nil
@@ -196,7 +196,7 @@ func (e *slotEncoder) service(s *itemSlot, svc *Service) (int, []int32, error) {
 			e.buf.Write(b)
 			e.slab = slab
 			e.repriced.Add(1)
-			return s.baseF.extra, prios, nil
+			return int(s.baseF.extra), prios, nil
 		}
 	}
 	b, prios, slab, plain, err := appendServiceMarked(dst, svc, e.slab)

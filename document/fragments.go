@@ -42,8 +42,25 @@ type JSONCache struct {
 // service, where its routes' priorities are (reprice.go).
 type fragment struct {
 	b     []byte
-	extra int
-	prios []int32
+	extra int32
+	nprio int32
+	prio  *int32 // nprio int32s, in a slotEncoder's slab
+}
+
+func newFragment(b []byte, extra int, prios []int32) fragment {
+	f := fragment{b: b, extra: int32(extra), nprio: int32(len(prios))}
+	if len(prios) > 0 {
+		f.prio = &prios[0]
+	}
+	return f
+}
+
+// prios are where the fragment's route priorities are (reprice.go), nil for other items.
+func (f *fragment) prios() []int32 {
+	if f.prio == nil {
+		return nil
+	}
+	return unsafe.Slice(f.prio, f.nprio)
 }
 
 // listItems are a list field's item pointers and their fragments.
@@ -69,11 +86,11 @@ func NewJSONCache() *JSONCache {
 // yet, computed at the end; only short pieces and misses are left unknown).
 type layoutPieces struct {
 	b     [][]byte
-	extra []int
+	extra []int32
 }
 
 func (l *layoutPieces) add(b []byte, extra int) {
-	l.b, l.extra = append(l.b, b), append(l.extra, extra)
+	l.b, l.extra = append(l.b, b), append(l.extra, int32(extra))
 }
 
 // totalExtra sums the pieces' extras, computing those not known yet.
@@ -81,9 +98,10 @@ func (l *layoutPieces) totalExtra() int {
 	n := 0
 	for i, e := range l.extra {
 		if e < 0 {
-			e = jsonstr.Extra(l.b[i])
+			n += jsonstr.Extra(l.b[i])
+			continue
 		}
-		n += e
+		n += int(e)
 	}
 	return n
 }
@@ -210,7 +228,7 @@ func (c *JSONCache) layout(d *Document) (*layoutPieces, []itemSlot, []listSlot, 
 		len(d.Consumers) + len(d.Plugins) + len(d.Services) + len(d.Upstreams) + len(d.Vaults) + len(d.Licenses) +
 		customCount(d)
 	n := 2*items + 4*len(fields) + 2
-	lp := &layoutPieces{b: make([][]byte, 0, n), extra: make([]int, 0, n)}
+	lp := &layoutPieces{b: make([][]byte, 0, n), extra: make([]int32, 0, n)}
 	lp.add([]byte{'{'}, 0)
 	var misses []itemSlot
 	var lists []listSlot
@@ -266,11 +284,11 @@ func (c *JSONCache) pointerItems(field int, f reflect.Value, lp *layoutPieces, m
 		}
 		if j < len(prev.ptrs) && p == prev.ptrs[j] && p != nil {
 			frags[j] = prev.frags[j]
-			lp.add(frags[j].b, frags[j].extra)
+			lp.add(frags[j].b, int(frags[j].extra))
 			continue
 		}
 		m := itemSlot{at: len(lp.b), item: f.Index(j).Interface(), key: p, out: &frags[j]}
-		if j < len(prev.ptrs) && prev.ptrs[j] != nil && prev.frags[j].prios != nil {
+		if j < len(prev.ptrs) && prev.ptrs[j] != nil && prev.frags[j].prio != nil {
 			m.base, m.baseF = prev.ptrs[j], &prev.frags[j]
 		}
 		misses = append(misses, m)

@@ -43,7 +43,8 @@ func appendServiceMarked(b []byte, s *Service, slab []int32) (out []byte, prios,
 // appendRepriced appends the bytes of s made from f, the bytes of base, when s is base but
 // for its routes' priorities, with where its priorities are (appended to slab).
 func appendRepriced(b []byte, s, base *Service, f fragment, slab []int32) ([]byte, []int32, []int32, bool) {
-	if len(s.Routes) != len(base.Routes) || len(f.prios) != 2*len(s.Routes) ||
+	prios := f.prios()
+	if len(s.Routes) != len(base.Routes) || len(prios) != 2*len(s.Routes) ||
 		!sameMemoryBut(unsafe.Pointer(s), unsafe.Pointer(base), unsafe.Sizeof(*s), unsafe.Offsetof(s.Routes), unsafe.Sizeof(s.Routes)) {
 		return b, nil, slab, false
 	}
@@ -59,7 +60,7 @@ func appendRepriced(b []byte, s, base *Service, f fragment, slab []int32) ([]byt
 	}
 	at, from, used := len(b), int32(0), len(slab)
 	for i, r := range s.Routes {
-		start, end := f.prios[2*i], f.prios[2*i+1]
+		start, end := prios[2*i], prios[2*i+1]
 		b = append(b, f.b[from:start]...)
 		digits := len(b) - at
 		b = strconv.AppendUint(b, *r.Priority, 10)
