@@ -27,15 +27,22 @@ func configObjects(b *testing.B, c workload.Config) []store.Object {
 	if v, ok := workloads.Load(c); ok {
 		return v.([]store.Object)
 	}
+	objs := workloadObjects(b, c)
+	workloads.Store(c, objs)
+	return objs
+}
+
+// workloadObjects generates the objects of a workload as store objects.
+func workloadObjects(tb testing.TB, c workload.Config) []store.Object {
+	tb.Helper()
 	raw, err := workload.Objects(c)
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	objs := make([]store.Object, len(raw))
 	for i, o := range raw {
 		objs[i] = o.(store.Object)
 	}
-	workloads.Store(c, objs)
 	return objs
 }
 

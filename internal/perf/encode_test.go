@@ -18,14 +18,7 @@ import (
 func TestYAMLOfWorkloadEqualsSingleEncode(t *testing.T) {
 	c := workload.Defaults(300)
 	c.TLSSecrets, c.Namespaces = 40, 3
-	raw, err := workload.Objects(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	objs := make([]store.Object, len(raw))
-	for i, o := range raw {
-		objs[i] = o.(store.Object)
-	}
+	objs := workloadObjects(t, c)
 	st, _ := store.Load(objs)
 	doc := mustBuild(t, st.Snapshot(), translator.DefaultOptions()).Document
 	if len(doc.Services) != 300 || len(doc.Certificates) != 40 {

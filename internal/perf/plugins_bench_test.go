@@ -19,14 +19,7 @@ import (
 func BenchmarkPlugins(b *testing.B) {
 	c := workload.Defaults(10000)
 	c.Plugins = 10
-	raw, err := workload.Objects(c)
-	if err != nil {
-		b.Fatal(err)
-	}
-	objs := make([]store.Object, len(raw))
-	for i, o := range raw {
-		objs[i] = o.(store.Object)
-	}
+	objs := workloadObjects(b, c)
 	st, notes := store.Load(objs)
 	if len(notes) != 0 {
 		b.Fatal(notes)

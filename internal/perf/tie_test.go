@@ -16,14 +16,7 @@ import (
 // (document/reprice.go) while hashing (fragmentpipe.go). Every build must be a cold build's
 // bytes and hash.
 func TestTieMoveWarmEqualsCold(t *testing.T) {
-	raw, err := workload.Objects(workload.Config{HTTPRoutes: 2000, Namespaces: 1, UIDs: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	objs := make([]store.Object, len(raw))
-	for i, o := range raw {
-		objs[i] = o.(store.Object)
-	}
+	objs := workloadObjects(t, workload.Config{HTTPRoutes: 2000, Namespaces: 1, UIDs: true})
 	st, _ := store.Load(objs)
 	opts := translator.DefaultOptions()
 	opts.RouterFlavor = translator.RouterExpressions
