@@ -1,6 +1,7 @@
 package translator
 
 import (
+	"maps"
 	"slices"
 	"strings"
 
@@ -37,6 +38,14 @@ func (d *defaultValues) port(n int32) *int {
 		d.ports[n] = p
 	}
 	return p
+}
+
+// fork is a copy for a worker of a parallel build: the same shared values, and a ports map of
+// its own, which port writes (a port's pointer may then differ between workers; its value not).
+func (d *defaultValues) fork() *defaultValues {
+	c := *d
+	c.ports = maps.Clone(d.ports)
+	return &c
 }
 
 func newDefaultValues() defaultValues {

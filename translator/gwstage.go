@@ -197,6 +197,9 @@ func (k *gwKept) visitAll(t *gwBuild) []*routePiece {
 		k.readers.reset()
 		k.noisy, k.base, k.grown = k.noisy[:0], 0, 0
 	}
+	if !t.keep {
+		return t.allPiecesOnce(all)
+	}
 	for _, kind := range routeKinds {
 		for _, obj := range t.snap.snap.Objects(kind) {
 			all = append(all, piece(t.translation, t.memos.routes, obj, func() *routePiece { return t.routePiece(kind, obj) }))
@@ -215,6 +218,36 @@ func (k *gwKept) visitAll(t *gwBuild) []*routePiece {
 	if t.keep {
 		t.memos.routes.sweep(t.gen)
 	}
+	return all
+}
+
+// allPiecesOnce is visitAll for a build that keeps nothing: a piece is a function of its route
+// and what it reads, so the routes split across the CPUs (parallel.go), each worker with its
+// own build context and scratch; the pieces come out in visiting order all the same.
+func (t *gwBuild) allPiecesOnce(all []*routePiece) []*routePiece {
+	type routeObj struct {
+		kind store.Kind
+		obj  store.Object
+	}
+	var objs []routeObj
+	for _, kind := range routeKinds {
+		for _, obj := range t.snap.snap.Objects(kind) {
+			objs = append(objs, routeObj{kind, obj})
+		}
+	}
+	all = slices.Grow(all, len(objs))[:len(objs)]
+	if !t.splits(len(objs)) {
+		for i, o := range objs {
+			all[i] = t.routePiece(o.kind, o.obj)
+		}
+		return all
+	}
+	t.inParallel(len(objs), func(w *translation, _, from, to int) {
+		wb := &gwBuild{translation: w, memos: t.memos, tls: t.tls}
+		for i := from; i < to; i++ {
+			all[i] = wb.routePiece(objs[i].kind, objs[i].obj)
+		}
+	})
 	return all
 }
 

@@ -28,7 +28,7 @@ func (t *translation) fork() *translation {
 		kinds:        t.kinds,
 		keep:         t.keep,
 		defaultClass: t.defaultClass,
-		defaults:     t.defaults,
+		defaults:     t.defaults.fork(),
 		ids:          t.ids,
 		seed:         t.seed,
 		groupGen:     t.groupGen,
