@@ -256,6 +256,11 @@ type decoded struct {
 func decodeBatchParallel(docs []rawDoc, cache *metaCache, heavy *sync.Mutex) []decoded {
 	out := make([]decoded, len(docs))
 	parallel.Each(len(docs), runtime.GOMAXPROCS(0), func(i int) {
+		defer func() { // a defect in a decoder fails its document, not the process
+			if v := recover(); v != nil {
+				out[i] = decoded{notes: []Note{{Err: true, Msg: fmt.Sprintf("internal error decoding this document (skipped): %v", v)}}}
+			}
+		}()
 		if docs[i].skip != "" {
 			out[i].notes = []Note{{Err: true, Msg: docs[i].skip}}
 			return
