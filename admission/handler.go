@@ -8,9 +8,10 @@ import (
 
 	"github.com/go-logr/logr"
 
-	"github.com/kongsync/kongsync/internal/safetext"
 	admissionv1 "k8s.io/api/admission/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kongsync/kongsync/internal/safetext"
 )
 
 // maxReviewBytes bounds a request body: the API server's objects are at most ~1.5 MiB (etcd's

@@ -8,11 +8,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kongsync/kongsync/store"
-	"github.com/kongsync/kongsync/translator"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+
+	"github.com/kongsync/kongsync/store"
+	"github.com/kongsync/kongsync/translator"
 )
 
 func write(t *testing.T, c Config, format string) []byte {

@@ -7,11 +7,6 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/serializer/streaming"
-	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/kubernetes/scheme"
-	restwatch "k8s.io/client-go/rest/watch"
 	"net/http"
 	"net/url"
 	"os"
@@ -21,6 +16,12 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer/streaming"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes/scheme"
+	restwatch "k8s.io/client-go/rest/watch"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
