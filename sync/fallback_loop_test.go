@@ -82,6 +82,8 @@ func TestFallbackFollowsTheStore(t *testing.T) {
 	if got := routeHosts(lv.kong); !slices.Equal(got, []string{"k.example.com"}) {
 		t.Fatalf("Kong routes %v, want only k's", got)
 	}
+	// The build's stats are recorded after its payload is handed to the replicas: wait for them.
+	lv.waitFor("the fallback build's stats", func() bool { return lv.lastBuild().Fallback })
 	plan := lv.loop.Fallback()
 	if got, want := fmt.Sprint(plan.ExcludedRefs()), "[Ingress a/i Service a/svc]"; got != want {
 		t.Errorf("left out %s, want %s", got, want)
@@ -100,7 +102,7 @@ func TestFallbackFollowsTheStore(t *testing.T) {
 	}
 
 	upsert(t, lv, fbService("svc", "2", ""))
-	lv.waitFor("every route back", func() bool { return len(routeHosts(lv.kong)) == 4 })
+	lv.waitFor("every route back", func() bool { return len(routeHosts(lv.kong)) == 4 && !lv.lastBuild().Fallback })
 	if p := lv.loop.Fallback(); len(p.Broken) != 0 || len(p.Excluded) != 0 || lv.lastBuild().Fallback {
 		t.Errorf("after the Service changed: %+v, last build %+v", p, lv.lastBuild())
 	}
