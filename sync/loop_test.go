@@ -81,6 +81,9 @@ func TestUnchangedIsNotPushed(t *testing.T) {
 	e.nextEvent(EventProbe, wait) // the replica has looked at the new desired config by now
 	if n := len(e.kongs[0].Posts()); n != posts {
 		t.Errorf("%d new pushes for an unchanged config", n-posts)
+		for _, ev := range e.ev.all() {
+			t.Logf("event %s %s %v", ev.Type, ev.Hash, ev.Err)
+		}
 	}
 }
 

@@ -219,3 +219,37 @@ func TestLeadUnpaces(t *testing.T) {
 		t.Errorf("after Lead(true): %+v, want a push", d)
 	}
 }
+
+// A payload whose md5 is still deferred (an engine's first build after it started over) is not
+// posted when its bytes are those the replica took last; the md5 is computed only when the
+// lengths agree.
+func TestAlreadyHeldSkipsTheSamePush(t *testing.T) {
+	w, _ := pacedWorker(t, 0, 0, time.Now())
+	old := testPayload(t, "svc-a")
+	w.lastGood, w.accepted = old, old.Hash()
+	deferred := func(name string) *Payload {
+		doc := document.New()
+		doc.Services = []*document.Service{{Service: kong.Service{Name: kong.String(name), Host: kong.String("h")}}}
+		cfg, err := document.NewJSONCache().EncodeConfig(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := cfg.HashReady(); ok {
+			t.Fatal("a first encoding's md5 should be deferred")
+		}
+		return &Payload{Config: cfg, doc: doc}
+	}
+	if !w.alreadyHeld(deferred("svc-a")) {
+		t.Error("the bytes the replica holds would be posted again")
+	}
+	if w.alreadyHeld(deferred("svc-b")) {
+		t.Error("other bytes of the same length taken for the held ones")
+	}
+	longer := deferred("svc-aa")
+	if w.alreadyHeld(longer) {
+		t.Error("a longer config taken for the held one")
+	}
+	if _, ok := longer.Config.HashReady(); ok {
+		t.Error("the md5 of a config of another length was computed")
+	}
+}

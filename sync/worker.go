@@ -331,8 +331,31 @@ func (w *worker) applyStatus(hash string) bool {
 	return false
 }
 
-// push posts one payload and records the outcome.
+// alreadyHeld reports whether the replica holds p's bytes already though next could not tell:
+// p's md5 is still deferred (the first build of an engine that started over, after the Kong
+// version or router flavor became known), and p is as long as the config the replica took
+// last. Computing the md5 then costs less than posting the same megabytes again.
+func (w *worker) alreadyHeld(p *Payload) bool {
+	if _, ok := p.Config.HashReady(); ok {
+		return false // next compared it already
+	}
+	w.mu.Lock()
+	held, accepted := w.lastGood, w.accepted
+	w.mu.Unlock()
+	if held == nil || held.Config.Len() != p.Config.Len() {
+		return false
+	}
+	if h, ok := held.Config.HashReady(); !ok || h != accepted {
+		return false
+	}
+	return p.Config.Hash() == accepted
+}
+
+// push posts one payload and records the outcome, unless the replica holds it already.
 func (w *worker) push(ctx context.Context, p *Payload) {
+	if w.alreadyHeld(p) {
+		return // its hash is ready now: next sees the replica holds it
+	}
 	if lm, ok := w.loop.cfg.Metrics.(LatencyMetrics); ok && !p.changed.IsZero() && w.timed != p {
 		w.timed = p
 		lm.ObserveChangeToPost(w.rep.URL(), time.Since(p.changed))
