@@ -113,6 +113,11 @@ func inRuns(n int, setup func(workers int), run func(w, from, to int) error) err
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer func() { // a worker goroutine's panic would end the process: make it an error
+				if v := recover(); v != nil {
+					errs[w] = fmt.Errorf("items %d to %d: panic: %v", w*n/workers, (w+1)*n/workers-1, v)
+				}
+			}()
 			errs[w] = run(w, w*n/workers, (w+1)*n/workers)
 		}()
 	}

@@ -62,3 +62,15 @@ func TestEncodeConfigHashesWhileEncoding(t *testing.T) {
 type panicky struct{}
 
 func (panicky) MarshalJSON() ([]byte, error) { panic("boom") }
+
+// TestYAMLPiecesPanicIsAnError: the YAML stream encodes its items on worker goroutines too; an
+// item panicking there fails the call instead of ending the process.
+func TestYAMLPiecesPanicIsAnError(t *testing.T) {
+	d := bigDoc(2000)
+	bad := *d.Services[1500]
+	bad.Plugins = []*kong.Plugin{{Name: kong.String("x"), Config: kong.Configuration{"c": panicky{}}}}
+	d.Services[1500] = &bad
+	if _, _, err := YAMLPieces(d); err == nil || !strings.Contains(err.Error(), "panic") {
+		t.Errorf("an item panicking on a worker: err %v, want the panic as an error", err)
+	}
+}
