@@ -170,19 +170,7 @@ func (m *routeMatch) httpMatchExpr() {
 		httpPathExpr(x, p, m.rewrite)
 	}
 	m.headerExprs()
-	if len(m.queries) > 0 {
-		x.and()
-		for _, i := range m.byName(m.queries) {
-			q := &m.queries[i]
-			switch q.kind {
-			case valueExact:
-				x.str(atc.QueryField(q.name), atc.OpEqual, q.value)
-			case valueRegex:
-				x.str(atc.QueryField(q.name), atc.OpRegexMatch, q.value)
-			}
-		}
-		x.end()
-	}
+	m.valueExprs(m.queries, atc.QueryField)
 	for _, v := range m.methods {
 		x.or()
 		if validMethod.MatchString(v) {
@@ -195,19 +183,23 @@ func (m *routeMatch) httpMatchExpr() {
 
 // headerExprs adds an And of the header matches, by name (exact and regex ones; KIC leaves
 // others out).
-func (m *routeMatch) headerExprs() {
-	if len(m.headers) == 0 {
+func (m *routeMatch) headerExprs() { m.valueExprs(m.headers, atc.HeaderField) }
+
+// valueExprs adds an And of the matches vs on the fields field names, by name: exact and regex
+// ones (KIC leaves others out); nothing when vs is empty.
+func (m *routeMatch) valueExprs(vs []matchValue, field func(name string) atc.Field) {
+	if len(vs) == 0 {
 		return
 	}
 	x := &m.x
 	x.and()
-	for _, i := range m.byName(m.headers) {
-		h := &m.headers[i]
-		switch h.kind {
+	for _, i := range m.byName(vs) {
+		v := &vs[i]
+		switch v.kind {
 		case valueExact:
-			x.str(atc.HeaderField(h.name), atc.OpEqual, h.value)
+			x.str(field(v.name), atc.OpEqual, v.value)
 		case valueRegex:
-			x.str(atc.HeaderField(h.name), atc.OpRegexMatch, h.value)
+			x.str(field(v.name), atc.OpRegexMatch, v.value)
 		}
 	}
 	x.end()

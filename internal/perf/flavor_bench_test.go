@@ -55,32 +55,44 @@ func BenchmarkFlavor(b *testing.B) {
 // and the whole `kongsync dump` of each flavor, interleaved.
 func BenchmarkIngressFlavors(b *testing.B) {
 	const n = 10000
-	flavors := []translator.RouterFlavor{translator.RouterTraditionalCompatible, translator.RouterExpressions}
 	defer func() { benchOptions = translator.DefaultOptions() }()
-	for _, f := range flavors {
-		b.Run(fmt.Sprintf("full/n=%d/%s", n, f), func(b *testing.B) {
-			benchOptions = translator.DefaultOptions()
-			benchOptions.RouterFlavor = f
-			b.ReportAllocs()
-			var cpu cpuMeter
-			for b.Loop() {
-				b.StopTimer()
-				timedColdBuild(b, &cpu, loaded(b, n))
-				b.StartTimer()
-			}
-			cpu.Report(b)
-		})
-	}
-	for _, f := range flavors {
+	flavorFullBuilds(b, n, loaded)
+	for _, f := range benchFlavors {
 		b.Run(fmt.Sprintf("change/n=%d/%s", n, f), func(b *testing.B) {
-			benchOptions = translator.DefaultOptions()
-			benchOptions.RouterFlavor = f
+			useFlavor(f)
 			runIncremental(b, loaded(b, n), func(st *store.Store, i int) store.Object {
 				o, _ := st.Get(store.Ref{Kind: store.KindIngress, Namespace: "default", Name: "app-05000"})
 				ing := o.(*networkingv1.Ingress).DeepCopy()
 				ing.Spec.Rules[0].HTTP.Paths[0].Path = fmt.Sprintf("/v%d", i%2)
 				return ing
 			})
+		})
+	}
+}
+
+// benchFlavors are the router flavors the flavor benchmarks compare, Kong's default first.
+var benchFlavors = []translator.RouterFlavor{translator.RouterTraditionalCompatible, translator.RouterExpressions}
+
+// useFlavor makes timedColdBuild and runIncremental translate for f.
+func useFlavor(f translator.RouterFlavor) {
+	benchOptions = translator.DefaultOptions()
+	benchOptions.RouterFlavor = f
+}
+
+// flavorFullBuilds runs a cold full build of load's n objects under each flavor, as the
+// sub-benchmarks full/n=N/<flavor> (hack/bench-flavors.sh reads these names).
+func flavorFullBuilds(b *testing.B, n int, load func(*testing.B, int) *store.Store) {
+	for _, f := range benchFlavors {
+		b.Run(fmt.Sprintf("full/n=%d/%s", n, f), func(b *testing.B) {
+			useFlavor(f)
+			b.ReportAllocs()
+			var cpu cpuMeter
+			for b.Loop() {
+				b.StopTimer()
+				timedColdBuild(b, &cpu, load(b, n))
+				b.StartTimer()
+			}
+			cpu.Report(b)
 		})
 	}
 }

@@ -24,27 +24,12 @@ var benchOptions = translator.DefaultOptions()
 // have relative bits left; route-05000 (past them) moves none.
 func BenchmarkGatewayFlavors(b *testing.B) {
 	const n = 10000
-	flavors := []translator.RouterFlavor{translator.RouterTraditionalCompatible, translator.RouterExpressions}
 	defer func() { benchOptions = translator.DefaultOptions() }()
-	for _, f := range flavors {
-		b.Run(fmt.Sprintf("full/n=%d/%s", n, f), func(b *testing.B) {
-			benchOptions = translator.DefaultOptions()
-			benchOptions.RouterFlavor = f
-			b.ReportAllocs()
-			var cpu cpuMeter
-			for b.Loop() {
-				b.StopTimer()
-				timedColdBuild(b, &cpu, routesLoaded(b, n))
-				b.StartTimer()
-			}
-			cpu.Report(b)
-		})
-	}
-	for _, f := range flavors {
+	flavorFullBuilds(b, n, routesLoaded)
+	for _, f := range benchFlavors {
 		for _, name := range []string{"route-05000", "route-00010", "route-00010-move"} {
 			b.Run(fmt.Sprintf("change/n=%d/%s/%s", n, name, f), func(b *testing.B) {
-				benchOptions = translator.DefaultOptions()
-				benchOptions.RouterFlavor = f
+				useFlavor(f)
 				runIncremental(b, routesLoaded(b, n), pathChange(name))
 			})
 		}
