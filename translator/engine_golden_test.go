@@ -265,6 +265,21 @@ func coldBuildWith(t testing.TB, snap *store.Snapshot, opts Options) Built {
 	return b
 }
 
+// warmMatchesCold builds snap with eng and cold, failing (naming what) when their configs
+// differ; it returns the cold build.
+func warmMatchesCold(t testing.TB, eng *Engine, snap *store.Snapshot, opts Options, what string) Built {
+	t.Helper()
+	got, err := eng.Build(snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := coldBuildWith(t, snap, opts)
+	if !bytes.Equal(got.Config.Bytes(), want.Config.Bytes()) {
+		t.Fatalf("%s: warm build differs from a cold one:\n%s", what, firstDiff(got.Config.Bytes(), want.Config.Bytes()))
+	}
+	return want
+}
+
 // checkColdConsistent checks that a cold build's config is the plain encoding of its document
 // and its hash Kong's hash of those bytes: the reference the warm builds are compared with.
 func checkColdConsistent(t testing.TB, b Built) {

@@ -1,7 +1,6 @@
 package translator
 
 import (
-	"bytes"
 	"cmp"
 	"fmt"
 	"math/rand/v2"
@@ -84,19 +83,7 @@ func exprTieRun(t *testing.T, seed uint64) {
 		if _, err := st.Upsert(o); err != nil {
 			t.Fatal(err)
 		}
-		snap := st.Snapshot()
-		got, err := eng.Build(snap)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := BuildOnce(snap, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(got.Config.Bytes(), want.Config.Bytes()) {
-			t.Fatalf("step %d (%s %s): warm build differs from a cold one:\n%s", step, o.GetObjectKind().GroupVersionKind().Kind, o.GetName(),
-				firstDiff(got.Config.Bytes(), want.Config.Bytes()))
-		}
+		warmMatchesCold(t, eng, st.Snapshot(), opts, fmt.Sprintf("step %d (%s %s)", step, o.GetObjectKind().GroupVersionKind().Kind, o.GetName()))
 	}
 }
 
@@ -159,18 +146,7 @@ func TestExprTieOrderBeyondRelativeBits(t *testing.T) {
 		if _, err := st.Upsert(route(i, svcs[i])); err != nil {
 			t.Fatal(err)
 		}
-		snap := st.Snapshot()
-		got, err := eng.Build(snap)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := BuildOnce(snap, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(got.Config.Bytes(), want.Config.Bytes()) {
-			t.Fatalf("step %d: warm build differs from a cold one:\n%s", step, firstDiff(got.Config.Bytes(), want.Config.Bytes()))
-		}
+		want := warmMatchesCold(t, eng, st.Snapshot(), opts, fmt.Sprintf("step %d", step))
 		checkTieRule(t, step, want.Document.Services, svcs)
 	}
 }

@@ -2,6 +2,7 @@ package translator
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,18 +22,8 @@ func TestEngineFlavorSwitch(t *testing.T) {
 	e := NewEngine(DefaultOptions())
 	for _, opts := range []Options{DefaultOptions(), expr, DefaultOptions(), expr} {
 		e.SetOptions(opts)
-		got, err := e.Build(snap)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := BuildOnce(snap, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(got.Config.Bytes(), want.Config.Bytes()) {
-			t.Fatalf("flavor %q: warm build differs from cold\n%s", opts.RouterFlavor, bytesExcerpt(got.Config.Bytes(), want.Config.Bytes()))
-		}
-		if hasExpr := bytes.Contains(got.Config.Bytes(), []byte(`"expression"`)); hasExpr != opts.RouterFlavor.Expressions() {
+		built := warmMatchesCold(t, e, snap, opts, fmt.Sprintf("flavor %q", opts.RouterFlavor))
+		if hasExpr := bytes.Contains(built.Config.Bytes(), []byte(`"expression"`)); hasExpr != opts.RouterFlavor.Expressions() {
 			t.Fatalf("flavor %q: expression routes %v", opts.RouterFlavor, hasExpr)
 		}
 	}
