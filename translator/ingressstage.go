@@ -83,29 +83,33 @@ func (t *ingressBuild) allPieces(ings []*networkingv1.Ingress) []*ingressPiece {
 
 // piecesInParallel makes the pieces of a build that keeps nothing split across the CPUs
 // (parallel.go). Each worker interns the identities its pieces name in a table of its own, so
-// that the workers share no lock; adoptIdents then makes one table of them.
+// that the workers share no lock; adoptIdents then makes one table of them. Which worker's
+// identity of a name the build keeps does not matter: identities of one name are made from
+// the same objects, and hold the same values.
 func (t *ingressBuild) piecesInParallel(ings []*networkingv1.Ingress, ps []*ingressPiece) {
 	locals := make([]*identTable, t.par.workers)
-	runs := t.inParallel(len(ings), func(w *translation, run, from, to int) {
-		n := to - from // about one identity per Ingress; the first run's table may become the build's
-		if run == 0 && len(t.memos.idents.m) == 0 {
-			n = len(ings)
+	t.inParallel(len(ings), func(w *translation, worker, from, to int) {
+		if locals[worker] == nil {
+			n := len(ings) / t.par.workers // about one identity per Ingress; the first worker's table may become the build's
+			if worker == 0 && len(t.memos.idents.m) == 0 {
+				n = len(ings)
+			}
+			locals[worker] = &identTable{m: make(map[string]*ksIdent, n), pending: make([]*ksIdent, 0, n)}
 		}
-		locals[run] = &identTable{m: make(map[string]*ksIdent, n), pending: make([]*ksIdent, 0, n)}
-		wb := ingressBuild{translation: w, memos: t.memos, tls: t.tls, local: locals[run]}
+		wb := ingressBuild{translation: w, memos: t.memos, tls: t.tls, local: locals[worker]}
 		for i := from; i < to; i++ {
 			ps[i] = wb.ingressPiece(ings[i])
 		}
 	})
-	t.adoptIdents(locals[:runs], ps)
+	t.adoptIdents(slices.DeleteFunc(locals, func(l *identTable) bool { return l == nil }), ps)
 }
 
-// adoptIdents interns the workers' identities in the build's table, in run order: a name a
-// run or the table already has keeps its first identity, and the pieces naming a later one
+// adoptIdents interns the workers' identities in the build's table, in worker order: a name a
+// worker or the table already has keeps its first identity, and the pieces naming a later one
 // are pointed at it (a facade's merged Service they hold is made from the same objects).
 func (t *ingressBuild) adoptIdents(locals []*identTable, ps []*ingressPiece) {
 	tb := &t.memos.idents
-	if len(tb.m) == 0 && len(tb.pending) == 0 { // the first run's table, sized for all, is the build's
+	if len(tb.m) == 0 && len(tb.pending) == 0 { // the first worker's table, sized for all, is the build's
 		tb.m, tb.pending, locals = locals[0].m, locals[0].pending, locals[1:]
 	}
 	var dup map[*ksIdent]*ksIdent

@@ -1,6 +1,9 @@
 package translator
 
-import gosync "sync"
+import (
+	gosync "sync"
+	"sync/atomic"
+)
 
 // A cold build that keeps nothing for a next one (BuildOnce: `kongsync dump`, the full-build
 // benchmarks) spends most of its translation in two per-object loops of the Ingress family:
@@ -35,14 +38,21 @@ func (t *translation) fork() *translation {
 	}
 }
 
-// inParallel runs f over [0, n) in contiguous runs (numbered from 0), one per worker, each
-// with a fork of t (the caller's goroutine takes the last run); the forks' problems are
-// appended to t's in run order. A panic in a worker is raised again in the caller, where the
-// sync loop's recovery sees it. It returns the number of runs.
-func (t *translation) inParallel(n int, f func(w *translation, run, from, to int)) int {
+// inParallel runs f over [0, n) in contiguous chunks taken in turn by one goroutine per worker
+// (the caller's among them), each with its own fork of t: f(w, worker, from, to) may be called
+// several times per worker, never twice for a chunk. Taking chunks in turn rather than one
+// fixed half each keeps both CPUs busy to the end when one runs slower (a busy neighbour on a
+// virtual machine, a GC worker), where a fixed split waits for the slower half. The forks'
+// problems are appended to t's in chunk order, as a sequential loop reports them. A panic in a
+// worker is raised again in the caller, where the sync loop's recovery sees it. It returns the
+// number of workers.
+func (t *translation) inParallel(n int, f func(w *translation, worker, from, to int)) int {
 	workers := min(t.par.workers, n)
+	size := chunkSize(n, workers, t.par.min)
+	chunks := make([]chunkProblems, (n+size-1)/size)
 	forks := make([]*translation, workers)
 	panics := make([]any, workers)
+	var next atomic.Int64
 	var wg gosync.WaitGroup
 	run := func(i int) {
 		defer func() {
@@ -50,8 +60,13 @@ func (t *translation) inParallel(n int, f func(w *translation, run, from, to int
 				panics[i] = v
 			}
 		}()
-		forks[i] = t.fork()
-		f(forks[i], i, i*n/workers, (i+1)*n/workers)
+		w := t.fork()
+		forks[i] = w
+		for c := int(next.Add(1) - 1); c < len(chunks); c = int(next.Add(1) - 1) {
+			from := len(w.problems)
+			f(w, i, c*size, min((c+1)*size, n))
+			chunks[c] = chunkProblems{fork: i, from: from, to: len(w.problems)}
+		}
 	}
 	for i := range workers - 1 {
 		wg.Add(1)
@@ -67,8 +82,19 @@ func (t *translation) inParallel(n int, f func(w *translation, run, from, to int
 			panic(v)
 		}
 	}
-	for _, w := range forks {
-		t.problems = append(t.problems, w.problems...)
+	for _, c := range chunks {
+		t.problems = append(t.problems, forks[c.fork].problems[c.from:c.to]...)
 	}
 	return workers
+}
+
+// chunkProblems says where the problems of one chunk of inParallel are: in which fork, at
+// which positions.
+type chunkProblems struct{ fork, from, to int }
+
+// chunkSize is the length of inParallel's chunks: about eight per worker, so that a slower
+// worker leaves the other little to wait for, and at least an eighth of the fewest objects a
+// loop splits for (32 by default), so that taking a chunk costs nothing next to translating it.
+func chunkSize(n, workers, splitMin int) int {
+	return max(1, splitMin/8, (n+8*workers-1)/(8*workers))
 }
