@@ -72,24 +72,26 @@ type endpointRef struct {
 	drain bool
 }
 
-// targetSlot is one target with the "host:port" string its Target points at; drain and live
-// say whether the endpoints merged into it were draining or not.
-type targetSlot struct {
-	t           kong.Target
+// targetKey is one target's "host:port" string and whether the endpoints merged into it were
+// draining or not: what endpointTargets sorts and merges before it makes the targets, so that
+// sorting moves three words, not a kong.Target's every pointer (each a GC write barrier while a
+// collection runs).
+type targetKey struct {
 	addr        string
 	drain, live bool
 }
 
 // smallTargets holds the targets of an upstream with at most two endpoints.
 type smallTargets struct {
-	slots [2]targetSlot
-	ptrs  [2]*kong.Target
+	keys [2]targetKey
+	ts   [2]kong.Target
+	ptrs [2]*kong.Target
 }
 
 // endpointTargets turns endpoints into targets sorted by "host:port", descending, without
-// duplicates. The targets take two allocations (strings and targets), whatever the number of
-// endpoints, or one when small (non-nil) has room for them, and none more when the strings go
-// into pack (non-nil).
+// duplicates. The targets take four allocations (strings, keys, targets and the list),
+// whatever the number of endpoints, or none when small (non-nil) has room for them and the
+// strings go into pack (non-nil).
 func endpointTargets(refs []endpointRef, small *smallTargets, pack *strPack) []*kong.Target {
 	if len(refs) == 0 {
 		return nil
@@ -103,12 +105,11 @@ func endpointTargets(refs []endpointRef, small *smallTargets, pack *strPack) []*
 		p = &strPack{}
 	}
 	p.reserve(size)
-	var slots []targetSlot
-	var out []*kong.Target
-	if small != nil && len(refs) <= len(small.slots) {
-		slots, out = small.slots[:len(refs)], small.ptrs[:0]
+	var keys []targetKey
+	if small != nil && len(refs) <= len(small.keys) {
+		keys = small.keys[:len(refs)]
 	} else {
-		slots = make([]targetSlot, len(refs))
+		keys = make([]targetKey, len(refs))
 	}
 	var nb [16]byte
 	for i, r := range refs {
@@ -120,32 +121,38 @@ func endpointTargets(refs []endpointRef, small *smallTargets, pack *strPack) []*
 			p.b.WriteByte(']')
 		}
 		p.writeBytes(strconv.AppendInt(append(nb[:0], ':'), int64(r.port), 10))
-		slots[i].addr, slots[i].drain, slots[i].live = p.take(), r.drain, !r.drain
+		keys[i] = targetKey{addr: p.take(), drain: r.drain, live: !r.drain}
 	}
-	slices.SortFunc(slots, func(a, b targetSlot) int { return strings.Compare(b.addr, a.addr) })
-	slots = compactSlots(slots)
-	if out == nil {
-		out = make([]*kong.Target, 0, len(slots))
+	if len(keys) > 1 {
+		slices.SortFunc(keys, func(a, b targetKey) int { return strings.Compare(b.addr, a.addr) })
+		keys = compactKeys(keys)
 	}
-	for i := range slots {
-		slots[i].t.Target = &slots[i].addr
-		slots[i].t.Weight = drainWeight(slots[i].drain, slots[i].live)
-		out = append(out, &slots[i].t)
+	var ts []kong.Target
+	var out []*kong.Target
+	if small != nil && len(keys) <= len(small.ts) {
+		ts, out = small.ts[:len(keys)], small.ptrs[:0]
+	} else {
+		ts, out = make([]kong.Target, len(keys)), make([]*kong.Target, 0, len(keys))
+	}
+	for i := range keys {
+		ts[i].Target = &keys[i].addr
+		ts[i].Weight = drainWeight(keys[i].drain, keys[i].live)
+		out = append(out, &ts[i])
 	}
 	return out
 }
 
-// compactSlots drops the sorted slots' duplicate addresses, the kept one noting whether any
-// of them drained or not.
-func compactSlots(slots []targetSlot) []targetSlot {
-	out := slots[:0]
-	for i := range slots {
-		if n := len(out); n > 0 && out[n-1].addr == slots[i].addr {
-			out[n-1].drain = out[n-1].drain || slots[i].drain
-			out[n-1].live = out[n-1].live || slots[i].live
+// compactKeys drops the sorted keys' duplicate addresses, the kept one noting whether any of
+// them drained or not.
+func compactKeys(keys []targetKey) []targetKey {
+	out := keys[:0]
+	for i := range keys {
+		if n := len(out); n > 0 && out[n-1].addr == keys[i].addr {
+			out[n-1].drain = out[n-1].drain || keys[i].drain
+			out[n-1].live = out[n-1].live || keys[i].live
 			continue
 		}
-		out = append(out, slots[i])
+		out = append(out, keys[i])
 	}
 	return out
 }

@@ -245,18 +245,10 @@ type serviceAlloc struct {
 func (t *ingressBuild) buildService(ks *kongService, info *serviceInfo) *document.Service {
 	a := &serviceAlloc{name: ks.ident.name, host: ks.ident.host, id: ks.ident.id}
 	s := &a.s
-	s.Service = kong.Service{
-		ID:             &a.id,
-		Name:           &a.name,
-		Host:           &a.host,
-		Port:           t.defaults.port(ks.portNumber),
-		Protocol:       t.defaults.http,
-		ConnectTimeout: t.defaults.timeout,
-		ReadTimeout:    t.defaults.timeout,
-		WriteTimeout:   t.defaults.timeout,
-		Retries:        t.defaults.retries,
-		Tags:           info.tags,
-	}
+	k := &s.Service // fields set one by one, as in buildUpstream
+	k.ID, k.Name, k.Host, k.Port, k.Protocol = &a.id, &a.name, &a.host, t.defaults.port(ks.portNumber), t.defaults.http
+	k.ConnectTimeout, k.ReadTimeout, k.WriteTimeout = t.defaults.timeout, t.defaults.timeout, t.defaults.timeout
+	k.Retries, k.Tags = t.defaults.retries, info.tags
 	if ks.fromRules {
 		s.Path = t.defaults.slash
 	}
@@ -282,15 +274,9 @@ type upstreamAlloc struct {
 // KongUpstreamPolicy pr found for it.
 func (t *ingressBuild) buildUpstream(ks *kongService, info *serviceInfo, pr policyRead) *document.Upstream {
 	a := &upstreamAlloc{name: ks.ident.host}
-	a.u = document.Upstream{
-		Upstream: kong.Upstream{
-			Name:       &a.name,
-			Algorithm:  t.defaults.roundRobin,
-			HostHeader: info.hostHeader,
-			Tags:       info.tags,
-		},
-		Targets: t.targets(ks, &a.targets),
-	}
+	u := &a.u.Upstream // fields set one by one: a composite literal is copied whole, every pointer slot a write barrier during a GC
+	u.Name, u.Algorithm, u.HostHeader, u.Tags = &a.name, t.defaults.roundRobin, info.hostHeader, info.tags
+	a.u.Targets = t.targets(ks, &a.targets)
 	if ki := t.kongIngressFor(ks.svc); ki != nil {
 		t.applyKongIngress(&a.u.Upstream, ki)
 		if info.hostHeader != nil {
