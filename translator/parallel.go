@@ -44,9 +44,8 @@ func (t *translation) fork() *translation {
 // fixed half each keeps both CPUs busy to the end when one runs slower (a busy neighbour on a
 // virtual machine, a GC worker), where a fixed split waits for the slower half. The forks'
 // problems are appended to t's in chunk order, as a sequential loop reports them. A panic in a
-// worker is raised again in the caller, where the sync loop's recovery sees it. It returns the
-// number of workers.
-func (t *translation) inParallel(n int, f func(w *translation, worker, from, to int)) int {
+// worker is raised again in the caller, where the sync loop's recovery sees it.
+func (t *translation) inParallel(n int, f func(w *translation, worker, from, to int)) {
 	workers := min(t.par.workers, n)
 	size := chunkSize(n, workers, t.par.min)
 	chunks := make([]chunkProblems, (n+size-1)/size)
@@ -85,7 +84,6 @@ func (t *translation) inParallel(n int, f func(w *translation, worker, from, to 
 	for _, c := range chunks {
 		t.problems = append(t.problems, forks[c.fork].problems[c.from:c.to]...)
 	}
-	return workers
 }
 
 // chunkProblems says where the problems of one chunk of inParallel are: in which fork, at
