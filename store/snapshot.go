@@ -40,13 +40,13 @@ func (s *Snapshot) cacheViews() *Snapshot {
 
 // kindView is one kind's objects, sorted list and secondary indexes.
 type kindView struct {
-	objs   map[nsName]Object
+	objs   *cowMap[Object] // frozen: never written
 	sorted []Object
 	// bySvc indexes EndpointSlices by namespace and kubernetes.io/service-name label.
-	bySvc map[nsName][]*discoveryv1.EndpointSlice
+	bySvc *cowMap[[]*discoveryv1.EndpointSlice]
 }
 
-func newSnapshot(version uint64, kinds map[Kind]map[nsName]Object, prev *Snapshot, shared map[Kind]bool,
+func newSnapshot(version uint64, kinds map[Kind]*cowMap[Object], prev *Snapshot, shared map[Kind]bool,
 	dirty map[Kind]map[nsName]struct{},
 ) *Snapshot {
 	snap := &Snapshot{version: version, views: make(map[Kind]*kindView, len(kinds))}
@@ -70,11 +70,11 @@ func newSnapshot(version uint64, kinds map[Kind]map[nsName]Object, prev *Snapsho
 // buildViews is buildView of each kind, the kinds split across the CPUs once they hold enough
 // objects between them (a first snapshot, or one after every kind changed: 10,000 Ingresses
 // with their Services and EndpointSlices sort in about half the time on two CPUs).
-func buildViews(ks []Kind, kinds map[Kind]map[nsName]Object) []*kindView {
+func buildViews(ks []Kind, kinds map[Kind]*cowMap[Object]) []*kindView {
 	views := make([]*kindView, len(ks))
 	total := 0
 	for _, k := range ks {
-		total += len(kinds[k])
+		total += kinds[k].size()
 	}
 	workers := min(runtime.GOMAXPROCS(0), len(ks))
 	if total < parallelViews || workers < 2 {
@@ -87,7 +87,7 @@ func buildViews(ks []Kind, kinds map[Kind]map[nsName]Object) []*kindView {
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(len(kinds[ks[b]]), len(kinds[ks[a]])) })
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(kinds[ks[b]].size(), kinds[ks[a]].size()) })
 	parallel.Each(len(order), workers, func(j int) {
 		i := order[j]
 		views[i] = buildView(ks[i], kinds[ks[i]])
@@ -105,12 +105,12 @@ const patchLimit = 64
 // patchView is buildView(k, objs) computed from the previous view pv, given every key written
 // since pv was built: the sorted list is copied and patched per key, and the EndpointSlice
 // index entries of the Services those keys belong to (before and after) are recomputed.
-func patchView(k Kind, pv *kindView, objs map[nsName]Object, dirty map[nsName]struct{}) *kindView {
+func patchView(k Kind, pv *kindView, objs *cowMap[Object], dirty map[nsName]struct{}) *kindView {
 	v := &kindView{objs: objs, sorted: make([]Object, len(pv.sorted), len(pv.sorted)+len(dirty))}
 	copy(v.sorted, pv.sorted)
 	for key := range dirty {
 		i, found := slices.BinarySearchFunc(v.sorted, key, compareKey)
-		o, present := objs[key]
+		o, present := objs.get(key)
 		switch {
 		case present && found:
 			v.sorted[i] = o
@@ -133,16 +133,19 @@ func compareKey(o Object, key nsName) int {
 	return strings.Compare(o.GetName(), key.name)
 }
 
-// patchServiceIndex recomputes the index entries of the Services whose slices changed.
-func patchServiceIndex(pv *kindView, objs map[nsName]Object, dirty map[nsName]struct{}) map[nsName][]*discoveryv1.EndpointSlice {
-	idx := maps.Clone(pv.bySvc)
-	if idx == nil {
-		idx = map[nsName][]*discoveryv1.EndpointSlice{}
+// patchServiceIndex recomputes the index entries of the Services whose slices changed, in a
+// copy of the previous index that shares what did not change (cowMap).
+func patchServiceIndex(pv *kindView, objs *cowMap[Object], dirty map[nsName]struct{}) *cowMap[[]*discoveryv1.EndpointSlice] {
+	var idx *cowMap[[]*discoveryv1.EndpointSlice]
+	if pv.bySvc != nil {
+		idx = pv.bySvc.copied()
+	} else {
+		idx = newCowMap[[]*discoveryv1.EndpointSlice](cowDeltaLimit)
 	}
 	affected := map[nsName]bool{}
 	for key := range dirty {
-		for _, m := range []map[nsName]Object{pv.objs, objs} {
-			if o, ok := m[key]; ok {
+		for _, m := range []*cowMap[Object]{pv.objs, objs} {
+			if o, ok := m.get(key); ok {
 				if svc := o.GetLabels()[discoveryv1.LabelServiceName]; svc != "" {
 					affected[nsName{key.ns, svc}] = true
 				}
@@ -151,32 +154,40 @@ func patchServiceIndex(pv *kindView, objs map[nsName]Object, dirty map[nsName]st
 	}
 	for sk := range affected {
 		var list []*discoveryv1.EndpointSlice
-		for _, es := range pv.bySvc[sk] {
+		old, _ := idx.get(sk)
+		for _, es := range old {
 			if _, changed := dirty[nsName{es.Namespace, es.Name}]; !changed {
 				list = append(list, es)
 			}
 		}
 		for key := range dirty {
-			if o, ok := objs[key]; ok && key.ns == sk.ns && o.GetLabels()[discoveryv1.LabelServiceName] == sk.name {
+			if o, ok := objs.get(key); ok && key.ns == sk.ns && o.GetLabels()[discoveryv1.LabelServiceName] == sk.name {
 				list = append(list, o.(*discoveryv1.EndpointSlice))
 			}
 		}
 		slices.SortFunc(list, func(a, b *discoveryv1.EndpointSlice) int { return strings.Compare(a.Name, b.Name) })
 		if len(list) == 0 {
-			delete(idx, sk)
+			idx.del(sk)
 		} else {
-			idx[sk] = list
+			idx.put(sk, list)
 		}
 	}
 	return idx
 }
 
-func buildView(k Kind, objs map[nsName]Object) *kindView {
-	keys := make([]nsName, 0, len(objs))
-	vals := make([]Object, 0, len(objs))
-	for key, o := range objs {
-		keys = append(keys, key)
-		vals = append(vals, o)
+func buildView(k Kind, objs *cowMap[Object]) *kindView {
+	keys := make([]nsName, 0, objs.size())
+	vals := make([]Object, 0, objs.size())
+	if len(objs.delta) == 0 { // a store's first snapshot, or one after its delta folded
+		for key, o := range objs.base {
+			keys = append(keys, key)
+			vals = append(vals, o)
+		}
+	} else {
+		objs.all(func(key nsName, o Object) {
+			keys = append(keys, key)
+			vals = append(vals, o)
+		})
 	}
 	v := &kindView{objs: objs, sorted: permute(vals, sortKeys(keys))}
 	if k == KindEndpointSlice {
@@ -298,7 +309,7 @@ func namePrefix(name string) uint64 {
 
 // indexByService builds the EndpointSlice index from the sorted slices; each Service's list has
 // its own array, so that no list pins slices of other Services once the index is patched.
-func indexByService(sorted []Object) map[nsName][]*discoveryv1.EndpointSlice {
+func indexByService(sorted []Object) *cowMap[[]*discoveryv1.EndpointSlice] {
 	idx := make(map[nsName][]*discoveryv1.EndpointSlice, len(sorted))
 	for _, o := range sorted {
 		es := o.(*discoveryv1.EndpointSlice)
@@ -309,7 +320,7 @@ func indexByService(sorted []Object) map[nsName][]*discoveryv1.EndpointSlice {
 		key := nsName{es.Namespace, svc}
 		idx[key] = append(idx[key], es)
 	}
-	return idx
+	return cowMapOwning(idx, cowDeltaLimit)
 }
 
 // NewSnapshot builds a snapshot directly from objects, without a Store: handy for tests and
@@ -339,7 +350,7 @@ func (s *Snapshot) Get(ref Ref) (Object, bool) {
 	if !ok {
 		return nil, false
 	}
-	o, ok := v.objs[nsName{ref.Namespace, ref.Name}]
+	o, ok := v.objs.get(nsName{ref.Namespace, ref.Name})
 	return o, ok
 }
 
@@ -355,7 +366,7 @@ func (s *Snapshot) IngressClasses() []*networkingv1.IngressClass {
 
 // IngressClass returns the IngressClass with that name.
 func (s *Snapshot) IngressClass(name string) (*networkingv1.IngressClass, bool) {
-	o, ok := s.views[KindIngressClass].objs[nsName{"", name}]
+	o, ok := s.views[KindIngressClass].objs.get(nsName{"", name})
 	if !ok {
 		return nil, false
 	}
@@ -364,7 +375,7 @@ func (s *Snapshot) IngressClass(name string) (*networkingv1.IngressClass, bool) 
 
 // Service returns the Service namespace/name.
 func (s *Snapshot) Service(namespace, name string) (*corev1.Service, bool) {
-	o, ok := s.services.objs[nsName{namespace, name}]
+	o, ok := s.services.objs.get(nsName{namespace, name})
 	if !ok {
 		return nil, false
 	}
@@ -379,13 +390,14 @@ func (s *Snapshot) Services() []*corev1.Service {
 // EndpointSlicesFor returns the EndpointSlices labelled kubernetes.io/service-name=service in
 // namespace, sorted by name. It is an index lookup, not a scan.
 func (s *Snapshot) EndpointSlicesFor(namespace, service string) []*discoveryv1.EndpointSlice {
-	return s.slices.bySvc[nsName{namespace, service}]
+	l, _ := s.slices.bySvc.get(nsName{namespace, service})
+	return l
 }
 
 // KongUpstreamPolicy returns the KongUpstreamPolicy namespace/name, which Services name in
 // their konghq.com/upstream-policy annotation.
 func (s *Snapshot) KongUpstreamPolicy(namespace, name string) (*configurationv1beta1.KongUpstreamPolicy, bool) {
-	o, ok := s.views[KindKongUpstreamPolicy].objs[nsName{namespace, name}]
+	o, ok := s.views[KindKongUpstreamPolicy].objs.get(nsName{namespace, name})
 	if !ok {
 		return nil, false
 	}
@@ -395,7 +407,7 @@ func (s *Snapshot) KongUpstreamPolicy(namespace, name string) (*configurationv1b
 // KongIngress returns the KongIngress namespace/name, which Services name in their
 // konghq.com/override annotation.
 func (s *Snapshot) KongIngress(namespace, name string) (*configurationv1.KongIngress, bool) {
-	o, ok := s.views[KindKongIngress].objs[nsName{namespace, name}]
+	o, ok := s.views[KindKongIngress].objs.get(nsName{namespace, name})
 	if !ok {
 		return nil, false
 	}
@@ -405,7 +417,7 @@ func (s *Snapshot) KongIngress(namespace, name string) (*configurationv1.KongIng
 // KongServiceFacade returns the KongServiceFacade namespace/name, which Ingress backends name
 // in backend.resource.
 func (s *Snapshot) KongServiceFacade(namespace, name string) (*incubatorv1alpha1.KongServiceFacade, bool) {
-	o, ok := s.views[KindKongServiceFacade].objs[nsName{namespace, name}]
+	o, ok := s.views[KindKongServiceFacade].objs.get(nsName{namespace, name})
 	if !ok {
 		return nil, false
 	}
@@ -415,7 +427,7 @@ func (s *Snapshot) KongServiceFacade(namespace, name string) (*incubatorv1alpha1
 // IngressClassParameters returns the IngressClassParameters namespace/name, which an
 // IngressClass names in spec.parameters.
 func (s *Snapshot) IngressClassParameters(namespace, name string) (*configurationv1alpha1.IngressClassParameters, bool) {
-	o, ok := s.views[KindIngressClassParameters].objs[nsName{namespace, name}]
+	o, ok := s.views[KindIngressClassParameters].objs.get(nsName{namespace, name})
 	if !ok {
 		return nil, false
 	}
@@ -424,7 +436,7 @@ func (s *Snapshot) IngressClassParameters(namespace, name string) (*configuratio
 
 // Secret returns the Secret namespace/name.
 func (s *Snapshot) Secret(namespace, name string) (*corev1.Secret, bool) {
-	o, ok := s.views[KindSecret].objs[nsName{namespace, name}]
+	o, ok := s.views[KindSecret].objs.get(nsName{namespace, name})
 	if !ok {
 		return nil, false
 	}
@@ -433,7 +445,7 @@ func (s *Snapshot) Secret(namespace, name string) (*corev1.Secret, bool) {
 
 // ConfigMap returns the ConfigMap namespace/name.
 func (s *Snapshot) ConfigMap(namespace, name string) (*corev1.ConfigMap, bool) {
-	o, ok := s.views[KindConfigMap].objs[nsName{namespace, name}]
+	o, ok := s.views[KindConfigMap].objs.get(nsName{namespace, name})
 	if !ok {
 		return nil, false
 	}
@@ -479,11 +491,9 @@ func (s *Snapshot) Without(refs ...Ref) *Snapshot {
 			out.views[k] = v
 			continue
 		}
-		m := make(map[nsName]Object, len(v.objs))
-		for key, o := range v.objs {
-			if !drop[k][key] {
-				m[key] = o
-			}
+		m := v.objs.copied()
+		for key := range drop[k] {
+			m.del(key)
 		}
 		out.views[k] = buildView(k, m)
 	}
@@ -510,15 +520,12 @@ func (s *Snapshot) With(objs ...Object) (*Snapshot, error) {
 	for k, set := range put {
 		pv := s.views[k]
 		if pv == nil {
-			pv = buildView(k, map[nsName]Object{})
+			pv = buildView(k, newCowMap[Object](cowDeltaLimit))
 		}
-		m := maps.Clone(pv.objs)
-		if m == nil {
-			m = map[nsName]Object{}
-		}
+		m := pv.objs.copied()
 		dirty := make(map[nsName]struct{}, len(set))
 		for key, o := range set {
-			m[key] = o
+			m.put(key, o)
 			dirty[key] = struct{}{}
 		}
 		out.views[k] = patchView(k, pv, m, dirty)

@@ -75,10 +75,11 @@ func BenchmarkBuildView(b *testing.B) {
 				svc.Namespace, svc.Name = "default", fmt.Sprintf("app-%05d", i)
 				objs[nsName{svc.Namespace, svc.Name}] = svc
 			}
+			m := cowMapOf(objs)
 			b.ReportAllocs()
 			runtime.GC()
 			for b.Loop() {
-				buildView(KindService, objs)
+				buildView(KindService, m)
 			}
 		})
 	}
@@ -102,9 +103,13 @@ func TestBuildViewsSplit(t *testing.T) {
 	if runtime.GOMAXPROCS(0) < 2 {
 		t.Skip("one CPU: buildViews does not split")
 	}
-	got := buildViews(ks, kinds)
+	sharded := map[Kind]*cowMap[Object]{}
+	for k, m := range kinds {
+		sharded[k] = cowMapOf(m)
+	}
+	got := buildViews(ks, sharded)
 	for i, k := range ks {
-		want := buildView(k, kinds[k])
+		want := buildView(k, sharded[k])
 		if !slices.Equal(got[i].sorted, want.sorted) {
 			t.Errorf("%s: sorted list differs from buildView's", k)
 		}
@@ -114,14 +119,20 @@ func TestBuildViewsSplit(t *testing.T) {
 		if !slices.Equal(got[i].sorted, byKey) {
 			t.Errorf("%s: not sorted by namespace and name", k)
 		}
-		if len(got[i].bySvc) != len(want.bySvc) {
-			t.Errorf("%s: index of %d Services, buildView's %d", k, len(got[i].bySvc), len(want.bySvc))
+		if (got[i].bySvc == nil) != (want.bySvc == nil) {
+			t.Fatalf("%s: index present %v, buildView's %v", k, got[i].bySvc != nil, want.bySvc != nil)
 		}
-		for key, l := range want.bySvc {
-			if !slices.Equal(got[i].bySvc[key], l) {
+		if want.bySvc == nil {
+			continue
+		}
+		if got[i].bySvc.size() != want.bySvc.size() {
+			t.Errorf("%s: index of %d Services, buildView's %d", k, got[i].bySvc.size(), want.bySvc.size())
+		}
+		want.bySvc.all(func(key nsName, l []*discoveryv1.EndpointSlice) {
+			if g, _ := got[i].bySvc.get(key); !slices.Equal(g, l) {
 				t.Errorf("%s: index entry %v differs", k, key)
 			}
-		}
+		})
 	}
 }
 

@@ -1,18 +1,15 @@
 package store
 
-import (
-	"maps"
-	"sync"
-)
+import "sync"
 
 // Store is the mutable, concurrency-safe set of objects. Writers (informer handlers, the manifest
-// loader) call Upsert and Delete; the sync loop calls Snapshot. Snapshots are copy-on-write per
-// kind, so taking one after a single change costs a copy of that kind's map only, and a snapshot
-// taken with nothing changed is free.
+// loader) call Upsert and Delete; the sync loop calls Snapshot. A snapshot shares each kind's
+// map with the store (cowMap), so taking one after a single change costs a copy of that kind's
+// small delta of recent writes, and a snapshot taken with nothing changed is free.
 type Store struct {
 	mu      sync.Mutex
-	kinds   map[Kind]map[nsName]Object
-	shared  map[Kind]bool // kind maps referenced by the last snapshot: copy before writing
+	kinds   map[Kind]*cowMap[Object]
+	shared  map[Kind]bool // kinds unchanged since the last snapshot, whose views it can share
 	version uint64
 	last    *Snapshot
 	// dirty holds the keys written since the last snapshot, per kind: a snapshot patches the
@@ -24,9 +21,13 @@ type nsName struct{ ns, name string }
 
 // New returns an empty store.
 func New() *Store {
-	s := &Store{kinds: map[Kind]map[nsName]Object{}, shared: map[Kind]bool{}, dirty: map[Kind]map[nsName]struct{}{}}
+	s := &Store{kinds: map[Kind]*cowMap[Object]{}, shared: map[Kind]bool{}, dirty: map[Kind]map[nsName]struct{}{}}
 	for _, k := range Kinds {
-		s.kinds[k] = map[nsName]Object{}
+		limit := cowDeltaLimit
+		if k == KindSecret || k == KindConfigMap {
+			limit = cowPayloadDeltaLimit
+		}
+		s.kinds[k] = newCowMap[Object](limit)
 	}
 	return s
 }
@@ -42,13 +43,14 @@ func (s *Store) Upsert(obj Object) (bool, error) {
 	key := nsName{obj.GetNamespace(), obj.GetName()}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if old, ok := s.kinds[k][key]; ok {
+	if old, ok := s.kinds[k].get(key); ok {
 		rv := obj.GetResourceVersion()
 		if rv != "" && rv == old.GetResourceVersion() && old.GetUID() == obj.GetUID() {
 			return false, nil
 		}
 	}
-	s.writable(k)[key] = obj
+	s.kinds[k].put(key, obj)
+	s.shared[k] = false
 	s.markDirty(k, key)
 	s.version++
 	return true, nil
@@ -59,10 +61,15 @@ func (s *Store) Delete(ref Ref) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	key := nsName{ref.Namespace, ref.Name}
-	if _, ok := s.kinds[ref.Kind][key]; !ok {
+	m := s.kinds[ref.Kind]
+	if m == nil {
 		return false
 	}
-	delete(s.writable(ref.Kind), key)
+	if _, ok := m.get(key); !ok {
+		return false
+	}
+	m.del(key)
+	s.shared[ref.Kind] = false
 	s.markDirty(ref.Kind, key)
 	s.version++
 	return true
@@ -72,8 +79,11 @@ func (s *Store) Delete(ref Ref) bool {
 func (s *Store) Get(ref Ref) (Object, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	o, ok := s.kinds[ref.Kind][nsName{ref.Namespace, ref.Name}]
-	return o, ok
+	m := s.kinds[ref.Kind]
+	if m == nil {
+		return nil, false
+	}
+	return m.get(nsName{ref.Namespace, ref.Name})
 }
 
 // Version counts changes; it lets callers tell whether anything changed since a snapshot.
@@ -81,15 +91,6 @@ func (s *Store) Version() uint64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.version
-}
-
-// writable returns the map of kind k, copying it first if a snapshot still references it.
-func (s *Store) writable(k Kind) map[nsName]Object {
-	if s.shared[k] {
-		s.kinds[k] = maps.Clone(s.kinds[k])
-		s.shared[k] = false
-	}
-	return s.kinds[k]
 }
 
 // markDirty records a written key; past patchLimit keys the kind is rebuilt anyway.
@@ -112,7 +113,13 @@ func (s *Store) Snapshot() *Snapshot {
 	if s.last != nil && s.last.version == s.version {
 		return s.last
 	}
-	snap := newSnapshot(s.version, s.kinds, s.last, s.shared, s.dirty)
+	frozen := make(map[Kind]*cowMap[Object], len(Kinds))
+	for _, k := range Kinds {
+		if s.last == nil || !s.shared[k] {
+			frozen[k] = s.kinds[k].frozen()
+		}
+	}
+	snap := newSnapshot(s.version, frozen, s.last, s.shared, s.dirty)
 	for _, k := range Kinds {
 		s.shared[k] = true
 	}
