@@ -9,9 +9,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// TestShardMap: entries put, replaced and deleted read back, and a frozen or copied map never
+// TestCowMap: entries put, replaced and deleted read back, and a frozen or copied map never
 // sees the writes made to the other one after.
-func TestShardMap(t *testing.T) {
+func TestCowMap(t *testing.T) {
 	m := newCowMap[int](cowDeltaLimit)
 	for i := range 1000 {
 		m.put(nsName{fmt.Sprintf("ns-%d", i%7), fmt.Sprintf("obj-%d", i)}, i)
