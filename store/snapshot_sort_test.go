@@ -103,13 +103,13 @@ func TestBuildViewsSplit(t *testing.T) {
 	if runtime.GOMAXPROCS(0) < 2 {
 		t.Skip("one CPU: buildViews does not split")
 	}
-	sharded := map[Kind]*cowMap[Object]{}
+	asCow := map[Kind]*cowMap[Object]{}
 	for k, m := range kinds {
-		sharded[k] = cowMapOf(m)
+		asCow[k] = cowMapOf(m)
 	}
-	got := buildViews(ks, sharded)
+	got := buildViews(ks, asCow)
 	for i, k := range ks {
-		want := buildView(k, sharded[k])
+		want := buildView(k, asCow[k])
 		if !slices.Equal(got[i].sorted, want.sorted) {
 			t.Errorf("%s: sorted list differs from buildView's", k)
 		}
