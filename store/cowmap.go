@@ -5,14 +5,16 @@ package store
 // since the base was shared (a removed key is a tombstone in it). A snapshot holds a frozen
 // copy of the store's map of each kind (the two map pointers); the store's first write after
 // that copies the delta alone, and once the delta holds more than limit entries it is folded
-// into a copy of the base. One change to one of 10,000 Ingresses then copies at most 64
-// entries, plus a 64th of the base's copy spread over the changes that filled the delta, where a
-// whole map copied 10,000 (~870 KB). While nothing shares the base (a store being loaded,
+// into a copy of the base. One change to one of 10,000 Ingresses then copies at most 16
+// entries, plus a 16th of the base's copy spread over the changes that filled the delta, where a
+// whole map copied 10,000 (~870 KB) on every change. While nothing shares the base (a store being loaded,
 // before its first snapshot), writes go to it directly, and a map without delta is looked up
 // and walked as one map. The EndpointSlice index of a snapshot is one too, patched the same way.
 //
 // The base keeps the objects the delta replaced or removed until the delta folds: limit bounds
-// how many, which is why Secrets and ConfigMaps (up to 1 MiB of payload each) fold sooner.
+// how many (16 objects of up to 256 KiB of annotations, 4 MiB per kind, against a tenant who
+// churns the largest objects the API server takes), and Secrets and ConfigMaps, up to 1 MiB of
+// payload each, fold after 4.
 type cowMap[V any] struct {
 	base  map[nsName]V
 	delta map[nsName]cowSlot[V] // non-empty only while base is shared
@@ -24,9 +26,9 @@ type cowMap[V any] struct {
 
 const (
 	// cowDeltaLimit is a cowMap's delta limit for most kinds.
-	cowDeltaLimit = 64
+	cowDeltaLimit = 16
 	// cowPayloadDeltaLimit is the delta limit of the kinds with payloads (Secrets, ConfigMaps).
-	cowPayloadDeltaLimit = 8
+	cowPayloadDeltaLimit = 4
 )
 
 // cowSlot is a delta entry: a value, or the removal of the base's (gone).
