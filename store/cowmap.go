@@ -6,10 +6,11 @@ package store
 // copy of the store's map of each kind (the two map pointers); the store's first write after
 // that copies the delta alone, and once the delta holds more than limit entries it is folded
 // into a copy of the base. One change to one of 10,000 Ingresses then copies at most 16
-// entries, plus a 16th of the base's copy spread over the changes that filled the delta, where a
-// whole map copied 10,000 (~870 KB) on every change. While nothing shares the base (a store being loaded,
-// before its first snapshot), writes go to it directly, and a map without delta is looked up
-// and walked as one map. The EndpointSlice index of a snapshot is one too, patched the same way.
+// entries, plus a 16th of the base's copy spread over the changes that filled the delta, where
+// a whole map copied 10,000 (~870 KB) on every change. While nothing shares the base (a store
+// being loaded, before its first snapshot), writes go to it directly, and a map without delta
+// is looked up and walked as one map. The EndpointSlice index of a snapshot is one too,
+// patched the same way.
 //
 // The base keeps the objects the delta replaced or removed until the delta folds: limit bounds
 // how many (16 objects of up to 256 KiB of annotations, 4 MiB per kind, against a tenant who
