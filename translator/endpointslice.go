@@ -81,17 +81,25 @@ type targetKey struct {
 	drain, live bool
 }
 
-// smallTargets holds the targets of an upstream with at most two endpoints.
-type smallTargets struct {
-	keys [2]targetKey
-	ts   [2]kong.Target
-	ptrs [2]*kong.Target
+// targetSlot is one target with the "host:port" string its Target points at.
+type targetSlot struct {
+	t    kong.Target
+	addr string
 }
 
+// smallTargets holds the targets of an upstream with at most two endpoints.
+type smallTargets struct {
+	slots [2]targetSlot
+	ptrs  [2]*kong.Target
+}
+
+// sortKeysOnStack is how many endpoints endpointTargets sorts without allocating.
+const sortKeysOnStack = 8
+
 // endpointTargets turns endpoints into targets sorted by "host:port", descending, without
-// duplicates. The targets take four allocations (strings, keys, targets and the list),
-// whatever the number of endpoints, or none when small (non-nil) has room for them and the
-// strings go into pack (non-nil).
+// duplicates. The targets take three allocations (strings, targets and their list) up to
+// sortKeysOnStack endpoints and four above; only the strings' when small (non-nil) has room for
+// them, and none for the strings when they go into pack (non-nil).
 func endpointTargets(refs []endpointRef, small *smallTargets, pack *strPack) []*kong.Target {
 	if len(refs) == 0 {
 		return nil
@@ -105,14 +113,13 @@ func endpointTargets(refs []endpointRef, small *smallTargets, pack *strPack) []*
 		p = &strPack{}
 	}
 	p.reserve(size)
-	var keys []targetKey
-	if small != nil && len(refs) <= len(small.keys) {
-		keys = small.keys[:len(refs)]
-	} else {
-		keys = make([]targetKey, len(refs))
+	var buf [sortKeysOnStack]targetKey
+	keys := buf[:0]
+	if len(refs) > len(buf) {
+		keys = make([]targetKey, 0, len(refs))
 	}
 	var nb [16]byte
-	for i, r := range refs {
+	for _, r := range refs {
 		if r.v6 {
 			p.b.WriteByte('[')
 		}
@@ -121,23 +128,24 @@ func endpointTargets(refs []endpointRef, small *smallTargets, pack *strPack) []*
 			p.b.WriteByte(']')
 		}
 		p.writeBytes(strconv.AppendInt(append(nb[:0], ':'), int64(r.port), 10))
-		keys[i] = targetKey{addr: p.take(), drain: r.drain, live: !r.drain}
+		keys = append(keys, targetKey{addr: p.take(), drain: r.drain, live: !r.drain})
 	}
 	if len(keys) > 1 {
 		slices.SortFunc(keys, func(a, b targetKey) int { return strings.Compare(b.addr, a.addr) })
 		keys = compactKeys(keys)
 	}
-	var ts []kong.Target
+	var slots []targetSlot
 	var out []*kong.Target
-	if small != nil && len(keys) <= len(small.ts) {
-		ts, out = small.ts[:len(keys)], small.ptrs[:0]
+	if small != nil && len(keys) <= len(small.slots) {
+		slots, out = small.slots[:len(keys)], small.ptrs[:0]
 	} else {
-		ts, out = make([]kong.Target, len(keys)), make([]*kong.Target, 0, len(keys))
+		slots, out = make([]targetSlot, len(keys)), make([]*kong.Target, 0, len(keys))
 	}
-	for i := range keys {
-		ts[i].Target = &keys[i].addr
-		ts[i].Weight = drainWeight(keys[i].drain, keys[i].live)
-		out = append(out, &ts[i])
+	for i, k := range keys {
+		s := &slots[i]
+		s.addr = k.addr
+		s.t.Target, s.t.Weight = &s.addr, drainWeight(k.drain, k.live)
+		out = append(out, &s.t)
 	}
 	return out
 }
