@@ -242,8 +242,12 @@ func (t *gwBuild) allPiecesOnce(all []*routePiece) []*routePiece {
 		}
 		return all
 	}
-	t.inParallel(len(objs), func(w *translation, _, from, to int) {
-		wb := &gwBuild{translation: w, memos: t.memos, tls: t.tls}
+	wbs := make([]*gwBuild, t.par.workers) // one per worker, for all the chunks it takes
+	t.inParallel(len(objs), func(w *translation, worker, from, to int) {
+		if wbs[worker] == nil {
+			wbs[worker] = &gwBuild{translation: w, memos: t.memos, tls: t.tls}
+		}
+		wb := wbs[worker]
 		for i := from; i < to; i++ {
 			all[i] = wb.routePiece(objs[i].kind, objs[i].obj)
 		}
