@@ -46,15 +46,6 @@ func cowMapOwning[V any](m map[nsName]V, limit int) *cowMap[V] {
 	return &cowMap[V]{base: m, n: len(m), limit: limit}
 }
 
-// cowMapOf returns a cowMap holding m's entries (for tests and callers with a plain map).
-func cowMapOf[V any](m map[nsName]V) *cowMap[V] {
-	c := newCowMap[V](cowDeltaLimit)
-	for k, v := range m {
-		c.put(k, v)
-	}
-	return c
-}
-
 // get returns the value at key.
 func (m *cowMap[V]) get(key nsName) (V, bool) {
 	if len(m.delta) > 0 {

@@ -9,6 +9,15 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
+// cowMapOf returns a cowMap holding m's entries (for tests).
+func cowMapOf[V any](m map[nsName]V) *cowMap[V] {
+	c := newCowMap[V](cowDeltaLimit)
+	for k, v := range m {
+		c.put(k, v)
+	}
+	return c
+}
+
 // TestCowMap: entries put, replaced and deleted read back, and a frozen or copied map never
 // sees the writes made to the other one after.
 func TestCowMap(t *testing.T) {

@@ -178,7 +178,9 @@ func patchServiceIndex(pv *kindView, objs *cowMap[Object], dirty map[nsName]stru
 func buildView(k Kind, objs *cowMap[Object]) *kindView {
 	keys := make([]nsName, 0, objs.size())
 	vals := make([]Object, 0, objs.size())
-	if len(objs.delta) == 0 { // a store's first snapshot, or one after its delta folded
+	// A store's first snapshot, or one after its delta folded, walks the base as a plain map:
+	// BenchmarkBuildView reads 5 % slower through all's callback.
+	if len(objs.delta) == 0 {
 		for key, o := range objs.base {
 			keys = append(keys, key)
 			vals = append(vals, o)
