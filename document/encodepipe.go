@@ -156,10 +156,13 @@ func (r *encRun) encode() {
 // pageSize is the heap's page: a large allocation takes a whole number of them.
 const pageSize = 8 << 10
 
-// publish hands the hasher a piece. A hasher waiting for it is the build's critical path (the
-// md5 is sequential, the encoding is not): the worker yields its CPU to it rather than keep
-// encoding while the hasher waits for a CPU (up to a scheduler time slice when every CPU runs a
-// worker).
+// publish hands the hasher a piece. The hasher is the build's critical path (the md5 is
+// sequential, the encoding is not), and with a worker per CPU it is one goroutine more than
+// there are CPUs: the scheduler would leave it waiting for a CPU up to a time slice (10 ms)
+// whenever it preempts it for a worker. So the worker yields its CPU after every piece (about
+// 0.1 ms of encoding), which lets a hasher that is ready run: EncodeConfig at 10k 20.56 →
+// 19.84 ms (−3.5 %, 12 rounds, the same CPU time) against yielding only to a hasher that
+// waits for this very piece.
 func (r *encRun) publish(piece []byte, done bool, err error) {
 	r.mu.Lock()
 	r.pieces = append(r.pieces, piece)
@@ -168,8 +171,8 @@ func (r *encRun) publish(piece []byte, done bool, err error) {
 	r.mu.Unlock()
 	if waiting {
 		r.ready.Signal()
-		runtime.Gosched()
 	}
+	runtime.Gosched()
 }
 
 // follow appends the run's pieces to pieces as the worker publishes them, hashing each, until
