@@ -18,7 +18,9 @@ import (
 
 // TestSortKeys checks the integer-keyed sort against a plain sort by namespace, then name, on
 // keys built to defeat the shortcuts: shared name prefixes longer and shorter than 8 bytes,
-// namespaces that are prefixes of each other, empty and NUL-containing names.
+// namespaces that are prefixes of each other, empty and NUL-containing names. Every third
+// round has radixMin keys or more (the radix sort), some of them over 256 namespaces (ranks
+// that take more than a byte).
 func TestSortKeys(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	alphabet := []string{"", "a", "b", "\x00", "app-", "app-0000", "app-00000", "z", "-", "é"}
@@ -33,8 +35,15 @@ func TestSortKeys(t *testing.T) {
 		common := alphabet[rng.IntN(len(alphabet))] + alphabet[rng.IntN(len(alphabet))]
 		var keys []nsName
 		seen := map[nsName]bool{}
-		for n := 1 + rng.IntN(60); n > 0; n-- {
+		n := 1 + rng.IntN(60)
+		if round%3 == 0 {
+			n = radixMin + rng.IntN(1500)
+		}
+		for ; n > 0; n-- {
 			k := nsName{ns: []string{"", "default", "def", "default-x", pick()}[rng.IntN(5)], name: pick()}
+			if round%6 == 0 {
+				k.ns = fmt.Sprintf("ns-%d", rng.IntN(700))
+			}
 			if round%2 == 0 {
 				k.name = common + k.name
 			}
@@ -61,6 +70,37 @@ func TestSortKeys(t *testing.T) {
 	}
 	if len(sortKeys(nil)) != 0 {
 		t.Error("no keys must sort to nothing")
+	}
+}
+
+// TestRadixSort checks radixSort against a comparison sort by rank, then prefix: full-width
+// ranks and prefixes, few distinct values (equal keys, bytes every record shares), one record.
+func TestRadixSort(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, tc := range []struct {
+		n     int
+		ranks uint32 // distinct ranks drawn from (0: the full range)
+		wide  bool   // prefixes over the full range, else few
+	}{{1, 0, true}, {2, 0, true}, {300, 0, true}, {1000, 3, false}, {1000, 1, false}, {5000, 700, true}, {257, 1, true}} {
+		recs := make([]sortRec, tc.n)
+		for i := range recs {
+			r := rng.Uint32()
+			if tc.ranks > 0 {
+				r = rng.Uint32N(tc.ranks) * 0x01010101 // every byte set, not only the first
+			}
+			p := rng.Uint64()
+			if !tc.wide {
+				p = uint64(rng.IntN(5)) << 40
+			}
+			recs[i] = sortRec{rank: r, idx: uint32(i), prefix: p}
+		}
+		want := slices.Clone(recs)
+		slices.SortStableFunc(want, func(a, b sortRec) int {
+			return cmp.Or(cmp.Compare(a.rank, b.rank), cmp.Compare(a.prefix, b.prefix))
+		})
+		if got := radixSort(recs, make([]sortRec, tc.n)); !slices.Equal(got, want) {
+			t.Errorf("n=%d ranks=%d wide=%v: radixSort differs from a stable comparison sort", tc.n, tc.ranks, tc.wide)
+		}
 	}
 }
 
