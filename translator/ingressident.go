@@ -19,6 +19,8 @@ import (
 // Engine that keeps its builds it also keeps (identKept) the entity the last build made for
 // that name, and what it was made from.
 type ksIdent struct {
+	// name, host and id are set before the identity is interned and never after: the Kong
+	// service and upstream entities point at them (buildService, buildUpstream).
 	name, host, id string
 	gen            uint64       // the grouping (build) whose Kong service ks holds
 	dead           bool         // dropped from the table: pieces holding it are recomputed
