@@ -16,6 +16,15 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
+// sortKeys is the order of keys by namespace, then name, as buildView sorts a kind.
+func sortKeys(keys []nsName) []sortRec {
+	b := newKeyRecs(len(keys))
+	for _, key := range keys {
+		b.add(key)
+	}
+	return b.sorted()
+}
+
 // TestSortKeys checks the integer-keyed sort against a plain sort by namespace, then name, on
 // keys built to defeat the shortcuts: shared name prefixes longer and shorter than 8 bytes,
 // namespaces that are prefixes of each other, empty and NUL-containing names. Every third

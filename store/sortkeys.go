@@ -6,33 +6,65 @@ import (
 	"strings"
 )
 
-// sortRec is one key in sortKeys: its namespace's rank, 8 bytes of its name as a number, and
+// sortRec is one key in keyRecs: its namespace's rank, 8 bytes of its name as a number, and
 // its index. Most comparisons are two integer compares; records are small to move.
 type sortRec struct {
 	rank, idx uint32
 	prefix    uint64
 }
 
-// sortKeys returns the order of keys by namespace, then name (the order of Snapshot lists).
-// Namespaces are ranked once; names are ordered by the 8 bytes after the prefix all names
-// share, as numbers (by radix from radixMin keys on), and in full only where those are equal.
-func sortKeys(keys []nsName) []sortRec {
-	recs := make([]sortRec, len(keys))
-	if len(keys) == 0 {
-		return recs
-	}
-	ranks := namespaceRanks(keys)
-	skip := commonPrefix(keys)
-	first := keys[0].ns
-	firstRank := ranks[first]
-	for i, key := range keys {
-		r := firstRank
-		if key.ns != first {
-			r = ranks[key.ns]
+// keyRecs gathers a kind's sort records as its map is walked, and sorts them into the order of
+// Snapshot lists (namespace, then name). Of each key it keeps the name and its namespace's
+// number; namespaces are ranked once every key was seen. Names are ordered by the 8 bytes after
+// the prefix all names share, as numbers (by radix from radixMin keys on), and in full only
+// where those are equal. Records, names and the radix's second buffer take 48 bytes a key, as
+// the keys and records did before the radix.
+type keyRecs struct {
+	recs   []sortRec // rank: the namespace's number in nss until sorted ranks them
+	names  []string
+	nss    []string
+	nsNum  map[string]uint32
+	prefix string // the prefix every name so far shares
+}
+
+func newKeyRecs(n int) *keyRecs {
+	return &keyRecs{recs: make([]sortRec, 0, n), names: make([]string, 0, n), nsNum: map[string]uint32{}}
+}
+
+// add records key, the next of the kind's keys.
+func (b *keyRecs) add(key nsName) {
+	if len(b.names) == 0 {
+		b.prefix = key.name
+	} else if len(b.prefix) > 0 {
+		n := min(len(b.prefix), len(key.name))
+		i := 0
+		for i < n && b.prefix[i] == key.name[i] {
+			i++
 		}
-		recs[i] = sortRec{rank: r, idx: uint32(i), prefix: namePrefix(key.name[skip:])}
+		b.prefix = b.prefix[:i]
 	}
-	byName := func(a, b sortRec) int { return strings.Compare(keys[a.idx].name, keys[b.idx].name) }
+	num := uint32(0)
+	if len(b.nss) == 0 || b.nss[0] != key.ns { // the first namespace, the common case, without a lookup
+		var ok bool
+		if num, ok = b.nsNum[key.ns]; !ok {
+			num = uint32(len(b.nss))
+			b.nsNum[key.ns] = num
+			b.nss = append(b.nss, key.ns)
+		}
+	}
+	b.names = append(b.names, key.name)
+	b.recs = append(b.recs, sortRec{rank: num, idx: uint32(len(b.recs))})
+}
+
+// sorted returns the records in key order.
+func (b *keyRecs) sorted() []sortRec {
+	recs, names := b.recs, b.names
+	rank := namespaceRanks(b.nss)
+	for i := range recs {
+		recs[i].rank = rank[recs[i].rank]
+		recs[i].prefix = namePrefix(names[i][len(b.prefix):])
+	}
+	byName := func(a, b sortRec) int { return strings.Compare(names[a.idx], names[b.idx]) }
 	if len(recs) < radixMin {
 		slices.SortFunc(recs, func(a, b sortRec) int {
 			if a.rank != b.rank {
@@ -59,7 +91,7 @@ func sortKeys(keys []nsName) []sortRec {
 	return recs
 }
 
-// radixMin is the number of keys from which sortKeys sorts by radix: a comparison sort of
+// radixMin is the number of keys from which keyRecs sorts by radix: a comparison sort of
 // 10,000 records took 1.4 ms of a first snapshot's 2 ms per kind, the radix sort ~0.2 ms.
 const radixMin = 256
 
@@ -105,41 +137,18 @@ func recDigit(r sortRec, d int) byte {
 	return byte(r.rank >> (8 * (d - 8)))
 }
 
-// namespaceRanks numbers the distinct namespaces of keys in sorted order.
-func namespaceRanks(keys []nsName) map[string]uint32 {
-	ranks := map[string]uint32{keys[0].ns: 0}
-	first := keys[0].ns
-	for _, key := range keys {
-		if key.ns != first {
-			ranks[key.ns] = 0
-		}
+// namespaceRanks is the rank in sorted order of each of the namespaces nss, by their place there.
+func namespaceRanks(nss []string) []uint32 {
+	order := make([]int, len(nss))
+	for i := range order {
+		order[i] = i
 	}
-	names := make([]string, 0, len(ranks))
-	for ns := range ranks {
-		names = append(names, ns)
+	slices.SortFunc(order, func(a, b int) int { return strings.Compare(nss[a], nss[b]) })
+	rank := make([]uint32, len(nss))
+	for r, i := range order {
+		rank[i] = uint32(r)
 	}
-	slices.Sort(names)
-	for i, ns := range names {
-		ranks[ns] = uint32(i)
-	}
-	return ranks
-}
-
-// commonPrefix is the length of the prefix every key's name shares.
-func commonPrefix(keys []nsName) int {
-	p := keys[0].name
-	for _, key := range keys[1:] {
-		n := min(len(p), len(key.name))
-		i := 0
-		for i < n && p[i] == key.name[i] {
-			i++
-		}
-		p = p[:i]
-		if i == 0 {
-			break
-		}
-	}
-	return len(p)
+	return rank
 }
 
 // namePrefix is the first 8 bytes of name, big-endian, zero-padded: prefixes order as the
