@@ -320,17 +320,26 @@ func (l *Loop) Excluded() []store.Ref {
 // Dumps returns Config.Dumps (nil when config dumps are off).
 func (l *Loop) Dumps() *Dumps { return l.cfg.Dumps }
 
-// Replicas returns the state of every replica, sorted by URL.
+// Replicas returns the state of every replica, sorted by URL. DesiredHash and Synced are
+// against the loop's latest build, as DesiredHash reports it: publish hands a build to the
+// workers one after the other, and a replica whose worker has yet to be handed it does not
+// hold the latest config.
 func (l *Loop) Replicas() []ReplicaStatus {
 	l.mu.Lock()
 	ws := make([]*worker, 0, len(l.workers))
 	for _, w := range l.workers {
 		ws = append(ws, w)
 	}
+	cur := l.current
 	l.mu.Unlock()
 	out := make([]ReplicaStatus, 0, len(ws))
 	for _, w := range ws {
-		out = append(out, w.status())
+		st := w.status()
+		if cur != nil {
+			st.DesiredHash = cur.Hash()
+			st.Synced = st.AcceptedHash == st.DesiredHash
+		}
+		out = append(out, st)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].URL < out[j].URL })
 	return out
