@@ -1,5 +1,7 @@
 package store
 
+import "maps"
+
 // cowMap is a map by namespace and name that snapshots share with the store without a copy of
 // the whole map on the store's next write: a base map, and a small delta of the writes made
 // since the base was shared (a removed key is a tombstone in it). A snapshot holds a frozen
@@ -110,9 +112,7 @@ func (m *cowMap[V]) del(key nsName) {
 func (m *cowMap[V]) writableDelta() map[nsName]cowSlot[V] {
 	if m.deltaShared || m.delta == nil {
 		d := make(map[nsName]cowSlot[V], len(m.delta)+1)
-		for k, s := range m.delta {
-			d[k] = s
-		}
+		maps.Copy(d, m.delta)
 		m.delta, m.deltaShared = d, false
 	}
 	return m.delta
