@@ -83,16 +83,29 @@ func buildViews(ks []Kind, kinds map[Kind]*cowMap[Object]) []*kindView {
 		}
 		return views
 	}
-	order := make([]int, len(ks)) // the largest kinds first, so that the workers end together
+	order := make([]int, len(ks)) // the costliest kinds first, so that the workers end together
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(kinds[ks[b]].size(), kinds[ks[a]].size()) })
+	slices.SortStableFunc(order, func(a, b int) int {
+		return cmp.Compare(viewCost(ks[b], kinds[ks[b]]), viewCost(ks[a], kinds[ks[a]]))
+	})
 	parallel.Each(len(order), workers, func(j int) {
 		i := order[j]
 		views[i] = buildView(ks[i], kinds[ks[i]])
 	})
 	return views
+}
+
+// viewCost is buildView's work on a kind, in objects sorted: an EndpointSlice is sorted, then
+// indexed by Service, which costs as much again. With 10,000 Ingresses, Services and
+// EndpointSlices on two CPUs, the EndpointSlices taken last made one CPU sort two kinds and
+// then wait for the other to sort and index the third (5.6 ms for the views where 3.9 would do).
+func viewCost(k Kind, objs *cowMap[Object]) int {
+	if k == KindEndpointSlice {
+		return 2 * objs.size()
+	}
+	return objs.size()
 }
 
 // parallelViews is the number of objects to sort from which buildViews splits the kinds.
