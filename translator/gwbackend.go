@@ -163,7 +163,7 @@ func (t *translation) buildRouteService(p *routePiece, kind store.Kind, obj stor
 		a.id = own.addID(t.ids.services, rs.name)
 	}
 	s := t.routeServiceEntity(a, rs, tags, info)
-	if len(svcs) > 0 && (info.clientCertName != "" || len(info.caCerts) > 0) {
+	if len(svcs) > 0 && info.claimsCerts() {
 		p.certs = append(p.certs, routeCertUse{pos: len(p.services), svc: svcs[0], info: info})
 	}
 	var u *document.Upstream

@@ -191,7 +191,7 @@ func (t *ingressBuild) servicePiecesInParallel(ids []*ksIdent) {
 // and routes are the same. Services whose certificates assemble resolves are always rebuilt.
 func (t *ingressBuild) serviceFor(ks *kongService, info *serviceInfo) *document.Service {
 	sortRoutes(ks.routes)
-	if info.clientCertName != "" || len(info.caCerts) > 0 {
+	if info.claimsCerts() {
 		return t.buildService(ks, info)
 	}
 	in := serviceInputs{svc: ks.svc, info: info, portNum: ks.portNumber, fromRules: ks.fromRules}

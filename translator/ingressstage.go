@@ -420,5 +420,5 @@ func (t *ingressBuild) settle(served *servedIngresses, ps []*ingressPiece, regro
 // certificates, which assemble resolves on every build.
 func resolvesCerts(id *ksIdent) bool {
 	info := id.info.e
-	return info != nil && (info.val.clientCertName != "" || len(info.val.caCerts) > 0)
+	return info != nil && info.val.claimsCerts()
 }

@@ -26,6 +26,12 @@ type serviceInfo struct {
 	tagData tagBlock // tags' storage, without konghq.com/tags
 }
 
+// claimsCerts reports whether the Service names a client certificate or CA certificates: its
+// Kong service is then completed by resolveServiceCerts, in the build's order.
+func (info *serviceInfo) claimsCerts() bool {
+	return info.clientCertName != "" || len(info.caCerts) > 0
+}
+
 // serviceOptions are the Kong service fields a Service's annotations set.
 type serviceOptions struct {
 	protocol, path                            *string

@@ -164,7 +164,7 @@ func (t *streamBuild) streamServiceEntity(g *streamGroup, kept *streamKept) *doc
 	s.Routes = slices.Clone(g.routes)
 	sortRoutes(s.Routes)
 	info := g.rule.info
-	if info.clientCertName != "" || len(info.caCerts) > 0 {
+	if info.claimsCerts() {
 		t.tls.resolveServiceCerts(g.rule.k8s, info, &s.Service)
 		return &s
 	}
