@@ -11,6 +11,7 @@ import (
 
 	"github.com/kongsync/kongsync/internal/kongdouble"
 	"github.com/kongsync/kongsync/runner"
+	kongsync "github.com/kongsync/kongsync/sync"
 )
 
 // KIC's FallbackConfiguration gate, on the real apiserver: a Service Kong rejects takes the
@@ -22,10 +23,10 @@ func TestFallbackGate(t *testing.T) {
 	ns := newNamespace(t)
 	kong := newDouble(t)
 	app{ns: ns, name: "ok", host: "ok.example.com"}.create(t)
-	diag, metricsAddr := freeAddr(t), freeAddr(t)
+	diag, metricsAddr, obs := freeAddr(t), freeAddr(t), newObserver()
 	startKongsync(t, "fallback", ns, []*kongdouble.Server{kong}, func(c *runner.Config) {
 		c.DumpConfig, c.DiagnosticsBindAddress, c.FallbackConfiguration = true, diag, true
-		c.MetricsBindAddress = metricsAddr
+		c.MetricsBindAddress, c.Hooks.Observe = metricsAddr, obs.observe
 	})
 	waitDouble(t, kong, "ok's route", func() bool { return hasHost(kong, "ok.example.com") })
 
@@ -50,6 +51,12 @@ func TestFallbackGate(t *testing.T) {
 	if hasHost(kong, "shared.example.com") || !hasHost(kong, "ok.example.com") {
 		t.Errorf("Kong holds %v: want ok's and more's routes, not shared's", routeHosts(kong))
 	}
+	// Kong holds the fallback configuration once it took the POST; kongsync records the push's
+	// metrics when it reads the answer, before the push's event.
+	held := kong.Hash()
+	obs.wait(t, "the fallback push's answer", 0, 1, func(e kongsync.Event) bool {
+		return e.Type == kongsync.EventPush && e.Hash == held && e.Outcome != nil && e.Outcome.Result == kongsync.ResultAccepted
+	})
 	checkKICMetrics(t, metricsAddr, kong.URL(), true)
 
 	ctx := ctxT(t)
