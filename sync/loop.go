@@ -332,12 +332,15 @@ func (l *Loop) Replicas() []ReplicaStatus {
 	}
 	cur := l.current
 	l.mu.Unlock()
+	desired := ""
+	if cur != nil {
+		desired = cur.Hash()
+	}
 	out := make([]ReplicaStatus, 0, len(ws))
 	for _, w := range ws {
 		st := w.status()
 		if cur != nil {
-			st.DesiredHash = cur.Hash()
-			st.Synced = st.AcceptedHash == st.DesiredHash
+			st.DesiredHash, st.Synced = desired, st.AcceptedHash == desired
 		}
 		out = append(out, st)
 	}

@@ -53,10 +53,8 @@ func TestFallbackGate(t *testing.T) {
 	}
 	// Kong holds the fallback configuration once it took the POST; kongsync records the push's
 	// metrics when it reads the answer, before the push's event.
-	held := kong.Hash()
-	obs.wait(t, "the fallback push's answer", 0, 1, func(e kongsync.Event) bool {
-		return e.Type == kongsync.EventPush && e.Hash == held && e.Outcome != nil && e.Outcome.Result == kongsync.ResultAccepted
-	})
+	held, accepted := kong.Hash(), isPush(kongsync.ResultAccepted)
+	obs.wait(t, "the fallback push's answer", 0, 1, func(e kongsync.Event) bool { return accepted(e) && e.Hash == held })
 	checkKICMetrics(t, metricsAddr, kong.URL(), true)
 
 	ctx := ctxT(t)
