@@ -122,12 +122,14 @@ func isTLSProtocol(p string) bool {
 	return false
 }
 
-// apply sets the Kong service fields the annotations ask for; gRPC services take no path.
+// apply sets the Kong service fields the annotations ask for. gRPC and stream services take no
+// path (Kong refuses one): konghq.com/path is for the Service's HTTP Kong services, and a
+// Service a TCPIngress or UDPIngress also routes to keeps it there only.
 func (info *serviceInfo) apply(s *kong.Service) {
 	if info.opts != nil {
 		info.opts.apply(s)
 	}
-	if p := *s.Protocol; p == "grpc" || p == "grpcs" {
+	if p := *s.Protocol; p == "grpc" || p == "grpcs" || streamProtocol(p) {
 		s.Path = nil
 	}
 }
