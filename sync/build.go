@@ -139,7 +139,7 @@ func (l *Loop) publish(b *built) {
 	l.nextExpiry = b.res.NextExpiry
 	l.mu.Lock()
 	prev := l.current
-	l.current, l.built, l.hasBuilt = p, b.snap.Version(), true
+	l.current, l.built, l.builtSnap, l.hasBuilt = p, b.snap.Version(), b.snap, true
 	ws := make([]*worker, 0, len(l.workers))
 	for _, w := range l.workers {
 		ws = append(ws, w)
@@ -185,41 +185,6 @@ func (l *Loop) translate(snap *store.Snapshot) (b translator.Built, err error) {
 		return b, errors.New("translator returned no document")
 	}
 	return b, nil
-}
-
-// releaseBroken forgets rejected objects that changed or disappeared since Kong refused them,
-// so their new version gets a chance. Called with mu held; reports whether any was released.
-func (l *Loop) releaseBroken(snap *store.Snapshot) bool {
-	released := false
-	for ref, old := range l.broken {
-		if cur, ok := snap.Get(ref); ok && !changedObject(old, cur) {
-			continue
-		}
-		delete(l.broken, ref)
-		released = true
-		l.log.Info("object Kong rejected has changed; including it again", "object", ref.String())
-	}
-	return released
-}
-
-// stillBroken lists, sorted, the rejected objects that snap holds unchanged: those a build of
-// snap leaves out. Called with mu held.
-func (l *Loop) stillBroken(snap *store.Snapshot) []store.Ref {
-	out := make([]store.Ref, 0, len(l.broken))
-	for _, ref := range sortedRefs(l.broken) {
-		if cur, ok := snap.Get(ref); ok && !changedObject(l.broken[ref], cur) {
-			out = append(out, ref)
-		}
-	}
-	return out
-}
-
-// changedObject compares by resourceVersion; objects without one (manifests) by identity.
-func changedObject(old, cur store.Object) bool {
-	if old.GetResourceVersion() != "" || cur.GetResourceVersion() != "" {
-		return old.GetResourceVersion() != cur.GetResourceVersion() || old.GetUID() != cur.GetUID()
-	}
-	return old != cur
 }
 
 // brokenObjects counts the distinct objects problems name (KIC's "broken resources").

@@ -392,10 +392,13 @@ func (e *env) start() {
 	e.stop = func() { cancel(); <-done }
 }
 
-// upsert adds or changes a Service and notifies the loop.
-func (e *env) upsert(name string, ann map[string]string) {
+// upsert adds or changes a Service of namespace default and notifies the loop.
+func (e *env) upsert(name string, ann map[string]string) { e.upsertIn("default", name, ann) }
+
+// upsertIn adds or changes a Service and notifies the loop.
+func (e *env) upsertIn(ns, name string, ann map[string]string) {
 	e.rv++
-	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name,
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name,
 		ResourceVersion: strconv.Itoa(e.rv), Annotations: ann}}
 	if _, err := e.store.Upsert(svc); err != nil {
 		e.t.Fatal(err)

@@ -70,8 +70,8 @@ func taggedService(name string) kongdouble.TaggedObject {
 var svcRef = store.Ref{Kind: store.KindService, Namespace: "a", Name: "svc"}
 
 // With FallbackConfiguration, a rejected Service takes the Ingresses routing to it out, on every
-// build while it stays rejected (an Ingress added meanwhile too), and all come back when the
-// Service changes. The builds are fallback ones, with their plan's time, for KIC's metrics.
+// build while it stays rejected (an Ingress added meanwhile too, after the Service's retry), and
+// all come back when the Service changes. The builds are fallback ones, with their plan's time, for KIC's metrics.
 func TestFallbackFollowsTheStore(t *testing.T) {
 	st := store.New()
 	lv := startLive(t, st, translator.DefaultOptions(), kongdouble.Options{}, func(k *kongdouble.Server) { k.RejectObjects(1, taggedService("svc")) },
@@ -92,8 +92,15 @@ func TestFallbackFollowsTheStore(t *testing.T) {
 		t.Errorf("last build %+v: want a fallback build leaving 2 objects out, with its plan's time", b)
 	}
 
+	// A change in the Service's namespace gives it one more chance (release.go), which Kong
+	// refuses again: the rebuild leaves out the Ingress added meanwhile too.
+	rejected := lv.loop.Stats().Rejected
+	lv.kong.RejectObjects(1, taggedService("svc"))
 	upsert(t, lv, fbIngress("j", "1", "svc"), fbIngress("m", "1", "ok"))
 	lv.waitFor("m's route", func() bool { return slices.Contains(routeHosts(lv.kong), "m.example.com") })
+	if n := lv.loop.Stats().Rejected - rejected; n != 1 {
+		t.Errorf("%d rejections after j was added, want 1 (the Service's retry)", n)
+	}
 	if got := fmt.Sprint(lv.loop.Fallback().ExcludedRefs()); got != "[Ingress a/i Ingress a/j Service a/svc]" {
 		t.Errorf("after j was added, left out %s", got)
 	}
@@ -101,7 +108,9 @@ func TestFallbackFollowsTheStore(t *testing.T) {
 		t.Errorf("Kong routes %v", got)
 	}
 
-	upsert(t, lv, fbService("svc", "2", ""))
+	// Its new version must translate to other bytes: the config of the retry, which Kong
+	// refused, is never posted again as it is.
+	upsert(t, lv, fbService("svc", "2", "/v2"))
 	lv.waitFor("every route back", func() bool { return len(routeHosts(lv.kong)) == 4 && !lv.lastBuild().Fallback })
 	if p := lv.loop.Fallback(); len(p.Broken) != 0 || len(p.Excluded) != 0 || lv.lastBuild().Fallback {
 		t.Errorf("after the Service changed: %+v, last build %+v", p, lv.lastBuild())

@@ -151,6 +151,8 @@ type Loop struct {
 	broken  map[store.Ref]store.Object // objects Kong rejected, as they were then
 	built   uint64                     // store version of the last build
 	ahead   *built                     // translated during the window (loop goroutine only)
+	// builtSnap is the snapshot of the last build: what releaseBroken compares the next with.
+	builtSnap *store.Snapshot
 	// nextExpiry is the NextExpiry of the configuration last published (loop goroutine only).
 	nextExpiry time.Time
 	hasBuilt   bool

@@ -177,8 +177,9 @@ func replicaIndex(e *env, k int) int {
 	return -1
 }
 
-// Kong rejects one object: it is reported with its ref, the rest is pushed without it, the next
-// change does not re-post the bad config, and fixing the object brings it back.
+// Kong rejects one object: it is reported with its ref, the rest is pushed without it, a change
+// in another namespace does not re-post the bad config, one in its namespace gives it one more
+// chance (release.go), and fixing the object brings it back.
 func TestRejectedObjectIsLeftOut(t *testing.T) {
 	e := newEnv(t, envOpts{})
 	e.upsert("good", nil)
@@ -197,14 +198,20 @@ func TestRejectedObjectIsLeftOut(t *testing.T) {
 		t.Fatalf("Kong holds %v, want only default.good", names)
 	}
 	rejected := e.loop.Stats().Rejected
-	e.upsert("other", nil)
+	e.upsertIn("elsewhere", "other", nil)
 	e.converged(wait)
 	if e.loop.Stats().Rejected != rejected {
-		t.Error("known-bad object was posted again after an unrelated change")
+		t.Error("known-bad object was posted again after a change in another namespace")
+	}
+	e.upsert("neighbour", nil)
+	e.wait("the retry's rejection", wait, func() bool { return e.loop.Stats().Rejected == rejected+1 })
+	e.converged(wait)
+	if ex := e.loop.Excluded(); len(ex) != 1 || ex[0] != bad || e.loop.Stats().Rejected != rejected+1 {
+		t.Fatalf("after a change in its namespace: excluded %v, %d rejections (want 1 more)", ex, e.loop.Stats().Rejected-rejected)
 	}
 	e.upsert("bad", map[string]string{annPort: "8080"})
 	e.converged(wait)
-	if got := serviceNames(e.kongs[0]); len(got) != 3 || len(e.loop.Excluded()) != 0 {
+	if got := serviceNames(e.kongs[0]); len(got) != 4 || len(e.loop.Excluded()) != 0 {
 		t.Fatalf("after fixing: Kong holds %v, excluded %v", got, e.loop.Excluded())
 	}
 }

@@ -2,6 +2,7 @@ package fallback
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 
 	networkingv1 "k8s.io/api/networking/v1"
@@ -58,17 +59,22 @@ var rules = map[store.Kind]rule{
 // Dependencies lists the objects of snap that obj depends on, by KIC's rules, in the order the
 // rule finds them (duplicates kept).
 func Dependencies(snap *store.Snapshot, obj store.Object) []store.Ref {
+	return slices.DeleteFunc(References(snap, obj), func(d store.Ref) bool {
+		_, ok := snap.Get(d)
+		return !ok
+	})
+}
+
+// References lists every object obj names by KIC's rules, whether or not snap holds it, in the
+// order the rule finds them (duplicates kept): what obj would depend on, were they there.
+func References(snap *store.Snapshot, obj store.Object) []store.Ref {
 	ref, err := store.RefOf(obj)
 	if err != nil {
 		ref.Kind = kindOfUnknown(obj)
 	}
 	var out []store.Ref
 	if r := rules[ref.Kind]; r != nil {
-		r(snap, obj, func(d store.Ref) {
-			if _, ok := snap.Get(d); ok {
-				out = append(out, d)
-			}
-		})
+		r(snap, obj, func(d store.Ref) { out = append(out, d) })
 	}
 	return out
 }

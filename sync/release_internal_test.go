@@ -1,0 +1,83 @@
+package sync
+
+import (
+	"fmt"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	configurationv1 "github.com/kongsync/kongsync/internal/apis/configuration/v1"
+	"github.com/kongsync/kongsync/store"
+)
+
+// releasable gives a rejected object its chance again after a change in its namespace (itself
+// included), in a namespace it names, or of a cluster-scoped object, and after an EndpointSlice
+// change in its namespace only when it is a Service; never after a change elsewhere.
+func TestReleasable(t *testing.T) {
+	meta := func(ns, name, rv string) metav1.ObjectMeta {
+		return metav1.ObjectMeta{Namespace: ns, Name: name, ResourceVersion: rv}
+	}
+	svc := func(ns, name, rv string) store.Object { return &corev1.Service{ObjectMeta: meta(ns, name, rv)} }
+	slice := func(ns, name, rv string) store.Object {
+		m := meta(ns, name, rv)
+		m.Labels = map[string]string{discoveryv1.LabelServiceName: "svc"}
+		return &discoveryv1.EndpointSlice{ObjectMeta: m}
+	}
+	gwNS, backendNS := gatewayv1.Namespace("g"), gatewayv1.Namespace("b")
+	svcKind := gatewayv1.Kind("Service")
+	route := &gatewayv1.HTTPRoute{ObjectMeta: meta("r", "r", "1"), Spec: gatewayv1.HTTPRouteSpec{
+		CommonRouteSpec: gatewayv1.CommonRouteSpec{ParentRefs: []gatewayv1.ParentReference{{Name: "gw", Namespace: &gwNS}}},
+		Rules: []gatewayv1.HTTPRouteRule{{BackendRefs: []gatewayv1.HTTPBackendRef{{BackendRef: gatewayv1.BackendRef{
+			BackendObjectReference: gatewayv1.BackendObjectReference{Kind: &svcKind, Name: "be", Namespace: &backendNS}}}}}}}}
+	base := []store.Object{svc("a", "svc", "1"), svc("a", "other", "1"), svc("b", "be", "1"), svc("c", "far", "1"),
+		&configurationv1.KongPlugin{ObjectMeta: meta("a", "p", "1"), PluginFields: configurationv1.PluginFields{PluginName: "key-auth"}},
+		&networkingv1.IngressClass{ObjectMeta: meta("", "kong", "1")},
+		&gatewayv1.Gateway{ObjectMeta: meta("g", "gw", "1")}, slice("a", "svc-1", "1"), route}
+	broken := []store.Ref{{Kind: store.KindService, Namespace: "a", Name: "svc"},
+		{Kind: store.KindKongPlugin, Namespace: "a", Name: "p"}, {Kind: store.KindHTTPRoute, Namespace: "r", Name: "r"}}
+	for _, tc := range []struct {
+		name   string
+		change store.Object
+		del    *store.Ref
+		want   string
+	}{
+		{"nothing", nil, nil, "[]"},
+		{"another namespace", svc("c", "far", "2"), nil, "[]"},
+		{"one of them", svc("a", "svc", "2"), nil, "[KongPlugin a/p Service a/svc]"},
+		{"one of them deleted", nil, &broken[1], "[KongPlugin a/p Service a/svc]"},
+		{"their namespace", svc("a", "other", "2"), nil, "[KongPlugin a/p Service a/svc]"},
+		{"cluster-scoped", &networkingv1.IngressClass{ObjectMeta: meta("", "kong", "2")}, nil, "[HTTPRoute r/r KongPlugin a/p Service a/svc]"},
+		{"an EndpointSlice", slice("a", "svc-1", "2"), nil, "[Service a/svc]"},
+		{"a route's parent", &gatewayv1.Gateway{ObjectMeta: meta("g", "gw", "2")}, nil, "[HTTPRoute r/r]"},
+		{"a route's backend", svc("b", "be", "2"), nil, "[HTTPRoute r/r]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := store.New()
+			for _, o := range base {
+				if _, err := st.Upsert(o); err != nil {
+					t.Fatal(err)
+				}
+			}
+			prev := st.Snapshot()
+			rejected := map[store.Ref]store.Object{}
+			for _, r := range broken {
+				rejected[r], _ = prev.Get(r)
+			}
+			if tc.change != nil {
+				if _, err := st.Upsert(tc.change); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tc.del != nil {
+				st.Delete(*tc.del)
+			}
+			if got := fmt.Sprint(releasable(rejected, prev, st.Snapshot())); got != tc.want {
+				t.Errorf("released %s, want %s", got, tc.want)
+			}
+		})
+	}
+}
