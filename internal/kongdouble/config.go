@@ -63,6 +63,10 @@ func (s *Server) postConfig(w http.ResponseWriter, r *http.Request, body []byte)
 		writeJSON(w, http.StatusBadRequest, invalidBody(fields, res.flat, flatten))
 		return
 	}
+	if held := s.refusedHeld(doc); len(held) > 0 {
+		writeRefused(w, held)
+		return
+	}
 	if s.opts.MaxConfigBytes > 0 && len(raw) > s.opts.MaxConfigBytes {
 		writeJSON(w, http.StatusRequestEntityTooLarge, map[string]any{"message": kongMessage(http.StatusRequestEntityTooLarge)})
 		return

@@ -77,6 +77,7 @@ type Server struct {
 	down      chan struct{} // closed when the current listener generation stops
 	cur       *loaded
 	faults    []*Fault
+	refused   []TaggedObject // RefuseObjects
 	reqs      []Request
 	changed   chan struct{} // closed (and replaced) whenever something is recorded
 	closed    bool

@@ -16,9 +16,10 @@ import (
 
 // KIC's FallbackConfiguration gate, on the real apiserver: a Service Kong rejects takes the
 // Ingress routing to it out of the configuration while the rest goes out (an app created
-// meanwhile too), /debug/config/fallback lists both in KIC's shape (the Ingress caused by the
-// Service), every KIC metric has a series, the fallback ones included, and the Service's next
-// version (another configuration) brings both back.
+// meanwhile too, after the Service's retry), /debug/config/fallback lists both in KIC's shape
+// (the Ingress caused by the Service), every KIC metric has a series, the fallback ones
+// included, and the Service's next version (another configuration, which Kong takes) brings
+// both back.
 func TestFallbackGate(t *testing.T) {
 	ns := newNamespace(t)
 	kong := newDouble(t)
@@ -30,7 +31,8 @@ func TestFallbackGate(t *testing.T) {
 	})
 	waitDouble(t, kong, "ok's route", func() bool { return hasHost(kong, "ok.example.com") })
 
-	kong.RejectObjects(1, kongdouble.TaggedObject{Name: "shared", Namespace: ns, Kind: "Service", Version: "v1"})
+	// Kong refuses every configuration holding the Service, as it would a bad one.
+	kong.RefuseObjects(kongdouble.TaggedObject{Name: "shared", Namespace: ns, Kind: "Service", Version: "v1"})
 	app{ns: ns, name: "shared", host: "shared.example.com"}.create(t)
 	fallback := "http://" + diag + "/debug/config/fallback"
 	cause := `"causingObjects":["core/Service:` + ns + `/shared"]`
@@ -46,7 +48,9 @@ func TestFallbackGate(t *testing.T) {
 	if !strings.Contains(body, `"status":"triggered","brokenObjects":[{"group":"","kind":"Service","namespace":"`+ns+`","name":"shared"`) {
 		t.Errorf("/debug/config/fallback = %s", body)
 	}
-	app{ns: ns, name: "more", host: "more.example.com"}.create(t) // a fallback configuration to push
+	// A fallback configuration to push: the change in its namespace gives the Service another
+	// chance first (Kong refuses it again).
+	app{ns: ns, name: "more", host: "more.example.com"}.create(t)
 	waitDouble(t, kong, "more's route", func() bool { return hasHost(kong, "more.example.com") })
 	if hasHost(kong, "shared.example.com") || !hasHost(kong, "ok.example.com") {
 		t.Errorf("Kong holds %v: want ok's and more's routes, not shared's", routeHosts(kong))
@@ -62,7 +66,9 @@ func TestFallbackGate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A change of the configuration: the one Kong refused is never posted again.
+	// The Service fixed: Kong takes it now, and its new version, another configuration (the one
+	// Kong refused is never posted again), brings both back.
+	kong.RefuseObjects()
 	svc.Annotations = map[string]string{"konghq.com/read-timeout": "5000"}
 	if _, err := admin.CoreV1().Services(ns).Update(ctx, svc, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
