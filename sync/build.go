@@ -251,10 +251,11 @@ func (l *Loop) handleRejection(m rejectionMsg) bool {
 		}
 	}
 	l.mu.Lock()
-	added := 0
-	for ref, obj := range add {
+	added, now := 0, l.cfg.Now()
+	for _, ref := range sortedRefs(add) {
 		if _, dup := l.broken[ref]; !dup {
-			l.broken[ref] = obj
+			l.broken[ref] = add[ref]
+			l.noteRejected(ref, now)
 			added++
 		}
 	}

@@ -356,6 +356,7 @@ func newEnv(t *testing.T, o envOpts) *env {
 		Source: e.store, Build: buildWith(fakeTranslate), Replicas: urls,
 		Replica: ReplicaOptions{Token: o.kong.Token, ProbeInterval: 50 * time.Millisecond, BackoffBase: 20 * time.Millisecond, BackoffMax: 200 * time.Millisecond},
 		Window:  20 * time.Millisecond, MaxDelay: 100 * time.Millisecond,
+		RetryRejectedBase: 20 * time.Millisecond, RetryRejectedMax: 200 * time.Millisecond,
 		Reporter: e.rep, Metrics: e.met, Observe: e.ev.observe,
 		Logger: funcr.New(e.logs.write, funcr.Options{Verbosity: 10}),
 	}

@@ -278,6 +278,7 @@ func startLive(t *testing.T, st *store.Store, opts translator.Options, dopts kon
 	c := kongsync.Config{
 		Source: st, Build: engine.Build, Replicas: []string{lv.kong.URL()},
 		Window: time.Millisecond, MaxDelay: 5 * time.Millisecond, LoadBudget: 1, Logger: logr.Discard(),
+		RetryRejectedBase: time.Millisecond, RetryRejectedMax: 10 * time.Millisecond,
 		SetKongVersion:    func(v semver.Version) { opts.KongVersion = v; engine.SetOptions(opts) },
 		SetRouterFlavor:   func(f translator.RouterFlavor) { opts.RouterFlavor = f; engine.SetOptions(opts) },
 		SetKongEnterprise: func(e bool) { opts.KongEnterprise = e; engine.SetOptions(opts) },

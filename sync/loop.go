@@ -98,6 +98,11 @@ type Config struct {
 	// FallbackConfiguration): the objects left out are put back in their versions of the last
 	// configuration every replica took, with what depended on them then.
 	UseLastValidConfigForFallback bool
+	// RetryRejectedBase and RetryRejectedMax pace the retries of an object Kong rejected
+	// (release.go): after its n-th rejection in a row it is held out for at least
+	// min(RetryRejectedMax, RetryRejectedBase·2^(n-1)), whatever changes meanwhile, then given
+	// its chance again if something that may cure it changed (defaults 1 s and 10 s).
+	RetryRejectedBase, RetryRejectedMax time.Duration
 	// Now is the clock the loop schedules its expiry rebuilds by (translator.Result.NextExpiry:
 	// a CA certificate expires, and the configuration changes with no event); default
 	// time.Now. Tests inject one.
@@ -149,6 +154,7 @@ type Loop struct {
 	workers map[string]*worker
 	current *Payload
 	broken  map[store.Ref]store.Object // objects Kong rejected, as they were then
+	retries map[store.Ref]*retryState  // their holds (release.go)
 	built   uint64                     // store version of the last build
 	ahead   *built                     // translated during the window (loop goroutine only)
 	// builtSnap is the snapshot of the last build: what releaseBroken compares the next with.
@@ -204,6 +210,13 @@ func New(cfg Config) (*Loop, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.RetryRejectedBase <= 0 {
+		cfg.RetryRejectedBase = DefaultRetryRejectedBase
+	}
+	if cfg.RetryRejectedMax <= 0 {
+		cfg.RetryRejectedMax = DefaultRetryRejectedMax
+	}
+	cfg.RetryRejectedMax = max(cfg.RetryRejectedMax, cfg.RetryRejectedBase)
 	l := &Loop{
 		cfg:        cfg,
 		log:        cfg.Logger.WithName("sync"),
@@ -214,6 +227,7 @@ func New(cfg Config) (*Loop, error) {
 		rejections: make(chan rejectionMsg, 16),
 		workers:    map[string]*worker{},
 		broken:     map[store.Ref]store.Object{},
+		retries:    map[store.Ref]*retryState{},
 		readyCh:    make(chan struct{}),
 	}
 	l.leading.Store(!cfg.Follower)
@@ -367,6 +381,8 @@ func (l *Loop) Run(ctx context.Context) error {
 	defer timer.Stop()
 	expiry := newExpiryTimer()
 	defer expiry.stop()
+	retry := newRetryTimer()
+	defer retry.t.Stop()
 	timerC := timer.C
 	first, last, lastBuild := time.Now(), time.Now(), time.Now()
 	// changed is the first Notify since the last build, once there has been one (the first
@@ -385,12 +401,18 @@ func (l *Loop) Run(ctx context.Context) error {
 		if at, changed := expiry.update(l.nextExpiry, l.cfg.Now()); changed && !at.IsZero() {
 			l.observe(Event{Type: EventExpiry, At: at})
 		}
+		retry.update(l.nextRetry(), l.cfg.Now())
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-expiry.C:
 			// A CA certificate of the configuration expires: the translator leaves it out now.
 			expiry.fired()
+			l.build(true, time.Time{})
+			lastBuild = time.Now()
+		case <-retry.C:
+			// A rejected object's hold ended after a change that may have cured it.
+			retry.fired()
 			l.build(true, time.Time{})
 			lastBuild = time.Now()
 		case <-l.notify:

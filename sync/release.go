@@ -1,6 +1,8 @@
 package sync
 
 import (
+	"time"
+
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/kongsync/kongsync/store"
@@ -101,12 +103,89 @@ func parentRefs(obj store.Object) []gatewayv1.ParentReference {
 	return nil
 }
 
-// releaseBroken forgets the rejected objects a build of snap includes again (releasable), so
+// Retries are paced per object, whatever changes meanwhile: the n-th consecutive rejection of
+// an object holds it out for at least min(RetryRejectedMax, RetryRejectedBase·2^(n-1)). Without
+// that, a rejected Service in a namespace whose EndpointSlices change faster than Kong answers
+// would be included in every build, every POST refused, and Kong would get nothing new at all.
+// A change that comes earlier marks the object pending, and the loop builds again when the hold
+// ends (retryTimer), so a cure is never lost, even one that came before Kong's answer.
+
+// The holds' defaults (Config.RetryRejectedBase, Config.RetryRejectedMax).
+const (
+	DefaultRetryRejectedBase = time.Second
+	DefaultRetryRejectedMax  = 10 * time.Second
+)
+
+// retryState is an object's rejections: how many in a row, the last one's time, and until when
+// it is held out; pending once a change may have cured it during the hold.
+type retryState struct {
+	n         int
+	last      time.Time
+	notBefore time.Time
+	pending   bool
+}
+
+// retryHold is the hold after the n-th consecutive rejection.
+func retryHold(base, max time.Duration, n int) time.Duration {
+	d := base
+	for i := 1; i < n && d < max; i++ {
+		d *= 2
+	}
+	return min(d, max)
+}
+
+// noteRejected starts the hold of an object Kong just rejected. Called with mu held.
+func (l *Loop) noteRejected(ref store.Ref, now time.Time) {
+	st := l.retries[ref]
+	if st == nil || now.Sub(st.last) > 2*l.cfg.RetryRejectedMax {
+		st = &retryState{}
+		l.retries[ref] = st
+	}
+	st.n++
+	st.last, st.pending = now, false
+	st.notBefore = now.Add(retryHold(l.cfg.RetryRejectedBase, l.cfg.RetryRejectedMax, st.n))
+	for r, o := range l.retries { // forget objects long accepted or gone: bounded by recent rejections
+		if _, held := l.broken[r]; !held && now.Sub(o.last) > 2*l.cfg.RetryRejectedMax {
+			delete(l.retries, r)
+		}
+	}
+}
+
+// toRelease lists, sorted, the rejected objects a build of snap at now includes again: those
+// gone, and those releasable or pending whose hold is over. Those releasable during their hold
+// are marked pending when mark is set. Called with mu held.
+func (l *Loop) toRelease(snap *store.Snapshot, now time.Time, mark bool) []store.Ref {
+	cands := releasable(l.broken, l.builtSnap, snap)
+	var out []store.Ref
+	for _, ref := range sortedRefs(l.broken) {
+		st := l.retries[ref]
+		cand := len(cands) > 0 && cands[0] == ref
+		if cand {
+			cands = cands[1:]
+		}
+		if _, ok := snap.Get(ref); !ok || st == nil {
+			out = append(out, ref)
+			continue
+		}
+		switch {
+		case (cand || st.pending) && !now.Before(st.notBefore):
+			out = append(out, ref)
+		case cand && mark:
+			st.pending = true
+		}
+	}
+	return out
+}
+
+// releaseBroken forgets the rejected objects a build of snap includes again (toRelease), so
 // their current version gets a chance. Called with mu held; reports whether any was released.
 func (l *Loop) releaseBroken(snap *store.Snapshot) bool {
-	refs := releasable(l.broken, l.builtSnap, snap)
+	refs := l.toRelease(snap, l.cfg.Now(), true)
 	for _, ref := range refs {
 		delete(l.broken, ref)
+		if st := l.retries[ref]; st != nil {
+			st.pending = false
+		}
 		l.log.Info("object Kong rejected, or what it is built with, has changed; including it again", "object", ref.String())
 	}
 	return len(refs) > 0
@@ -115,7 +194,7 @@ func (l *Loop) releaseBroken(snap *store.Snapshot) bool {
 // stillBroken lists, sorted, the rejected objects a build of snap leaves out: those
 // releaseBroken would keep. Called with mu held; changes nothing.
 func (l *Loop) stillBroken(snap *store.Snapshot) []store.Ref {
-	release := releasable(l.broken, l.builtSnap, snap)
+	release := l.toRelease(snap, l.cfg.Now(), false)
 	out := make([]store.Ref, 0, len(l.broken))
 	for _, ref := range sortedRefs(l.broken) {
 		if len(release) > 0 && release[0] == ref {
@@ -126,6 +205,49 @@ func (l *Loop) stillBroken(snap *store.Snapshot) []store.Ref {
 	}
 	return out
 }
+
+// nextRetry is when the earliest pending hold ends (zero: none). Called without mu.
+func (l *Loop) nextRetry() time.Time {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var at time.Time
+	for ref, st := range l.retries {
+		if _, held := l.broken[ref]; held && st.pending && (at.IsZero() || st.notBefore.Before(at)) {
+			at = st.notBefore
+		}
+	}
+	return at
+}
+
+// retryTimer is the Run goroutine's timer for nextRetry.
+type retryTimer struct {
+	t  *time.Timer
+	C  <-chan time.Time // nil while nothing is scheduled
+	at time.Time
+}
+
+func newRetryTimer() *retryTimer {
+	t := time.NewTimer(time.Hour)
+	t.Stop()
+	return &retryTimer{t: t}
+}
+
+// update schedules the timer for at (zero: none) if that changed.
+func (r *retryTimer) update(at, now time.Time) {
+	if at.Equal(r.at) {
+		return
+	}
+	r.at = at
+	r.t.Stop()
+	r.C = nil
+	if !at.IsZero() {
+		r.t.Reset(max(at.Sub(now), 0))
+		r.C = r.t.C
+	}
+}
+
+// fired records that the timer's build runs now.
+func (r *retryTimer) fired() { r.at, r.C = time.Time{}, nil }
 
 // changedObject compares by resourceVersion; objects without one (manifests) by identity.
 func changedObject(old, cur store.Object) bool {

@@ -3,6 +3,7 @@ package sync
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -79,5 +80,59 @@ func TestReleasable(t *testing.T) {
 				t.Errorf("released %s, want %s", got, tc.want)
 			}
 		})
+	}
+}
+
+// A rejected object's retries are held: base·2^(n-1) after its n-th rejection in a row, capped;
+// a change during the hold marks it pending, and it is included when the hold ends, with no
+// further change; a deleted object is let go at once; a rejection long after the last starts
+// from the base again.
+func TestRetryHolds(t *testing.T) {
+	for n, want := range map[int]time.Duration{1: time.Second, 2: 2 * time.Second, 4: 8 * time.Second, 5: 10 * time.Second, 30: 10 * time.Second} {
+		if got := retryHold(time.Second, 10*time.Second, n); got != want {
+			t.Errorf("hold after rejection %d: %s, want %s", n, got, want)
+		}
+	}
+	st := store.New()
+	bad := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "bad", ResourceVersion: "1"}}
+	other := func(rv string) *corev1.Service {
+		return &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "other", ResourceVersion: rv}}
+	}
+	for _, o := range []store.Object{bad, other("1")} {
+		if _, err := st.Upsert(o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ref := store.Ref{Kind: store.KindService, Namespace: "a", Name: "bad"}
+	l := &Loop{cfg: Config{RetryRejectedBase: time.Second, RetryRejectedMax: 10 * time.Second},
+		broken: map[store.Ref]store.Object{ref: bad}, retries: map[store.Ref]*retryState{}}
+	t0 := time.Unix(1000, 0)
+	l.builtSnap = st.Snapshot()
+	l.noteRejected(ref, t0)
+	if _, err := st.Upsert(other("2")); err != nil {
+		t.Fatal(err)
+	}
+	cured := st.Snapshot()
+	if got := l.toRelease(cured, t0.Add(500*time.Millisecond), true); len(got) != 0 || !l.retries[ref].pending {
+		t.Fatalf("during the hold: released %v, pending %v", got, l.retries[ref].pending)
+	}
+	l.builtSnap = cured // a build went out without it
+	if at := l.nextRetry(); !at.Equal(t0.Add(time.Second)) {
+		t.Errorf("next retry at %s, want the hold's end", at)
+	}
+	if got := l.toRelease(cured, t0.Add(time.Second), true); len(got) != 1 {
+		t.Errorf("at the hold's end, with no further change: released %v", got)
+	}
+	l.noteRejected(ref, t0.Add(time.Second)) // refused again: the second hold is 2 s
+	if h := l.retries[ref].notBefore.Sub(t0.Add(time.Second)); h != 2*time.Second {
+		t.Errorf("second hold %s", h)
+	}
+	l.noteRejected(ref, t0.Add(time.Minute)) // long after: from the base again
+	if st := l.retries[ref]; st.n != 1 || st.notBefore.Sub(t0.Add(time.Minute)) != time.Second {
+		t.Errorf("a rejection long after the last: %+v", st)
+	}
+	st.Delete(ref)
+	if got := l.toRelease(st.Snapshot(), t0.Add(time.Minute), true); len(got) != 1 {
+		t.Errorf("deleted during its hold: released %v", got)
 	}
 }
