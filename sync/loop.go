@@ -325,7 +325,8 @@ func (l *Loop) DesiredHash() string {
 	return l.current.Hash()
 }
 
-// Excluded lists the objects Kong rejected that builds leave out until they change (with
+// Excluded lists the objects Kong rejected that builds leave out until something that may cure
+// them changes (release.go; with
 // FallbackConfiguration their dependants are left out too: see Fallback).
 func (l *Loop) Excluded() []store.Ref {
 	l.mu.Lock()

@@ -444,12 +444,17 @@ func (w *worker) afterPush(ctx context.Context, p *Payload, out Outcome, firstFa
 }
 
 // observeProbe feeds optional probe metrics; deferred so it sees the state after the probe.
+// In sync means holding the loop's latest build, as Loop.Replicas reports it: this worker may
+// not have been handed it yet.
 func (w *worker) observeProbe(reachable bool) {
 	pm, ok := w.loop.cfg.Metrics.(ProbeMetrics)
 	if !ok {
 		return
 	}
 	st := w.status()
+	if d := w.loop.DesiredHash(); d != "" {
+		st.Synced = st.AcceptedHash == d
+	}
 	pm.ObserveProbe(w.rep.URL(), reachable, st.Synced)
 }
 
