@@ -259,6 +259,7 @@ func (l *Loop) handleRejection(m rejectionMsg) bool {
 			added++
 		}
 	}
+	l.pruneRetries(now)
 	l.mu.Unlock()
 	for _, r := range rejections {
 		l.log.Error(errors.New(r.Entity.String()), "Kong rejected an object; leaving it out",

@@ -159,6 +159,9 @@ type Loop struct {
 	ahead   *built                     // translated during the window (loop goroutine only)
 	// builtSnap is the snapshot of the last build: what releaseBroken compares the next with.
 	builtSnap *store.Snapshot
+	// retryAt is nextRetry's answer, valid unless retryDirty.
+	retryAt    time.Time
+	retryDirty bool
 	// nextExpiry is the NextExpiry of the configuration last published (loop goroutine only).
 	nextExpiry time.Time
 	hasBuilt   bool

@@ -143,8 +143,15 @@ func (l *Loop) noteRejected(ref store.Ref, now time.Time) {
 	}
 	st.n++
 	st.last, st.pending = now, false
+	l.retryDirty = true
 	st.notBefore = now.Add(retryHold(l.cfg.RetryRejectedBase, l.cfg.RetryRejectedMax, st.n))
-	for r, o := range l.retries { // forget objects long accepted or gone: bounded by recent rejections
+}
+
+// pruneRetries forgets the holds of objects no longer left out whose last rejection is long
+// past, so that the holds kept are those of recent rejections. Called with mu held, once per
+// rejection handled (not per object: a 400 may name thousands).
+func (l *Loop) pruneRetries(now time.Time) {
+	for r, o := range l.retries {
 		if _, held := l.broken[r]; !held && now.Sub(o.last) > 2*l.cfg.RetryRejectedMax {
 			delete(l.retries, r)
 		}
@@ -171,7 +178,7 @@ func (l *Loop) toRelease(snap *store.Snapshot, now time.Time, mark bool) []store
 		case (cand || st.pending) && !now.Before(st.notBefore):
 			out = append(out, ref)
 		case cand && mark:
-			st.pending = true
+			st.pending, l.retryDirty = true, true
 		}
 	}
 	return out
@@ -181,6 +188,7 @@ func (l *Loop) toRelease(snap *store.Snapshot, now time.Time, mark bool) []store
 // their current version gets a chance. Called with mu held; reports whether any was released.
 func (l *Loop) releaseBroken(snap *store.Snapshot) bool {
 	refs := l.toRelease(snap, l.cfg.Now(), true)
+	l.retryDirty = l.retryDirty || len(refs) > 0
 	for _, ref := range refs {
 		delete(l.broken, ref)
 		if st := l.retries[ref]; st != nil {
@@ -206,16 +214,22 @@ func (l *Loop) stillBroken(snap *store.Snapshot) []store.Ref {
 	return out
 }
 
-// nextRetry is when the earliest pending hold ends (zero: none). Called without mu.
+// nextRetry is when the earliest pending hold ends (zero: none). Called without mu, on every
+// turn of the loop: it is computed again only after the holds changed (retryDirty), so that
+// a stream of events costs no walk over every rejected object each.
 func (l *Loop) nextRetry() time.Time {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if !l.retryDirty {
+		return l.retryAt
+	}
 	var at time.Time
 	for ref, st := range l.retries {
 		if _, held := l.broken[ref]; held && st.pending && (at.IsZero() || st.notBefore.Before(at)) {
 			at = st.notBefore
 		}
 	}
+	l.retryAt, l.retryDirty = at, false
 	return at
 }
 
