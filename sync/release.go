@@ -36,15 +36,13 @@ var kindsButSlices = func() []store.Kind {
 	return out
 }()
 
-// releasable lists, sorted, the rejected objects (broken, as Kong rejected them) that a build of
-// cur includes again, prev being the snapshot of the last build (nil: none).
-func releasable(broken map[store.Ref]store.Object, prev, cur *store.Snapshot) []store.Ref {
-	if len(broken) == 0 {
-		return nil
-	}
+// releasable lists, in the order of refs (the keys of broken, sorted), the rejected objects
+// (broken, as Kong rejected them) that a build of cur may include again, prev being the
+// snapshot of the last build (nil: none).
+func releasable(broken map[store.Ref]store.Object, refs []store.Ref, prev, cur *store.Snapshot) []store.Ref {
 	var changed, slices map[string]bool
 	var out []store.Ref
-	for _, ref := range sortedRefs(broken) {
+	for _, ref := range refs {
 		obj, ok := cur.Get(ref)
 		if !ok || changedObject(broken[ref], obj) {
 			out = append(out, ref)
@@ -162,9 +160,10 @@ func (l *Loop) pruneRetries(now time.Time) {
 // gone, and those releasable or pending whose hold is over. Those releasable during their hold
 // are marked pending when mark is set. Called with mu held.
 func (l *Loop) toRelease(snap *store.Snapshot, now time.Time, mark bool) []store.Ref {
-	cands := releasable(l.broken, l.builtSnap, snap)
+	refs := sortedRefs(l.broken)
+	cands := releasable(l.broken, refs, l.builtSnap, snap)
 	var out []store.Ref
-	for _, ref := range sortedRefs(l.broken) {
+	for _, ref := range refs {
 		st := l.retries[ref]
 		cand := len(cands) > 0 && cands[0] == ref
 		if cand {

@@ -76,7 +76,7 @@ func TestReleasable(t *testing.T) {
 			if tc.del != nil {
 				st.Delete(*tc.del)
 			}
-			if got := fmt.Sprint(releasable(rejected, prev, st.Snapshot())); got != tc.want {
+			if got := fmt.Sprint(releasable(rejected, sortedRefs(rejected), prev, st.Snapshot())); got != tc.want {
 				t.Errorf("released %s, want %s", got, tc.want)
 			}
 		})
@@ -134,5 +134,46 @@ func TestRetryHolds(t *testing.T) {
 	st.Delete(ref)
 	if got := l.toRelease(st.Snapshot(), t0.Add(time.Minute), true); len(got) != 1 {
 		t.Errorf("deleted during its hold: released %v", got)
+	}
+}
+
+// Deciding what to retry is linear in the objects and in those rejected (a tenant controls
+// both): n Services in 100 namespaces, all rejected a minute ago, one changed; the decision
+// (pruning the holds, releasing, the next retry) is timed, not the setup.
+func BenchmarkReleaseBroken(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		b.Run(fmt.Sprintf("rejected=%d", n), func(b *testing.B) {
+			st := store.New()
+			refs := make([]store.Ref, n)
+			for i := range n {
+				o := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: fmt.Sprintf("ns-%d", i%100),
+					Name: fmt.Sprintf("svc-%d", i), ResourceVersion: "1"}}
+				if _, err := st.Upsert(o); err != nil {
+					b.Fatal(err)
+				}
+				refs[i] = store.Ref{Kind: store.KindService, Namespace: o.Namespace, Name: o.Name}
+			}
+			prev := st.Snapshot()
+			if _, err := st.Upsert(&corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "ns-7", Name: "svc-7", ResourceVersion: "2"}}); err != nil {
+				b.Fatal(err)
+			}
+			cur := st.Snapshot()
+			now := time.Unix(1000, 0)
+			for range b.N {
+				b.StopTimer()
+				l := &Loop{cfg: Config{RetryRejectedBase: time.Second, RetryRejectedMax: 10 * time.Second, Now: func() time.Time { return now }},
+					broken: map[store.Ref]store.Object{}, retries: map[store.Ref]*retryState{}, builtSnap: prev}
+				for _, r := range refs {
+					l.broken[r], _ = prev.Get(r)
+					l.noteRejected(r, now.Add(-time.Minute))
+				}
+				b.StartTimer()
+				l.pruneRetries(now)
+				if !l.releaseBroken(cur) || len(l.broken) != n-n/100 {
+					b.Fatalf("%d left out", len(l.broken))
+				}
+				l.nextRetry()
+			}
+		})
 	}
 }
