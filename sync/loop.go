@@ -393,6 +393,12 @@ func (l *Loop) Run(ctx context.Context) error {
 	// build's own changes are the initial listing).
 	var changed time.Time
 	builtOnce := false
+	// rebuild builds at once, whatever the store's version: something else than the store
+	// changed (an expiry, a hold's end, Kong's version, a schema, a rejection).
+	rebuild := func() {
+		l.build(true, time.Time{})
+		lastBuild = time.Now()
+	}
 	arm := func(now time.Time) {
 		due := last.Add(l.cfg.Window)
 		if limit := first.Add(l.cfg.MaxDelay); due.After(limit) {
@@ -412,13 +418,11 @@ func (l *Loop) Run(ctx context.Context) error {
 		case <-expiry.C:
 			// A CA certificate of the configuration expires: the translator leaves it out now.
 			expiry.fired()
-			l.build(true, time.Time{})
-			lastBuild = time.Now()
+			rebuild()
 		case <-retry.C:
 			// A rejected object's hold ended after a change that may have cured it.
 			retry.fired()
-			l.build(true, time.Time{})
-			lastBuild = time.Now()
+			rebuild()
 		case <-l.notify:
 			now := time.Now()
 			burst := timerC == nil
@@ -443,15 +447,12 @@ func (l *Loop) Run(ctx context.Context) error {
 		case <-l.replicasCh:
 			l.reconcile(wctx)
 		case <-l.versionCh:
-			l.build(true, time.Time{})
-			lastBuild = time.Now()
+			rebuild()
 		case <-l.schemaCh:
-			l.build(true, time.Time{})
-			lastBuild = time.Now()
+			rebuild()
 		case rj := <-l.rejections:
 			if l.handleRejection(rj) {
-				l.build(true, time.Time{})
-				lastBuild = time.Now()
+				rebuild()
 			}
 		}
 	}
