@@ -255,7 +255,7 @@ func (l *Loop) handleRejection(m rejectionMsg) bool {
 	for _, ref := range sortedRefs(add) {
 		if _, dup := l.broken[ref]; !dup {
 			l.broken[ref] = add[ref]
-			l.noteRejected(ref, now)
+			l.noteRejected(ref, now, kongKey(m.payload.kongVersion, m.payload.routerFlavor))
 			added++
 		}
 	}

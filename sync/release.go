@@ -3,10 +3,12 @@ package sync
 import (
 	"time"
 
+	"github.com/blang/semver/v4"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/kongsync/kongsync/store"
 	"github.com/kongsync/kongsync/sync/fallback"
+	"github.com/kongsync/kongsync/translator"
 )
 
 // An object Kong rejected is left out of the builds that follow (handleRejection) until
@@ -121,7 +123,12 @@ type retryState struct {
 	last      time.Time
 	notBefore time.Time
 	pending   bool
+	kong      string // the Kong version and router flavor of the build Kong rejected (kongKey)
 }
+
+// kongKey names what a build was translated for: a rejection under one Kong version or router
+// flavor may not hold under another (an upgrade accepts a field, the expressions router a match).
+func kongKey(v semver.Version, f translator.RouterFlavor) string { return v.String() + "/" + string(f) }
 
 // retryHold is the hold after the n-th consecutive rejection.
 func retryHold(base, max time.Duration, n int) time.Duration {
@@ -132,15 +139,16 @@ func retryHold(base, max time.Duration, n int) time.Duration {
 	return min(d, max)
 }
 
-// noteRejected starts the hold of an object Kong just rejected. Called with mu held.
-func (l *Loop) noteRejected(ref store.Ref, now time.Time) {
+// noteRejected starts the hold of an object Kong just rejected in a build for kong (kongKey).
+// Called with mu held.
+func (l *Loop) noteRejected(ref store.Ref, now time.Time, kong string) {
 	st := l.retries[ref]
 	if st == nil || now.Sub(st.last) > 2*l.cfg.RetryRejectedMax {
 		st = &retryState{}
 		l.retries[ref] = st
 	}
 	st.n++
-	st.last, st.pending = now, false
+	st.last, st.pending, st.kong = now, false, kong
 	l.retryDirty = true
 	st.notBefore = now.Add(retryHold(l.cfg.RetryRejectedBase, l.cfg.RetryRejectedMax, st.n))
 }
@@ -157,11 +165,13 @@ func (l *Loop) pruneRetries(now time.Time) {
 }
 
 // toRelease lists, sorted, the rejected objects a build of snap at now includes again: those
-// gone, and those releasable or pending whose hold is over. Those releasable during their hold
-// are marked pending when mark is set. Called with mu held.
+// gone, and those releasable, rejected for another Kong than the loop translates for now, or
+// pending, whose hold is over. Those releasable during their hold are marked pending when mark
+// is set. Called with mu held.
 func (l *Loop) toRelease(snap *store.Snapshot, now time.Time, mark bool) []store.Ref {
 	refs := sortedRefs(l.broken)
 	cands := releasable(l.broken, refs, l.builtSnap, snap)
+	kong := kongKey(l.KongVersion(), l.RouterFlavor())
 	var out []store.Ref
 	for _, ref := range refs {
 		st := l.retries[ref]
@@ -169,6 +179,7 @@ func (l *Loop) toRelease(snap *store.Snapshot, now time.Time, mark bool) []store
 		if cand {
 			cands = cands[1:]
 		}
+		cand = cand || st != nil && st.kong != kong
 		if _, ok := snap.Get(ref); !ok || st == nil {
 			out = append(out, ref)
 			continue

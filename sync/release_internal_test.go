@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/blang/semver/v4"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -13,6 +14,7 @@ import (
 
 	configurationv1 "github.com/kongsync/kongsync/internal/apis/configuration/v1"
 	"github.com/kongsync/kongsync/store"
+	"github.com/kongsync/kongsync/translator"
 )
 
 // releasable gives a rejected object its chance again after a change in its namespace (itself
@@ -104,11 +106,12 @@ func TestRetryHolds(t *testing.T) {
 		}
 	}
 	ref := store.Ref{Kind: store.KindService, Namespace: "a", Name: "bad"}
-	l := &Loop{cfg: Config{RetryRejectedBase: time.Second, RetryRejectedMax: 10 * time.Second},
-		broken: map[store.Ref]store.Object{ref: bad}, retries: map[store.Ref]*retryState{}}
+	l := holdsLoop(Config{RetryRejectedBase: time.Second, RetryRejectedMax: 10 * time.Second})
+	l.broken[ref] = bad
+	kong := kongKey(l.KongVersion(), l.RouterFlavor())
 	t0 := time.Unix(1000, 0)
 	l.builtSnap = st.Snapshot()
-	l.noteRejected(ref, t0)
+	l.noteRejected(ref, t0, kong)
 	if _, err := st.Upsert(other("2")); err != nil {
 		t.Fatal(err)
 	}
@@ -123,13 +126,21 @@ func TestRetryHolds(t *testing.T) {
 	if got := l.toRelease(cured, t0.Add(time.Second), true); len(got) != 1 {
 		t.Errorf("at the hold's end, with no further change: released %v", got)
 	}
-	l.noteRejected(ref, t0.Add(time.Second)) // refused again: the second hold is 2 s
+	l.noteRejected(ref, t0.Add(time.Second), kong) // refused again: the second hold is 2 s
 	if h := l.retries[ref].notBefore.Sub(t0.Add(time.Second)); h != 2*time.Second {
 		t.Errorf("second hold %s", h)
 	}
-	l.noteRejected(ref, t0.Add(time.Minute)) // long after: from the base again
+	l.noteRejected(ref, t0.Add(time.Minute), kong) // long after: from the base again
 	if st := l.retries[ref]; st.n != 1 || st.notBefore.Sub(t0.Add(time.Minute)) != time.Second {
 		t.Errorf("a rejection long after the last: %+v", st)
+	}
+	upgraded := semver.MustParse("3.10.0")
+	l.target.Store(&upgraded) // another Kong: the rejection may not hold, no store change needed
+	if got := l.toRelease(cured, t0.Add(time.Minute), true); len(got) != 0 || !l.retries[ref].pending {
+		t.Errorf("Kong upgraded during the hold: released %v, pending %v", got, l.retries[ref].pending)
+	}
+	if got := l.toRelease(cured, t0.Add(time.Minute+time.Second), true); len(got) != 1 {
+		t.Errorf("Kong upgraded, after the hold: released %v", got)
 	}
 	st.Delete(ref)
 	if got := l.toRelease(st.Snapshot(), t0.Add(time.Minute), true); len(got) != 1 {
@@ -161,11 +172,12 @@ func BenchmarkReleaseBroken(b *testing.B) {
 			now := time.Unix(1000, 0)
 			for range b.N {
 				b.StopTimer()
-				l := &Loop{cfg: Config{RetryRejectedBase: time.Second, RetryRejectedMax: 10 * time.Second, Now: func() time.Time { return now }},
-					broken: map[store.Ref]store.Object{}, retries: map[store.Ref]*retryState{}, builtSnap: prev}
+				l := holdsLoop(Config{RetryRejectedBase: time.Second, RetryRejectedMax: 10 * time.Second, Now: func() time.Time { return now }})
+				l.builtSnap = prev
+				kong := kongKey(l.KongVersion(), l.RouterFlavor())
 				for _, r := range refs {
 					l.broken[r], _ = prev.Get(r)
-					l.noteRejected(r, now.Add(-time.Minute))
+					l.noteRejected(r, now.Add(-time.Minute), kong)
 				}
 				b.StartTimer()
 				l.pruneRetries(now)
@@ -176,4 +188,12 @@ func BenchmarkReleaseBroken(b *testing.B) {
 			}
 		})
 	}
+}
+
+// holdsLoop is a Loop with only what the holds read: no replicas, no Run.
+func holdsLoop(cfg Config) *Loop {
+	l := &Loop{cfg: cfg, broken: map[store.Ref]store.Object{}, retries: map[store.Ref]*retryState{}}
+	v := translator.DefaultKongVersion
+	l.target.Store(&v)
+	return l
 }
