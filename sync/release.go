@@ -14,14 +14,15 @@ import (
 // An object Kong rejected is left out of the builds that follow (handleRejection) until
 // something that may cure the rejection changes. Kong names one object per rejected entity, but
 // an entity is made of more than that object: the UDP service of a Service comes from a
-// UDPIngress that routes to it, so a Service with a path annotation is rejected only while such
-// a UDPIngress exists, and the cure is a change to the UDPIngress. Leaving the object out
-// until it alone changes would keep it out of Kong for good.
+// UDPIngress that routes to it, so a refusal of it may be cured by a change to the UDPIngress
+// alone (the soak found a Service whose path annotation its UDP service carried, before the
+// translator left it out there, kept out of Kong for good when only its own changes counted).
 //
 // A rejected object is given its chance again (included, Kong decides) when, since the last
 // build, the object changed or went away, or any object of its namespace changed, or of a
 // namespace it names (a route's backends and parents, a cluster plugin's Secrets), or any
-// cluster-scoped object (an IngressClass, a KongClusterPlugin). EndpointSlices count for the
+// cluster-scoped object (an IngressClass, a KongClusterPlugin), or the Kong version or router
+// flavor translated for (toRelease), each retry held as below. EndpointSlices count for the
 // Services of their namespace only: they are the most frequent change, and only a Service's
 // upstream targets are made of them. The cost of a change that cures nothing is one more 400
 // from Kong, and that only for objects of the namespaces that changed: a tenant's churn never
