@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	gosync "sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -321,7 +322,7 @@ type env struct {
 	rep   *reporter
 	met   *metrics
 	logs  *logSink
-	rv    int
+	rv    atomic.Int64 // resourceVersions of upsertIn, which tests may call from two goroutines
 	stop  func()
 }
 
@@ -398,9 +399,9 @@ func (e *env) upsert(name string, ann map[string]string) { e.upsertIn("default",
 
 // upsertIn adds or changes a Service and notifies the loop.
 func (e *env) upsertIn(ns, name string, ann map[string]string) {
-	e.rv++
+	rv := e.rv.Add(1)
 	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name,
-		ResourceVersion: strconv.Itoa(e.rv), Annotations: ann}}
+		ResourceVersion: strconv.FormatInt(rv, 10), Annotations: ann}}
 	if _, err := e.store.Upsert(svc); err != nil {
 		e.t.Fatal(err)
 	}
