@@ -251,11 +251,11 @@ func (l *Loop) handleRejection(m rejectionMsg) bool {
 		}
 	}
 	l.mu.Lock()
-	added, now := 0, l.cfg.Now()
+	added, now, kong := 0, l.cfg.Now(), kongKey(m.payload.kongVersion, m.payload.routerFlavor)
 	for _, ref := range sortedRefs(add) {
 		if _, dup := l.broken[ref]; !dup {
 			l.broken[ref] = add[ref]
-			l.noteRejected(ref, now, kongKey(m.payload.kongVersion, m.payload.routerFlavor))
+			l.noteRejected(ref, now, kong)
 			added++
 		}
 	}

@@ -24,19 +24,39 @@ func expiryWait(next, done, now time.Time) (time.Duration, bool) {
 	return max(next.Add(expirySlack).Sub(now), 0), true
 }
 
-// expiryTimer is the Run goroutine's timer for expiryWait.
-type expiryTimer struct {
-	t     *time.Timer
-	C     <-chan time.Time // nil while nothing is scheduled
-	armed time.Time        // the NextExpiry the timer was decided for
-	done  time.Time        // the NextExpiry whose rebuild ran
+// deadline is a timer the Run goroutine selects on: C is nil while nothing is scheduled, so
+// that a stopped timer's case never fires. The expiry and retry timers are deadlines.
+type deadline struct {
+	t *time.Timer
+	C <-chan time.Time
 }
 
-func newExpiryTimer() *expiryTimer {
+func newDeadline() deadline {
 	t := time.NewTimer(time.Hour)
 	t.Stop()
-	return &expiryTimer{t: t}
+	return deadline{t: t}
 }
+
+// schedule stops the timer and, when ok, starts it again for d.
+func (dl *deadline) schedule(d time.Duration, ok bool) {
+	dl.t.Stop()
+	dl.C = nil
+	if ok {
+		dl.t.Reset(d)
+		dl.C = dl.t.C
+	}
+}
+
+func (dl *deadline) stop() { dl.t.Stop() }
+
+// expiryTimer is the Run goroutine's timer for expiryWait.
+type expiryTimer struct {
+	deadline
+	armed time.Time // the NextExpiry the timer was decided for
+	done  time.Time // the NextExpiry whose rebuild ran
+}
+
+func newExpiryTimer() *expiryTimer { return &expiryTimer{deadline: newDeadline()} }
 
 // update decides again when next, the NextExpiry of the latest configuration, differs from the
 // one the timer was set for, and reports the instant it scheduled (zero: none).
@@ -45,14 +65,11 @@ func (e *expiryTimer) update(next, now time.Time) (time.Time, bool) {
 		return time.Time{}, false
 	}
 	e.armed = next
-	e.t.Stop()
-	e.C = nil
 	d, ok := expiryWait(next, e.done, now)
+	e.schedule(d, ok)
 	if !ok {
 		return time.Time{}, true
 	}
-	e.t.Reset(d)
-	e.C = e.t.C
 	return now.Add(d), true
 }
 
@@ -61,5 +78,3 @@ func (e *expiryTimer) fired() {
 	e.C = nil
 	e.done = e.armed
 }
-
-func (e *expiryTimer) stop() { e.t.Stop() }

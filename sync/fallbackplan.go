@@ -72,12 +72,7 @@ func (l *Loop) noteValid(p *Payload) {
 	if !l.cfg.UseLastValidConfigForFallback || p.translated == nil {
 		return
 	}
-	l.mu.Lock()
-	ws := make([]*worker, 0, len(l.workers))
-	for _, w := range l.workers {
-		ws = append(ws, w)
-	}
-	l.mu.Unlock()
+	ws := l.workerList()
 	for _, w := range ws {
 		if st := w.status(); !st.FlavorMismatch && st.AcceptedHash != p.Hash() {
 			return

@@ -251,12 +251,7 @@ func (l *Loop) Lead(leading bool) {
 		return
 	}
 	l.log.Info("leadership changed", "pushing", leading)
-	l.mu.Lock()
-	ws := make([]*worker, 0, len(l.workers))
-	for _, w := range l.workers {
-		ws = append(ws, w)
-	}
-	l.mu.Unlock()
+	ws := l.workerList()
 	for _, w := range ws {
 		if leading {
 			w.unpace()
@@ -318,19 +313,25 @@ func (l *Loop) Ready() bool {
 // ReadyC is closed when Ready first becomes true.
 func (l *Loop) ReadyC() <-chan struct{} { return l.readyCh }
 
-// DesiredHash is the hash of the latest config built, "" before the first build.
-func (l *Loop) DesiredHash() string {
+// latest is the latest payload built (nil before the first build).
+func (l *Loop) latest() *Payload {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.current == nil {
-		return ""
+	return l.current
+}
+
+// DesiredHash is the hash of the latest config built, "" before the first build. The hash is
+// taken outside mu: it may be the md5 that publish is still computing.
+func (l *Loop) DesiredHash() string {
+	if cur := l.latest(); cur != nil {
+		return cur.Hash()
 	}
-	return l.current.Hash()
+	return ""
 }
 
 // Excluded lists the objects Kong rejected that builds leave out until something that may cure
-// them changes (release.go; with
-// FallbackConfiguration their dependants are left out too: see Fallback).
+// them changes (release.go; with FallbackConfiguration their dependants are left out too: see
+// Fallback).
 func (l *Loop) Excluded() []store.Ref {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -345,21 +346,12 @@ func (l *Loop) Dumps() *Dumps { return l.cfg.Dumps }
 // workers one after the other, and a replica whose worker has yet to be handed it does not
 // hold the latest config.
 func (l *Loop) Replicas() []ReplicaStatus {
-	l.mu.Lock()
-	ws := make([]*worker, 0, len(l.workers))
-	for _, w := range l.workers {
-		ws = append(ws, w)
-	}
-	cur := l.current
-	l.mu.Unlock()
-	desired := ""
-	if cur != nil {
-		desired = cur.Hash()
-	}
+	ws := l.workerList()
+	desired := l.DesiredHash()
 	out := make([]ReplicaStatus, 0, len(ws))
 	for _, w := range ws {
 		st := w.status()
-		if cur != nil {
+		if desired != "" {
 			st.DesiredHash, st.Synced = desired, st.AcceptedHash == desired
 		}
 		out = append(out, st)
@@ -386,7 +378,7 @@ func (l *Loop) Run(ctx context.Context) error {
 	expiry := newExpiryTimer()
 	defer expiry.stop()
 	retry := newRetryTimer()
-	defer retry.t.Stop()
+	defer retry.stop()
 	timerC := timer.C
 	first, last, lastBuild := time.Now(), time.Now(), time.Now()
 	// changed is the first Notify since the last build, once there has been one (the first

@@ -175,16 +175,16 @@ func (l *Loop) toRelease(snap *store.Snapshot, now time.Time, mark bool) []store
 	kong := kongKey(l.KongVersion(), l.RouterFlavor())
 	var out []store.Ref
 	for _, ref := range refs {
-		st := l.retries[ref]
+		st := l.retries[ref] // every rejected object has one (noteRejected; pruneRetries keeps it)
 		cand := len(cands) > 0 && cands[0] == ref
 		if cand {
 			cands = cands[1:]
 		}
-		cand = cand || st != nil && st.kong != kong
-		if _, ok := snap.Get(ref); !ok || st == nil {
+		if _, ok := snap.Get(ref); !ok { // gone: nothing to hold out
 			out = append(out, ref)
 			continue
 		}
+		cand = cand || st.kong != kong
 		switch {
 		case (cand || st.pending) && !now.Before(st.notBefore):
 			out = append(out, ref)
@@ -246,16 +246,11 @@ func (l *Loop) nextRetry() time.Time {
 
 // retryTimer is the Run goroutine's timer for nextRetry.
 type retryTimer struct {
-	t  *time.Timer
-	C  <-chan time.Time // nil while nothing is scheduled
-	at time.Time
+	deadline
+	at time.Time // the instant scheduled (zero: none)
 }
 
-func newRetryTimer() *retryTimer {
-	t := time.NewTimer(time.Hour)
-	t.Stop()
-	return &retryTimer{t: t}
-}
+func newRetryTimer() *retryTimer { return &retryTimer{deadline: newDeadline()} }
 
 // update schedules the timer for at (zero: none) if that changed.
 func (r *retryTimer) update(at, now time.Time) {
@@ -263,12 +258,7 @@ func (r *retryTimer) update(at, now time.Time) {
 		return
 	}
 	r.at = at
-	r.t.Stop()
-	r.C = nil
-	if !at.IsZero() {
-		r.t.Reset(max(at.Sub(now), 0))
-		r.C = r.t.C
-	}
+	r.schedule(max(at.Sub(now), 0), !at.IsZero())
 }
 
 // fired records that the timer's build runs now.
